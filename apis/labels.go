@@ -1,0 +1,205 @@
+package apis
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// API groups and the versions karpsim reads.
+const (
+	Group       = "karpenter.sh"
+	AWSGroup    = "karpenter.k8s.aws"
+	GroupV1     = Group + "/v1"
+	GroupV1B1   = Group + "/v1beta1"
+	AWSGroupV1  = AWSGroup + "/v1"
+	AWSGroupV1B = AWSGroup + "/v1beta1"
+)
+
+// Capacity types and architectures as they appear in label values.
+const (
+	CapacityTypeSpot     = "spot"
+	CapacityTypeOnDemand = "on-demand"
+	CapacityTypeReserved = "reserved"
+
+	ArchitectureAmd64 = "amd64"
+	ArchitectureArm64 = "arm64"
+)
+
+// Labels Karpenter itself sets or reads.
+const (
+	LabelNodePool        = Group + "/nodepool"
+	LabelCapacityType    = Group + "/capacity-type"
+	LabelNodeInitialized = Group + "/initialized"
+	LabelNodeRegistered  = Group + "/registered"
+
+	LabelHostname       = corev1.LabelHostname
+	LabelTopologyZone   = corev1.LabelTopologyZone
+	LabelTopologyRegion = corev1.LabelTopologyRegion
+	LabelInstanceType   = corev1.LabelInstanceTypeStable
+	LabelArch           = corev1.LabelArchStable
+	LabelOS             = corev1.LabelOSStable
+	LabelWindowsBuild   = corev1.LabelWindowsBuild
+)
+
+// Labels the AWS provider sets on every node it launches.
+const (
+	LabelTopologyZoneID                       = "topology.k8s.aws/zone-id"
+	LabelCapacityReservationID                = AWSGroup + "/capacity-reservation-id"
+	LabelCapacityReservationType              = AWSGroup + "/capacity-reservation-type"
+	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
+	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
+	LabelInstanceCategory                     = AWSGroup + "/instance-category"
+	LabelInstanceFamily                       = AWSGroup + "/instance-family"
+	LabelInstanceGeneration                   = AWSGroup + "/instance-generation"
+	LabelInstanceLocalNVME                    = AWSGroup + "/instance-local-nvme"
+	LabelInstanceSize                         = AWSGroup + "/instance-size"
+	LabelInstanceCPU                          = AWSGroup + "/instance-cpu"
+	LabelInstanceCPUManufacturer              = AWSGroup + "/instance-cpu-manufacturer"
+	LabelInstanceCPUSustainedClockSpeedMhz    = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
+	LabelInstanceMemory                       = AWSGroup + "/instance-memory"
+	LabelInstanceEBSBandwidth                 = AWSGroup + "/instance-ebs-bandwidth"
+	LabelInstanceNetworkBandwidth             = AWSGroup + "/instance-network-bandwidth"
+	LabelInstanceGPUName                      = AWSGroup + "/instance-gpu-name"
+	LabelInstanceGPUManufacturer              = AWSGroup + "/instance-gpu-manufacturer"
+	LabelInstanceGPUCount                     = AWSGroup + "/instance-gpu-count"
+	LabelInstanceGPUMemory                    = AWSGroup + "/instance-gpu-memory"
+	LabelInstanceAcceleratorName              = AWSGroup + "/instance-accelerator-name"
+	LabelInstanceAcceleratorManufacturer      = AWSGroup + "/instance-accelerator-manufacturer"
+	LabelInstanceAcceleratorCount             = AWSGroup + "/instance-accelerator-count"
+	LabelNodeClass                            = AWSGroup + "/ec2nodeclass"
+)
+
+// Annotations Karpenter reads or stamps.
+const (
+	AnnotationDoNotDisrupt             = Group + "/do-not-disrupt"
+	AnnotationNodePoolHash             = Group + "/nodepool-hash"
+	AnnotationNodePoolHashVersion      = Group + "/nodepool-hash-version"
+	AnnotationEC2NodeClassHash         = AWSGroup + "/ec2nodeclass-hash"
+	AnnotationEC2NodeClassHashVersion  = AWSGroup + "/ec2nodeclass-hash-version"
+	AnnotationKubeletCompatibility     = "compatibility.karpenter.sh/v1beta1-kubelet-conversion"
+	AnnotationNodeClassReferenceCompat = "compatibility.karpenter.sh/v1beta1-nodeclass-reference"
+	AnnotationNodeTerminationTimestamp = Group + "/node-termination-time"
+)
+
+// Extended resources the AWS provider knows about.
+const (
+	ResourceNVIDIAGPU     corev1.ResourceName = "nvidia.com/gpu"
+	ResourceAMDGPU        corev1.ResourceName = "amd.com/gpu"
+	ResourceAWSNeuron     corev1.ResourceName = "aws.amazon.com/neuron"
+	ResourceAWSNeuronCore corev1.ResourceName = "aws.amazon.com/neuroncore"
+	ResourceHabanaGaudi   corev1.ResourceName = "habana.ai/gaudi"
+	ResourceAWSPodENI     corev1.ResourceName = "vpc.amazonaws.com/pod-eni"
+	ResourceEFA           corev1.ResourceName = "vpc.amazonaws.com/efa"
+)
+
+// wellKnownLabels are the labels in restricted domains that users may still
+// select on: Karpenter knows their values per instance type and offering, so
+// a new NodeClaim may leave them undefined until an instance type is chosen.
+// Sorted, so that messages listing them are stable.
+var wellKnownLabels = sortedCopy([]string{
+	LabelNodePool,
+	LabelTopologyZone,
+	LabelTopologyRegion,
+	LabelInstanceType,
+	LabelArch,
+	LabelOS,
+	LabelCapacityType,
+	LabelWindowsBuild,
+	LabelCapacityReservationID,
+	LabelCapacityReservationType,
+	LabelInstanceHypervisor,
+	LabelInstanceEncryptionInTransitSupported,
+	LabelInstanceCategory,
+	LabelInstanceFamily,
+	LabelInstanceGeneration,
+	LabelInstanceSize,
+	LabelInstanceLocalNVME,
+	LabelInstanceCPU,
+	LabelInstanceCPUManufacturer,
+	LabelInstanceCPUSustainedClockSpeedMhz,
+	LabelInstanceMemory,
+	LabelInstanceEBSBandwidth,
+	LabelInstanceNetworkBandwidth,
+	LabelInstanceGPUName,
+	LabelInstanceGPUManufacturer,
+	LabelInstanceGPUCount,
+	LabelInstanceGPUMemory,
+	LabelInstanceAcceleratorName,
+	LabelInstanceAcceleratorManufacturer,
+	LabelInstanceAcceleratorCount,
+	LabelTopologyZoneID,
+})
+
+// restrictedLabelDomains are prohibited by the kubelet or reserved by
+// Karpenter and its AWS provider; labelDomainExceptions are sub-domains of
+// them that are allowed anyway.
+var (
+	restrictedLabelDomains = []string{"k8s.io", "karpenter.k8s.aws", "karpenter.sh", "kubernetes.io"}
+	labelDomainExceptions  = []string{"kops.k8s.io", corev1.LabelNamespaceNodeRestriction, corev1.LabelNamespaceSuffixNode}
+	restrictedLabels       = []string{LabelHostname}
+)
+
+// NormalizedLabels maps deprecated label keys to the well-known key Karpenter
+// uses in their place when it reads pod requirements.
+var NormalizedLabels = map[string]string{
+	corev1.LabelFailureDomainBetaZone:   LabelTopologyZone,
+	corev1.LabelFailureDomainBetaRegion: LabelTopologyRegion,
+	"beta.kubernetes.io/arch":           LabelArch,
+	"beta.kubernetes.io/os":             LabelOS,
+	corev1.LabelInstanceType:            LabelInstanceType,
+}
+
+// WellKnownLabels returns the sorted well-known label keys.
+func WellKnownLabels() []string { return slices.Clone(wellKnownLabels) }
+
+// RestrictedLabelDomains returns the sorted restricted label domains.
+func RestrictedLabelDomains() []string { return slices.Clone(restrictedLabelDomains) }
+
+// IsWellKnownLabel reports whether key is one of the well-known labels.
+func IsWellKnownLabel(key string) bool {
+	_, found := slices.BinarySearch(wellKnownLabels, key)
+	return found
+}
+
+// IsRestrictedNodeLabel reports whether Karpenter refuses to set key on a
+// node itself: a well-known label (the cloud provider sets those), a label
+// in a restricted domain that is not an exception, or kubernetes.io/hostname.
+func IsRestrictedNodeLabel(key string) bool {
+	if IsWellKnownLabel(key) {
+		return true
+	}
+	domain := LabelDomain(key)
+	for _, exception := range labelDomainExceptions {
+		if strings.HasSuffix(domain, exception) {
+			return false
+		}
+	}
+	for _, restricted := range restrictedLabelDomains {
+		if strings.HasSuffix(domain, restricted) {
+			return true
+		}
+	}
+	return slices.Contains(restrictedLabels, key)
+}
+
+// IsRestrictedLabel reports whether a NodePool requirement or a pod selector
+// may not use key: every restricted node label except the well-known ones.
+func IsRestrictedLabel(key string) bool {
+	return !IsWellKnownLabel(key) && IsRestrictedNodeLabel(key)
+}
+
+// LabelDomain returns the prefix of a label key before its slash, or "".
+func LabelDomain(key string) string {
+	if domain, _, found := strings.Cut(key, "/"); found {
+		return domain
+	}
+	return ""
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

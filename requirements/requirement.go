@@ -1,0 +1,444 @@
+// Package requirements is the label algebra every scheduling decision rests
+// on: a Requirement is what a NodePool, a pod or an instance type says about
+// one label key (a set of allowed values, or everything but a set, with
+// optional integer bounds and a minimum number of distinct values), and
+// Requirements is a set of them keyed by label. Intersection, Compatible and
+// Intersects follow Karpenter's semantics exactly (reference §1).
+//
+// Values are immutable: every operation returns a new value and never
+// changes its operands, so requirements can be shared freely.
+package requirements
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// Operators beyond the six of corev1.
+const (
+	OpGte corev1.NodeSelectorOperator = "Gte"
+	OpLte corev1.NodeSelectorOperator = "Lte"
+)
+
+// Requirement constrains the values of one label key. The zero value is not
+// useful; build one with New or From*.
+//
+// Internally a requirement is a sorted set of values plus a complement flag
+// (the set lists excluded values), and, for complements only, an inclusive
+// integer range [gte, lte] that allowed values must parse into.
+type Requirement struct {
+	key        string
+	complement bool
+	values     []string // sorted, unique
+	hasGte     bool
+	hasLte     bool
+	gte, lte   int64
+	minValues  int // 0: none
+}
+
+// New builds a requirement from an operator and its values, as a NodePool or
+// a node selector term states it. Keys with deprecated aliases (e.g.
+// failure-domain.beta.kubernetes.io/zone) are normalized to the well-known
+// key. Values that do not suit the operator are an error: In needs at least
+// one value, Exists and DoesNotExist none, Gt, Lt, Gte and Lte exactly one
+// integer.
+func New(key string, op corev1.NodeSelectorOperator, values ...string) (Requirement, error) {
+	if normalized, ok := apis.NormalizedLabels[key]; ok {
+		key = normalized
+	}
+	r := Requirement{key: key}
+	switch op {
+	case corev1.NodeSelectorOpIn:
+		if len(values) == 0 {
+			return Requirement{}, fmt.Errorf("requirement %q: operator In needs at least one value", key)
+		}
+		r.values = sortedUnique(values)
+	case corev1.NodeSelectorOpNotIn:
+		r.complement = true
+		r.values = sortedUnique(values)
+	case corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist:
+		if len(values) != 0 {
+			return Requirement{}, fmt.Errorf("requirement %q: operator %s takes no values, got %d", key, op, len(values))
+		}
+		r.complement = op == corev1.NodeSelectorOpExists
+	case corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt, OpGte, OpLte:
+		if len(values) != 1 {
+			return Requirement{}, fmt.Errorf("requirement %q: operator %s takes exactly one integer value, got %d", key, op, len(values))
+		}
+		n, err := strconv.ParseInt(values[0], 10, 64)
+		if err != nil {
+			return Requirement{}, fmt.Errorf("requirement %q: operator %s needs an integer value, got %q", key, op, values[0])
+		}
+		return bounded(key, op, n), nil
+	default:
+		return Requirement{}, fmt.Errorf("requirement %q: unknown operator %q (want In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte)", key, op)
+	}
+	return r, nil
+}
+
+// MustNew is New for requirements written in code; it panics on an error and
+// is meant for constants and tests, never for user input.
+func MustNew(key string, op corev1.NodeSelectorOperator, values ...string) Requirement {
+	r, err := New(key, op, values...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// bounded builds the requirement for an integer comparison. Gt n becomes
+// "at least n+1" and Lt n "at most n-1"; a bound past the integers is
+// unsatisfiable and becomes DoesNotExist.
+func bounded(key string, op corev1.NodeSelectorOperator, n int64) Requirement {
+	r := Requirement{key: key, complement: true}
+	switch op {
+	case corev1.NodeSelectorOpGt:
+		if n == math.MaxInt64 {
+			return Requirement{key: key}
+		}
+		r.hasGte, r.gte = true, n+1
+	case corev1.NodeSelectorOpLt:
+		if n == math.MinInt64 {
+			return Requirement{key: key}
+		}
+		r.hasLte, r.lte = true, n-1
+	case OpGte:
+		r.hasGte, r.gte = true, n
+	case OpLte:
+		r.hasLte, r.lte = true, n
+	}
+	return r
+}
+
+// WithMinValues returns a copy of r that asks for at least n distinct values
+// of its key across the instance types a NodeClaim may launch.
+func (r Requirement) WithMinValues(n int) Requirement {
+	r.minValues = n
+	return r
+}
+
+// Key is the label key.
+func (r Requirement) Key() string { return r.key }
+
+// MinValues is the minimum number of distinct values required, 0 if none.
+func (r Requirement) MinValues() int { return r.minValues }
+
+// Operator is the operator that best describes the requirement: In (a finite
+// set), NotIn (everything but a non-empty set), Exists (anything, perhaps
+// within integer bounds) or DoesNotExist (nothing).
+func (r Requirement) Operator() corev1.NodeSelectorOperator {
+	switch {
+	case r.complement && len(r.values) > 0:
+		return corev1.NodeSelectorOpNotIn
+	case r.complement:
+		return corev1.NodeSelectorOpExists
+	case len(r.values) > 0:
+		return corev1.NodeSelectorOpIn
+	default:
+		return corev1.NodeSelectorOpDoesNotExist
+	}
+}
+
+// Len is the number of allowed values; for a complement it is
+// math.MaxInt64 less the number of excluded values, as upstream counts.
+func (r Requirement) Len() int {
+	if r.complement {
+		return math.MaxInt64 - len(r.values)
+	}
+	return len(r.values)
+}
+
+// Values returns the allowed values of an In requirement, or the excluded
+// values of a NotIn requirement, sorted. The caller may keep the slice.
+func (r Requirement) Values() []string { return slices.Clone(r.values) }
+
+// Bounds reports the inclusive integer bounds of the requirement.
+func (r Requirement) Bounds() (gte int64, hasGte bool, lte int64, hasLte bool) {
+	return r.gte, r.hasGte, r.lte, r.hasLte
+}
+
+// Has reports whether value is allowed.
+func (r Requirement) Has(value string) bool {
+	_, found := slices.BinarySearch(r.values, value)
+	return found != r.complement && r.withinBounds(value)
+}
+
+// Any returns one allowed value, or "" if none. It is deterministic: the
+// smallest value of an In set, and for a complement the smallest
+// non-negative integer inside the bounds that is not excluded (Karpenter
+// draws a random one; a simulator must not).
+func (r Requirement) Any() string {
+	if !r.complement {
+		if len(r.values) == 0 {
+			return ""
+		}
+		return r.values[0]
+	}
+	lo, hi := int64(0), int64(math.MaxInt64)
+	if r.hasGte {
+		lo = max(lo, r.gte)
+	}
+	if r.hasLte {
+		hi = r.lte
+	}
+	for n := lo; n <= hi && n >= lo; n++ {
+		if s := strconv.FormatInt(n, 10); !r.excludes(s) {
+			return s
+		}
+	}
+	return ""
+}
+
+func (r Requirement) excludes(value string) bool {
+	_, found := slices.BinarySearch(r.values, value)
+	return r.complement == found
+}
+
+func (r Requirement) withinBounds(value string) bool {
+	if !r.hasGte && !r.hasLte {
+		return true
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return false
+	}
+	return (!r.hasGte || n >= r.gte) && (!r.hasLte || n <= r.lte)
+}
+
+// Intersection returns the requirement that allows exactly the values both
+// r and other allow. minValues is the larger of the two. Bounds survive only
+// on complements: a finite set is filtered by them instead.
+func (r Requirement) Intersection(other Requirement) Requirement {
+	out := Requirement{key: r.key, complement: r.complement && other.complement, minValues: max(r.minValues, other.minValues)}
+	out.hasGte, out.gte = maxBound(r.hasGte, r.gte, other.hasGte, other.gte)
+	out.hasLte, out.lte = minBound(r.hasLte, r.lte, other.hasLte, other.lte)
+	if out.hasGte && out.hasLte && out.gte > out.lte {
+		return Requirement{key: r.key, minValues: out.minValues}
+	}
+	switch {
+	case r.complement && other.complement:
+		out.values = union(r.values, other.values)
+	case r.complement:
+		out.values = difference(other.values, r.values)
+	case other.complement:
+		out.values = difference(r.values, other.values)
+	default:
+		out.values = intersection(r.values, other.values)
+	}
+	if out.hasGte || out.hasLte {
+		out.values = slices.DeleteFunc(out.values, func(v string) bool { return !out.withinBounds(v) })
+	}
+	if !out.complement {
+		out.hasGte, out.hasLte, out.gte, out.lte = false, false, 0, 0
+	}
+	if len(out.values) == 0 {
+		out.values = nil
+	}
+	return out
+}
+
+// intersectionIsEmpty reports whether r ∩ other allows no value, without
+// building the intersection. It is the hot path of Intersects.
+func (r Requirement) intersectionIsEmpty(other Requirement) bool {
+	hasGte, gte := maxBound(r.hasGte, r.gte, other.hasGte, other.gte)
+	hasLte, lte := minBound(r.hasLte, r.lte, other.hasLte, other.lte)
+	if hasGte && hasLte && gte > lte {
+		return true
+	}
+	bounds := Requirement{hasGte: hasGte, gte: gte, hasLte: hasLte, lte: lte}
+	switch {
+	case r.complement && other.complement:
+		return false
+	case r.complement:
+		return !anyAllowed(other.values, r, bounds)
+	case other.complement:
+		return !anyAllowed(r.values, other, bounds)
+	}
+	i, j := 0, 0
+	for i < len(r.values) && j < len(other.values) {
+		switch c := strings.Compare(r.values[i], other.values[j]); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			if bounds.withinBounds(r.values[i]) {
+				return false
+			}
+			i++
+			j++
+		}
+	}
+	return true
+}
+
+// anyAllowed reports whether some value of set is not excluded by the
+// complement c and lies within bounds.
+func anyAllowed(set []string, c, bounds Requirement) bool {
+	for _, v := range set {
+		if _, excluded := slices.BinarySearch(c.values, v); !excluded && bounds.withinBounds(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNegative reports whether the requirement only rules values out (NotIn
+// or DoesNotExist): two such requirements never conflict.
+func (r Requirement) isNegative() bool {
+	op := r.Operator()
+	return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+}
+
+// NodeSelectorRequirements expresses r as node selector requirements whose
+// intersection is r: one for the set, and one per bound.
+func (r Requirement) NodeSelectorRequirements() []corev1.NodeSelectorRequirement {
+	var out []corev1.NodeSelectorRequirement
+	op := r.Operator()
+	if !(op == corev1.NodeSelectorOpExists && (r.hasGte || r.hasLte)) {
+		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: op, Values: r.Values()})
+	}
+	if r.hasGte {
+		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: OpGte, Values: []string{strconv.FormatInt(r.gte, 10)}})
+	}
+	if r.hasLte {
+		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: OpLte, Values: []string{strconv.FormatInt(r.lte, 10)}})
+	}
+	return out
+}
+
+// String prints the requirement the way Karpenter's messages do, e.g.
+// `topology.kubernetes.io/zone In [us-east-1a us-east-1b]`; more than five
+// values are abbreviated.
+func (r Requirement) String() string {
+	var b strings.Builder
+	b.WriteString(r.key)
+	b.WriteByte(' ')
+	op := r.Operator()
+	switch {
+	case op == corev1.NodeSelectorOpExists && r.hasGte && !r.hasLte:
+		fmt.Fprintf(&b, "%s %d", OpGte, r.gte)
+	case op == corev1.NodeSelectorOpExists && r.hasLte && !r.hasGte:
+		fmt.Fprintf(&b, "%s %d", OpLte, r.lte)
+	case op == corev1.NodeSelectorOpExists && r.hasGte && r.hasLte:
+		fmt.Fprintf(&b, "%s %d %s %d", OpGte, r.gte, OpLte, r.lte)
+	case op == corev1.NodeSelectorOpIn || op == corev1.NodeSelectorOpNotIn:
+		values := r.values
+		more := 0
+		if len(values) > 5 {
+			values, more = values[:5], len(values)-5
+		}
+		fmt.Fprintf(&b, "%s [%s", op, strings.Join(values, " "))
+		if more > 0 {
+			fmt.Fprintf(&b, " and %d others", more)
+		}
+		b.WriteByte(']')
+		if op == corev1.NodeSelectorOpNotIn {
+			if r.hasGte {
+				fmt.Fprintf(&b, " %s %d", OpGte, r.gte)
+			}
+			if r.hasLte {
+				fmt.Fprintf(&b, " %s %d", OpLte, r.lte)
+			}
+		}
+	default:
+		b.WriteString(string(op))
+	}
+	if r.minValues > 0 {
+		fmt.Fprintf(&b, " minValues %d", r.minValues)
+	}
+	return b.String()
+}
+
+func maxBound(hasA bool, a int64, hasB bool, b int64) (bool, int64) {
+	switch {
+	case hasA && hasB:
+		return true, max(a, b)
+	case hasA:
+		return true, a
+	default:
+		return hasB, b
+	}
+}
+
+func minBound(hasA bool, a int64, hasB bool, b int64) (bool, int64) {
+	switch {
+	case hasA && hasB:
+		return true, min(a, b)
+	case hasA:
+		return true, a
+	default:
+		return hasB, b
+	}
+}
+
+func sortedUnique(values []string) []string {
+	if len(values) == 0 {
+		return nil
+	}
+	out := slices.Clone(values)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func union(a, b []string) []string {
+	out := make([]string, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c < 0:
+			out = append(out, a[i])
+			i++
+		case c > 0:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+func intersection(a, b []string) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// difference returns the values of a that are not in b.
+func difference(a, b []string) []string {
+	var out []string
+	j := 0
+	for _, v := range a {
+		for j < len(b) && b[j] < v {
+			j++
+		}
+		if j < len(b) && b[j] == v {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,0 +1,358 @@
+package requirements
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// Requirements is a set of requirements with at most one per key, kept
+// sorted by key so that set operations are merge walks. The zero value is
+// the empty set, which allows everything.
+type Requirements struct {
+	items []Requirement
+}
+
+// NewRequirements returns the set of the given requirements; several on one
+// key are intersected.
+func NewRequirements(reqs ...Requirement) Requirements {
+	var r Requirements
+	return r.Add(reqs...)
+}
+
+// FromLabels returns one In requirement per label.
+func FromLabels(labels map[string]string) Requirements {
+	items := make([]Requirement, 0, len(labels))
+	for key, value := range labels {
+		if normalized, ok := apis.NormalizedLabels[key]; ok {
+			key = normalized
+		}
+		items = append(items, Requirement{key: key, values: []string{value}})
+	}
+	return NewRequirements(items...)
+}
+
+// FromNodeSelectorRequirements returns the intersection of node selector
+// requirements, as one term of a node affinity states them.
+func FromNodeSelectorRequirements(terms ...corev1.NodeSelectorRequirement) (Requirements, error) {
+	items := make([]Requirement, 0, len(terms))
+	for _, term := range terms {
+		req, err := New(term.Key, term.Operator, term.Values...)
+		if err != nil {
+			return Requirements{}, err
+		}
+		items = append(items, req)
+	}
+	return NewRequirements(items...), nil
+}
+
+// FromNodePool returns the requirements a NodePool template states, minValues
+// included, together with its template labels (each an In requirement).
+func FromNodePool(spec apis.NodeClaimTemplate) (Requirements, error) {
+	items := make([]Requirement, 0, len(spec.Spec.Requirements)+len(spec.ObjectMeta.Labels))
+	for i, term := range spec.Spec.Requirements {
+		req, err := New(term.Key, term.Operator, term.Values...)
+		if err != nil {
+			return Requirements{}, fmt.Errorf("requirements[%d]: %w", i, err)
+		}
+		if term.MinValues != nil {
+			req = req.WithMinValues(*term.MinValues)
+		}
+		items = append(items, req)
+	}
+	return NewRequirements(items...).Intersect(FromLabels(spec.ObjectMeta.Labels)), nil
+}
+
+// Len is the number of keys.
+func (r Requirements) Len() int { return len(r.items) }
+
+// Items returns the requirements sorted by key. The caller may keep the slice.
+func (r Requirements) Items() []Requirement { return slices.Clone(r.items) }
+
+// Keys returns the keys, sorted.
+func (r Requirements) Keys() []string {
+	keys := make([]string, len(r.items))
+	for i, item := range r.items {
+		keys[i] = item.key
+	}
+	return keys
+}
+
+func (r Requirements) index(key string) (int, bool) {
+	return slices.BinarySearchFunc(r.items, key, func(item Requirement, key string) int {
+		return strings.Compare(item.key, key)
+	})
+}
+
+// Has reports whether key is constrained.
+func (r Requirements) Has(key string) bool {
+	_, found := r.index(key)
+	return found
+}
+
+// Get returns the requirement on key; an unconstrained key allows anything
+// (Exists), as upstream treats it.
+func (r Requirements) Get(key string) Requirement {
+	if i, found := r.index(key); found {
+		return r.items[i]
+	}
+	return Requirement{key: key, complement: true}
+}
+
+// Lookup returns the requirement on key and whether there is one.
+func (r Requirements) Lookup(key string) (Requirement, bool) {
+	if i, found := r.index(key); found {
+		return r.items[i], true
+	}
+	return Requirement{}, false
+}
+
+// Add returns r with reqs added; a requirement on a key r already has is
+// intersected with it. r itself is unchanged.
+func (r Requirements) Add(reqs ...Requirement) Requirements {
+	if len(reqs) == 0 {
+		return r
+	}
+	sorted := slices.Clone(reqs)
+	slices.SortStableFunc(sorted, func(a, b Requirement) int { return strings.Compare(a.key, b.key) })
+	merged := sorted[:0]
+	for _, req := range sorted {
+		if n := len(merged); n > 0 && merged[n-1].key == req.key {
+			merged[n-1] = merged[n-1].Intersection(req)
+			continue
+		}
+		merged = append(merged, req)
+	}
+	return r.Intersect(Requirements{items: merged})
+}
+
+// Intersect returns the requirements that hold where both r and other hold:
+// keys of either, intersected where shared.
+func (r Requirements) Intersect(other Requirements) Requirements {
+	if len(other.items) == 0 {
+		return r
+	}
+	if len(r.items) == 0 {
+		return other
+	}
+	out := make([]Requirement, 0, len(r.items)+len(other.items))
+	i, j := 0, 0
+	for i < len(r.items) && j < len(other.items) {
+		a, b := r.items[i], other.items[j]
+		switch c := strings.Compare(a.key, b.key); {
+		case c < 0:
+			out = append(out, a)
+			i++
+		case c > 0:
+			out = append(out, b)
+			j++
+		default:
+			out = append(out, a.Intersection(b))
+			i++
+			j++
+		}
+	}
+	out = append(out, r.items[i:]...)
+	out = append(out, other.items[j:]...)
+	return Requirements{items: out}
+}
+
+// Without returns r less the requirements on the given keys.
+func (r Requirements) Without(keys ...string) Requirements {
+	out := slices.DeleteFunc(slices.Clone(r.items), func(item Requirement) bool {
+		return slices.Contains(keys, item.key)
+	})
+	return Requirements{items: out}
+}
+
+// ErrIncompatible is wrapped by every error Compatible and Intersects return.
+var ErrIncompatible = errors.New("incompatible requirements")
+
+// Intersects reports whether r and other can both hold: on every key both
+// constrain, some value must be allowed by both, unless both only rule
+// values out (NotIn or DoesNotExist). Keys only one side constrains are
+// fine. The error names each conflicting key.
+func (r Requirements) Intersects(other Requirements) error {
+	var problems []string
+	i, j := 0, 0
+	for i < len(r.items) && j < len(other.items) {
+		a, b := r.items[i], other.items[j]
+		switch c := strings.Compare(a.key, b.key); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			if a.intersectionIsEmpty(b) && !(a.isNegative() && b.isNegative()) {
+				problems = append(problems, fmt.Sprintf("%s conflicts with %s", b, a))
+			}
+			i++
+			j++
+		}
+	}
+	return incompatible(problems)
+}
+
+// IntersectsFast is Intersects without building an error, for hot loops.
+func (r Requirements) IntersectsFast(other Requirements) bool {
+	i, j := 0, 0
+	for i < len(r.items) && j < len(other.items) {
+		a, b := &r.items[i], &other.items[j]
+		switch c := strings.Compare(a.key, b.key); {
+		case c < 0:
+			i++
+		case c > 0:
+			j++
+		default:
+			if a.intersectionIsEmpty(*b) && !(a.isNegative() && b.isNegative()) {
+				return false
+			}
+			i++
+			j++
+		}
+	}
+	return true
+}
+
+// Undefined says which keys Compatible lets other constrain when r does not.
+type Undefined int
+
+const (
+	// DenyUndefined: every key other constrains positively must be in r.
+	// Used against existing nodes, whose labels are final.
+	DenyUndefined Undefined = iota
+	// AllowUndefinedWellKnown: well-known keys may be missing from r, since
+	// a new NodeClaim learns them when its instance type and offering are
+	// chosen.
+	AllowUndefinedWellKnown
+)
+
+// Compatible reports whether other's requirements can be met by something
+// described by r: every key other constrains with In or Exists must be
+// constrained by r too (unless undefined is AllowUndefinedWellKnown and the
+// key is well-known), and every shared key must intersect.
+func (r Requirements) Compatible(other Requirements, undefined Undefined) error {
+	var problems []string
+	for _, b := range other.items {
+		if b.isNegative() || r.Has(b.key) {
+			continue
+		}
+		if undefined == AllowUndefinedWellKnown && apis.IsWellKnownLabel(b.key) {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("label %q does not have known values%s", b.key, typoHint(r, b.key)))
+	}
+	if err := r.Intersects(other); err != nil {
+		problems = append(problems, strings.TrimPrefix(err.Error(), ErrIncompatible.Error()+": "))
+	}
+	return incompatible(problems)
+}
+
+// CompatibleFast is Compatible without building an error, for hot loops.
+func (r Requirements) CompatibleFast(other Requirements, undefined Undefined) bool {
+	for i := range other.items {
+		b := &other.items[i]
+		if b.isNegative() || r.Has(b.key) {
+			continue
+		}
+		if undefined == AllowUndefinedWellKnown && apis.IsWellKnownLabel(b.key) {
+			continue
+		}
+		return false
+	}
+	return r.IntersectsFast(other)
+}
+
+func incompatible(problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrIncompatible, strings.Join(problems, "; "))
+}
+
+// typoHint suggests a known key when key looks like a misspelling of one.
+func typoHint(r Requirements, key string) string {
+	candidates := append(apis.WellKnownLabels(), r.Keys()...)
+	suffix := key
+	if _, after, found := strings.Cut(key, "/"); found {
+		suffix = after
+	}
+	for _, known := range candidates {
+		if known == key {
+			continue
+		}
+		if strings.Contains(known, key) || strings.HasSuffix(known, "/"+suffix) || editDistance(key, known) < len(known)/5 {
+			return fmt.Sprintf(" (typo of %q?)", known)
+		}
+	}
+	return ""
+}
+
+func editDistance(s, t string) int {
+	prev := make([]int, len(t)+1)
+	cur := make([]int, len(t)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		cur[0] = i
+		for j := 1; j <= len(t); j++ {
+			cost := 1
+			if s[i-1] == t[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(t)]
+}
+
+// Labels returns the node labels the requirements imply: for each key that
+// Karpenter may set on a node itself (not well-known, not restricted), the
+// value Any picks. Well-known labels come from the instance type instead.
+func (r Requirements) Labels() map[string]string {
+	labels := map[string]string{}
+	for _, item := range r.items {
+		if apis.IsRestrictedNodeLabel(item.key) {
+			continue
+		}
+		if value := item.Any(); value != "" {
+			labels[item.key] = value
+		}
+	}
+	return labels
+}
+
+// HasMinValues reports whether any requirement asks for minValues.
+func (r Requirements) HasMinValues() bool {
+	return slices.ContainsFunc(r.items, func(item Requirement) bool { return item.minValues > 0 })
+}
+
+// NodeSelectorRequirements expresses r as node selector requirements, sorted
+// by key.
+func (r Requirements) NodeSelectorRequirements() []corev1.NodeSelectorRequirement {
+	var out []corev1.NodeSelectorRequirement
+	for _, item := range r.items {
+		out = append(out, item.NodeSelectorRequirements()...)
+	}
+	return out
+}
+
+// String lists the requirements sorted by key, hostname left out as upstream
+// does (it is a placeholder on new NodeClaims).
+func (r Requirements) String() string {
+	parts := make([]string, 0, len(r.items))
+	for _, item := range r.items {
+		if item.key == apis.LabelHostname {
+			continue
+		}
+		parts = append(parts, item.String())
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,143 @@
+package resources
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// PodRequests returns what a pod asks of a node, with the semantics of
+// Kubernetes' PodRequests (k8s.io/component-helpers/resource) as the
+// scheduler and Karpenter use them, plus one "pods":
+//
+//   - app containers are summed;
+//   - restartable init containers (sidecars, restartPolicy Always) run
+//     beside everything started after them, so they add to the app sum and
+//     to every later init container;
+//   - the result is, per resource, the larger of that sum and the largest
+//     init container (with the sidecars started before it);
+//   - pod-level requests (spec.resources), where set, replace the container
+//     total for cpu, memory and hugepages;
+//   - spec.overhead is added.
+//
+// A container that states a limit but no request for a resource requests
+// its limit, as the API server defaults it. A negative amount is an error
+// naming the container and resource: such a pod can never be placed.
+func PodRequests(pod *corev1.Pod) (Vector, error) {
+	var apps, sidecars, initMax Vector
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		r, err := containerRequests(c, "spec.containers", i)
+		if err != nil {
+			return Vector{}, err
+		}
+		apps = apps.Add(r)
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		r, err := containerRequests(c, "spec.initContainers", i)
+		if err != nil {
+			return Vector{}, err
+		}
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sidecars = sidecars.Add(r)
+			initMax = initMax.Max(sidecars)
+			continue
+		}
+		initMax = initMax.Max(r.Add(sidecars))
+	}
+	total := apps.Add(sidecars).Max(initMax)
+	if pod.Spec.Resources != nil {
+		podLevel, err := vectorOf(defaulted(pod.Spec.Resources.Requests, pod.Spec.Resources.Limits), "spec.resources.requests")
+		if err != nil {
+			return Vector{}, err
+		}
+		for _, name := range podLevel.Names() {
+			if isPodLevelResource(name) {
+				total = total.With(name, podLevel.Get(name))
+			}
+		}
+	}
+	if pod.Spec.Overhead != nil {
+		overhead, err := vectorOf(pod.Spec.Overhead, "spec.overhead")
+		if err != nil {
+			return Vector{}, err
+		}
+		total = total.Add(overhead)
+	}
+	total.slots[SlotPods]++
+	return total, nil
+}
+
+// MustPodRequests is PodRequests for pods known to be valid; a pod with a
+// negative request gets an empty vector with one pod.
+func MustPodRequests(pod *corev1.Pod) Vector {
+	v, err := PodRequests(pod)
+	if err != nil {
+		return New(0, 0, 1)
+	}
+	return v
+}
+
+func containerRequests(c *corev1.Container, field string, i int) (Vector, error) {
+	return vectorOf(defaulted(c.Resources.Requests, c.Resources.Limits), fmt.Sprintf("%s[%d] (%s).resources.requests", field, i, c.Name))
+}
+
+// defaulted returns requests with each resource that only has a limit set to
+// that limit, without changing either list.
+func defaulted(requests, limits corev1.ResourceList) corev1.ResourceList {
+	missing := false
+	for name := range limits {
+		if _, ok := requests[name]; !ok {
+			missing = true
+			break
+		}
+	}
+	if !missing {
+		return requests
+	}
+	out := make(corev1.ResourceList, len(requests)+len(limits))
+	for name, q := range limits {
+		out[name] = q
+	}
+	for name, q := range requests {
+		out[name] = q
+	}
+	return out
+}
+
+func vectorOf(list corev1.ResourceList, field string) (Vector, error) {
+	var v Vector
+	names := make([]corev1.ResourceName, 0, len(list))
+	for name := range list {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		q := list[name]
+		if q.Sign() < 0 {
+			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field, name, q.String())
+		}
+		v = v.With(name, quantityValue(name, q))
+	}
+	return v, nil
+}
+
+// isPodLevelResource reports whether Kubernetes lets spec.resources set the
+// resource for the whole pod.
+func isPodLevelResource(name corev1.ResourceName) bool {
+	return name == corev1.ResourceCPU || name == corev1.ResourceMemory ||
+		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
+}
+
+// ParseQuantity parses a quantity string, naming the field in the error.
+func ParseQuantity(field, s string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity (e.g. 500m, 2, 1Gi)", field, s)
+	}
+	return q, nil
+}

@@ -1,0 +1,372 @@
+// Package resources holds resource amounts as compact vectors for the hot
+// paths of scheduling (Fits, Add, Sub over thousands of pods and instance
+// types), and computes a pod's requests with Kubernetes semantics.
+//
+// A Vector keeps the resources Karpenter deals with most (cpu, memory,
+// ephemeral-storage, pods and the accelerators of the AWS provider) in a
+// fixed array, and any other resource in a short sorted list. CPU is held in
+// millicores, every other resource in whole units (bytes for memory and
+// storage), rounded up as Kubernetes rounds requests.
+package resources
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// Slots of the fixed part of a Vector.
+const (
+	SlotCPU = iota
+	SlotMemory
+	SlotEphemeralStorage
+	SlotPods
+	SlotNVIDIAGPU
+	SlotAMDGPU
+	SlotAWSNeuron
+	SlotAWSNeuronCore
+	SlotHabanaGaudi
+	SlotEFA
+	SlotPodENI
+	numSlots
+)
+
+var slotNames = [numSlots]corev1.ResourceName{
+	SlotCPU:              corev1.ResourceCPU,
+	SlotMemory:           corev1.ResourceMemory,
+	SlotEphemeralStorage: corev1.ResourceEphemeralStorage,
+	SlotPods:             corev1.ResourcePods,
+	SlotNVIDIAGPU:        apis.ResourceNVIDIAGPU,
+	SlotAMDGPU:           apis.ResourceAMDGPU,
+	SlotAWSNeuron:        apis.ResourceAWSNeuron,
+	SlotAWSNeuronCore:    apis.ResourceAWSNeuronCore,
+	SlotHabanaGaudi:      apis.ResourceHabanaGaudi,
+	SlotEFA:              apis.ResourceEFA,
+	SlotPodENI:           apis.ResourceAWSPodENI,
+}
+
+// binarySlots print in binary units (Ki, Mi, Gi).
+var binarySlots = [numSlots]bool{SlotMemory: true, SlotEphemeralStorage: true}
+
+// Slot returns the fixed slot of a resource name, or false if the resource
+// lives in the extra list.
+func Slot(name corev1.ResourceName) (int, bool) {
+	for i, n := range slotNames {
+		if n == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// Extra is an amount of a resource outside the fixed slots.
+type Extra struct {
+	Name  corev1.ResourceName
+	Value int64
+}
+
+// Vector is an amount of each resource. The zero value is empty. Vectors are
+// values: operations return new vectors and never change their operands.
+type Vector struct {
+	slots [numSlots]int64
+	extra []Extra // sorted by name, no zero values
+}
+
+// New returns a vector of cpu (millicores), memory (bytes) and pods.
+func New(cpuMilli, memoryBytes, pods int64) Vector {
+	var v Vector
+	v.slots[SlotCPU], v.slots[SlotMemory], v.slots[SlotPods] = cpuMilli, memoryBytes, pods
+	return v
+}
+
+// FromList converts a ResourceList. Quantities are rounded up to whole
+// units, cpu to whole millicores.
+func FromList(list corev1.ResourceList) Vector {
+	var v Vector
+	for name, q := range list {
+		v = v.With(name, quantityValue(name, q))
+	}
+	return v
+}
+
+func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// Get returns the amount of a resource, 0 if absent.
+func (v Vector) Get(name corev1.ResourceName) int64 {
+	if i, ok := Slot(name); ok {
+		return v.slots[i]
+	}
+	for _, e := range v.extra {
+		if e.Name == name {
+			return e.Value
+		}
+	}
+	return 0
+}
+
+// CPU returns millicores.
+func (v Vector) CPU() int64 { return v.slots[SlotCPU] }
+
+// Memory returns bytes.
+func (v Vector) Memory() int64 { return v.slots[SlotMemory] }
+
+// Pods returns the pod count.
+func (v Vector) Pods() int64 { return v.slots[SlotPods] }
+
+// Slot returns the amount in a fixed slot.
+func (v Vector) Slot(i int) int64 { return v.slots[i] }
+
+// With returns v with the amount of one resource set.
+func (v Vector) With(name corev1.ResourceName, value int64) Vector {
+	if i, ok := Slot(name); ok {
+		v.slots[i] = value
+		return v
+	}
+	extra := slices.Clone(v.extra)
+	i, found := slices.BinarySearchFunc(extra, name, func(e Extra, n corev1.ResourceName) int {
+		return strings.Compare(string(e.Name), string(n))
+	})
+	switch {
+	case found && value == 0:
+		extra = slices.Delete(extra, i, i+1)
+	case found:
+		extra[i].Value = value
+	case value != 0:
+		extra = slices.Insert(extra, i, Extra{Name: name, Value: value})
+	}
+	v.extra = extra
+	if len(v.extra) == 0 {
+		v.extra = nil
+	}
+	return v
+}
+
+// Add returns v + o.
+func (v Vector) Add(o Vector) Vector {
+	for i := range v.slots {
+		v.slots[i] += o.slots[i]
+	}
+	if len(o.extra) > 0 {
+		v.extra = mergeExtra(v.extra, o.extra, 1)
+	}
+	return v
+}
+
+// Sub returns v - o; amounts may go negative.
+func (v Vector) Sub(o Vector) Vector {
+	for i := range v.slots {
+		v.slots[i] -= o.slots[i]
+	}
+	if len(o.extra) > 0 {
+		v.extra = mergeExtra(v.extra, o.extra, -1)
+	}
+	return v
+}
+
+// Scale returns v × n.
+func (v Vector) Scale(n int64) Vector {
+	for i := range v.slots {
+		v.slots[i] *= n
+	}
+	if len(v.extra) > 0 {
+		extra := slices.Clone(v.extra)
+		for i := range extra {
+			extra[i].Value *= n
+		}
+		v.extra = extra
+	}
+	return v
+}
+
+// Max returns the per-resource maximum of v and o.
+func (v Vector) Max(o Vector) Vector {
+	for i := range v.slots {
+		v.slots[i] = max(v.slots[i], o.slots[i])
+	}
+	for _, e := range o.extra {
+		if e.Value > v.Get(e.Name) {
+			v = v.With(e.Name, e.Value)
+		}
+	}
+	return v
+}
+
+// Min returns the per-resource minimum of v and o; a resource absent from
+// either counts as 0.
+func (v Vector) Min(o Vector) Vector {
+	for i := range v.slots {
+		v.slots[i] = min(v.slots[i], o.slots[i])
+	}
+	out := v
+	out.extra = nil
+	for _, e := range v.extra {
+		if m := min(e.Value, o.Get(e.Name)); m != 0 {
+			out = out.With(e.Name, m)
+		}
+	}
+	for _, e := range o.extra {
+		if m := min(e.Value, v.Get(e.Name)); m < 0 {
+			out = out.With(e.Name, m)
+		}
+	}
+	return out
+}
+
+// Fits reports whether v fits in capacity: every amount of v is at most the
+// same resource's amount in capacity (an absent resource has 0).
+func (v Vector) Fits(capacity Vector) bool {
+	for i := range v.slots {
+		if v.slots[i] > capacity.slots[i] {
+			return false
+		}
+	}
+	if len(v.extra) == 0 {
+		return true
+	}
+	return extraFits(v.extra, capacity.extra)
+}
+
+func extraFits(want, have []Extra) bool {
+	j := 0
+	for _, e := range want {
+		for j < len(have) && have[j].Name < e.Name {
+			j++
+		}
+		available := int64(0)
+		if j < len(have) && have[j].Name == e.Name {
+			available = have[j].Value
+		}
+		if e.Value > available {
+			return false
+		}
+	}
+	return true
+}
+
+// Exceeding returns the resources whose amount in v exceeds the same
+// resource in capacity, sorted by name. It explains a false Fits.
+func (v Vector) Exceeding(capacity Vector) []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, name := range v.Names() {
+		if v.Get(name) > capacity.Get(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// IsZero reports whether every amount is 0.
+func (v Vector) IsZero() bool {
+	return v.slots == [numSlots]int64{} && len(v.extra) == 0
+}
+
+// HasNegative reports whether some amount is below 0.
+func (v Vector) HasNegative() bool {
+	for _, x := range v.slots {
+		if x < 0 {
+			return true
+		}
+	}
+	return slices.ContainsFunc(v.extra, func(e Extra) bool { return e.Value < 0 })
+}
+
+// Names returns the names of the resources with a non-zero amount, sorted.
+func (v Vector) Names() []corev1.ResourceName {
+	var names []corev1.ResourceName
+	for i, x := range v.slots {
+		if x != 0 {
+			names = append(names, slotNames[i])
+		}
+	}
+	for _, e := range v.extra {
+		names = append(names, e.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Quantity returns the amount of a resource as a Kubernetes quantity in its
+// canonical form: cpu in cores or millicores, memory and storage in binary
+// units, the rest as plain numbers.
+func (v Vector) Quantity(name corev1.ResourceName) resource.Quantity {
+	value := v.Get(name)
+	if i, ok := Slot(name); ok {
+		switch {
+		case i == SlotCPU:
+			return *resource.NewMilliQuantity(value, resource.DecimalSI)
+		case binarySlots[i]:
+			return *resource.NewQuantity(value, resource.BinarySI)
+		}
+	}
+	if strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+		return *resource.NewQuantity(value, resource.BinarySI)
+	}
+	return *resource.NewQuantity(value, resource.DecimalSI)
+}
+
+// List converts v to a ResourceList of its non-zero amounts.
+func (v Vector) List() corev1.ResourceList {
+	list := corev1.ResourceList{}
+	for _, name := range v.Names() {
+		list[name] = v.Quantity(name)
+	}
+	return list
+}
+
+// Strings returns each non-zero amount as a quantity string, keyed by name.
+func (v Vector) Strings() map[string]string {
+	out := map[string]string{}
+	for _, name := range v.Names() {
+		q := v.Quantity(name)
+		out[string(name)] = q.String()
+	}
+	return out
+}
+
+// String prints the non-zero amounts sorted by name, e.g.
+// `{"cpu":"940m","memory":"1392Mi","pods":"8"}`.
+func (v Vector) String() string {
+	names := v.Names()
+	parts := make([]string, len(names))
+	for i, name := range names {
+		q := v.Quantity(name)
+		parts[i] = fmt.Sprintf("%q:%q", name, q.String())
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// mergeExtra returns a + sign×b over the extra lists, dropping zeros.
+func mergeExtra(a, b []Extra, sign int64) []Extra {
+	out := make([]Extra, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i].Name < b[j].Name):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].Name < a[i].Name:
+			out = append(out, Extra{Name: b[j].Name, Value: sign * b[j].Value})
+			j++
+		default:
+			if sum := a[i].Value + sign*b[j].Value; sum != 0 {
+				out = append(out, Extra{Name: a[i].Name, Value: sum})
+			}
+			i++
+			j++
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
