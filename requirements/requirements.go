@@ -275,7 +275,10 @@ func incompatible(problems []string) error {
 	return fmt.Errorf("%w: %s", ErrIncompatible, strings.Join(problems, "; "))
 }
 
-// typoHint suggests a known key when key looks like a misspelling of one.
+// typoHint suggests a known key when key looks like a misspelling of one:
+// a small edit distance, or the same name under another domain. (Upstream
+// also hints at any key containing the name, which suggests
+// instance-gpu-count for a label called "gpu"; that rule is left out.)
 func typoHint(r Requirements, key string) string {
 	candidates := append(apis.WellKnownLabels(), r.Keys()...)
 	suffix := key
@@ -286,7 +289,7 @@ func typoHint(r Requirements, key string) string {
 		if known == key {
 			continue
 		}
-		if strings.Contains(known, key) || strings.HasSuffix(known, "/"+suffix) || editDistance(key, known) < len(known)/5 {
+		if strings.HasSuffix(known, "/"+suffix) || editDistance(key, known) < len(known)/5 {
 			return fmt.Sprintf(" (typo of %q?)", known)
 		}
 	}

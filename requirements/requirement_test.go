@@ -1,0 +1,211 @@
+package requirements
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+)
+
+const (
+	in           = corev1.NodeSelectorOpIn
+	notIn        = corev1.NodeSelectorOpNotIn
+	exists       = corev1.NodeSelectorOpExists
+	doesNotExist = corev1.NodeSelectorOpDoesNotExist
+	gt           = corev1.NodeSelectorOpGt
+	lt           = corev1.NodeSelectorOpLt
+)
+
+func TestNewRejectsValuesThatDoNotSuitTheOperator(t *testing.T) {
+	for _, tc := range []struct {
+		op     corev1.NodeSelectorOperator
+		values []string
+		want   string
+	}{
+		{in, nil, `requirement "k": operator In needs at least one value`},
+		{exists, []string{"a"}, `requirement "k": operator Exists takes no values, got 1`},
+		{doesNotExist, []string{"a", "b"}, `requirement "k": operator DoesNotExist takes no values, got 2`},
+		{gt, []string{"1", "2"}, `requirement "k": operator Gt takes exactly one integer value, got 2`},
+		{lt, nil, `requirement "k": operator Lt takes exactly one integer value, got 0`},
+		{OpGte, []string{"x"}, `requirement "k": operator Gte needs an integer value, got "x"`},
+		{OpLte, []string{"1.5"}, `requirement "k": operator Lte needs an integer value, got "1.5"`},
+		{"Near", []string{"1"}, `requirement "k": unknown operator "Near" (want In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte or Lte)`},
+	} {
+		_, err := New("k", tc.op, tc.values...)
+		require.EqualError(t, err, tc.want)
+	}
+}
+
+func TestNewNormalizesDeprecatedKeys(t *testing.T) {
+	r := MustNew("failure-domain.beta.kubernetes.io/zone", in, "us-east-1a")
+	assert.Equal(t, "topology.kubernetes.io/zone", r.Key())
+}
+
+func TestBoundsAtTheEdgeOfTheIntegers(t *testing.T) {
+	assert.Equal(t, doesNotExist, MustNew("k", gt, fmt.Sprint(int64(math.MaxInt64))).Operator())
+	assert.Equal(t, doesNotExist, MustNew("k", lt, fmt.Sprint(int64(math.MinInt64))).Operator())
+	r := MustNew("k", gt, "2")
+	assert.False(t, r.Has("2"))
+	assert.True(t, r.Has("3"))
+	assert.False(t, r.Has("three"), "non-integers never satisfy a bound")
+	assert.Equal(t, "3", r.Any())
+	assert.Equal(t, "0", MustNew("k", lt, "5").Any())
+	assert.Equal(t, "1", MustNew("k", notIn, "0", "3").Any())
+}
+
+// The operands of the operator-pair table: each left operand meets each
+// right operand.
+var (
+	left = map[corev1.NodeSelectorOperator]Requirement{
+		in:           MustNew("k", in, "1", "3", "5"),
+		notIn:        MustNew("k", notIn, "3", "9"),
+		exists:       MustNew("k", exists),
+		doesNotExist: MustNew("k", doesNotExist),
+		gt:           MustNew("k", gt, "2"),
+		lt:           MustNew("k", lt, "5"),
+		OpGte:        MustNew("k", OpGte, "3"),
+		OpLte:        MustNew("k", OpLte, "4"),
+	}
+	right = map[corev1.NodeSelectorOperator]Requirement{
+		in:           MustNew("k", in, "3", "4", "x"),
+		notIn:        MustNew("k", notIn, "1", "4"),
+		exists:       MustNew("k", exists),
+		doesNotExist: MustNew("k", doesNotExist),
+		gt:           MustNew("k", gt, "3"),
+		lt:           MustNew("k", lt, "4"),
+		OpGte:        MustNew("k", OpGte, "5"),
+		OpLte:        MustNew("k", OpLte, "2"),
+	}
+)
+
+// TestOperatorPairs covers every pair of operators: the intersection, as
+// printed, and whether the two requirements intersect in Karpenter's sense
+// (some common value, or both only exclude values).
+func TestOperatorPairs(t *testing.T) {
+	for _, tc := range []struct {
+		a, b       corev1.NodeSelectorOperator
+		want       string
+		intersects bool
+	}{
+		{in, in, "k In [3]", true},
+		{in, notIn, "k In [3 5]", true},
+		{in, exists, "k In [1 3 5]", true},
+		{in, doesNotExist, "k DoesNotExist", false},
+		{in, gt, "k In [5]", true},
+		{in, lt, "k In [1 3]", true},
+		{in, OpGte, "k In [5]", true},
+		{in, OpLte, "k In [1]", true},
+
+		{notIn, in, "k In [4 x]", true},
+		{notIn, notIn, "k NotIn [1 3 4 9]", true},
+		{notIn, exists, "k NotIn [3 9]", true},
+		{notIn, doesNotExist, "k DoesNotExist", true},
+		{notIn, gt, "k NotIn [9] Gte 4", true},
+		{notIn, lt, "k NotIn [3] Lte 3", true},
+		{notIn, OpGte, "k NotIn [9] Gte 5", true},
+		{notIn, OpLte, "k Lte 2", true},
+
+		{exists, in, "k In [3 4 x]", true},
+		{exists, notIn, "k NotIn [1 4]", true},
+		{exists, exists, "k Exists", true},
+		{exists, doesNotExist, "k DoesNotExist", false},
+		{exists, gt, "k Gte 4", true},
+		{exists, lt, "k Lte 3", true},
+		{exists, OpGte, "k Gte 5", true},
+		{exists, OpLte, "k Lte 2", true},
+
+		{doesNotExist, in, "k DoesNotExist", false},
+		{doesNotExist, notIn, "k DoesNotExist", true},
+		{doesNotExist, exists, "k DoesNotExist", false},
+		{doesNotExist, doesNotExist, "k DoesNotExist", true},
+		{doesNotExist, gt, "k DoesNotExist", false},
+		{doesNotExist, lt, "k DoesNotExist", false},
+		{doesNotExist, OpGte, "k DoesNotExist", false},
+		{doesNotExist, OpLte, "k DoesNotExist", false},
+
+		{gt, in, "k In [3 4]", true},
+		{gt, notIn, "k NotIn [4] Gte 3", true},
+		{gt, exists, "k Gte 3", true},
+		{gt, doesNotExist, "k DoesNotExist", false},
+		{gt, gt, "k Gte 4", true},
+		{gt, lt, "k Gte 3 Lte 3", true},
+		{gt, OpGte, "k Gte 5", true},
+		{gt, OpLte, "k DoesNotExist", false},
+
+		{lt, in, "k In [3 4]", true},
+		{lt, notIn, "k NotIn [1 4] Lte 4", true},
+		{lt, exists, "k Lte 4", true},
+		{lt, doesNotExist, "k DoesNotExist", false},
+		{lt, gt, "k Gte 4 Lte 4", true},
+		{lt, lt, "k Lte 3", true},
+		{lt, OpGte, "k DoesNotExist", false},
+		{lt, OpLte, "k Lte 2", true},
+
+		{OpGte, in, "k In [3 4]", true},
+		{OpGte, notIn, "k NotIn [4] Gte 3", true},
+		{OpGte, exists, "k Gte 3", true},
+		{OpGte, doesNotExist, "k DoesNotExist", false},
+		{OpGte, gt, "k Gte 4", true},
+		{OpGte, lt, "k Gte 3 Lte 3", true},
+		{OpGte, OpGte, "k Gte 5", true},
+		{OpGte, OpLte, "k DoesNotExist", false},
+
+		{OpLte, in, "k In [3 4]", true},
+		{OpLte, notIn, "k NotIn [1 4] Lte 4", true},
+		{OpLte, exists, "k Lte 4", true},
+		{OpLte, doesNotExist, "k DoesNotExist", false},
+		{OpLte, gt, "k Gte 4 Lte 4", true},
+		{OpLte, lt, "k Lte 3", true},
+		{OpLte, OpGte, "k DoesNotExist", false},
+		{OpLte, OpLte, "k Lte 2", true},
+	} {
+		t.Run(fmt.Sprintf("%s/%s", tc.a, tc.b), func(t *testing.T) {
+			a, b := left[tc.a], right[tc.b]
+			got := a.Intersection(b)
+			assert.Equal(t, tc.want, got.String())
+			assert.Equal(t, tc.want, b.Intersection(a).String(), "intersection is symmetric")
+			ra, rb := NewRequirements(a), NewRequirements(b)
+			assert.Equal(t, tc.intersects, ra.Intersects(rb) == nil)
+			assert.Equal(t, tc.intersects, ra.IntersectsFast(rb))
+			assert.Equal(t, tc.intersects, rb.IntersectsFast(ra), "intersects is symmetric")
+		})
+	}
+}
+
+func TestIntersectionKeepsTheLargerMinValues(t *testing.T) {
+	a := MustNew("k", in, "a", "b", "c").WithMinValues(2)
+	b := MustNew("k", exists).WithMinValues(3)
+	got := a.Intersection(b)
+	assert.Equal(t, 3, got.MinValues())
+	assert.Equal(t, "k In [a b c] minValues 3", got.String())
+}
+
+func TestStringAbbreviatesLongSets(t *testing.T) {
+	r := MustNew("k", in, "a", "b", "c", "d", "e", "f", "g")
+	assert.Equal(t, "k In [a b c d e and 2 others]", r.String())
+}
+
+func TestIntersectionDoesNotChangeItsOperands(t *testing.T) {
+	a := MustNew("k", in, "1", "2", "3")
+	b := MustNew("k", notIn, "2")
+	before := a.String() + b.String()
+	_ = a.Intersection(b)
+	_ = b.Intersection(a)
+	values := a.Values()
+	values[0] = "changed"
+	assert.Equal(t, before, a.String()+b.String())
+}
+
+func TestNodeSelectorRequirementsRoundTrip(t *testing.T) {
+	for _, r := range left {
+		r = r.Intersection(MustNew("k", notIn, "7"))
+		back, err := FromNodeSelectorRequirements(r.NodeSelectorRequirements()...)
+		require.NoError(t, err)
+		assert.Equal(t, r.String(), back.Get("k").String())
+	}
+	assert.True(t, strings.HasPrefix(MustNew("k", gt, "1").String(), "k Gte 2"))
+}
