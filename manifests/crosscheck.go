@@ -1,0 +1,168 @@
+package manifests
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// crossCheck runs the checks that need every object: duplicate names,
+// NodePool references to EC2NodeClasses, and the parts of the v1beta1
+// conversion that move data between objects.
+func (l *loader) crossCheck() {
+	s := l.set
+	checkDuplicates(l, apis.KindNodePool, s.NodePools)
+	checkDuplicates(l, apis.KindNodeClaim, s.NodeClaims)
+	checkDuplicates(l, apis.KindEC2NodeClass, s.EC2NodeClasses)
+	checkDuplicates(l, "Pod", s.Pods)
+	checkDuplicates(l, "Deployment", s.Deployments)
+	checkDuplicates(l, "ReplicaSet", s.ReplicaSets)
+	checkDuplicates(l, "StatefulSet", s.StatefulSets)
+	checkDuplicates(l, "Job", s.Jobs)
+	checkDuplicates(l, "DaemonSet", s.DaemonSets)
+	checkDuplicates(l, "PodDisruptionBudget", s.PodDisruptionBudgets)
+	checkDuplicates(l, "Node", s.Nodes)
+	checkDuplicates(l, "PersistentVolume", s.PersistentVolumes)
+	checkDuplicates(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
+	checkDuplicates(l, "StorageClass", s.StorageClasses)
+	l.checkNodeClassRefs()
+	l.applyV1Beta1Kubelet()
+	l.applyV1Beta1ExpireAfter()
+}
+
+type named interface {
+	GetName() string
+	GetNamespace() string
+}
+
+// checkDuplicates reports every object whose kind, namespace and name were
+// already used by an earlier object. Objects without a name are skipped.
+func checkDuplicates[T named](l *loader, kind string, objs []T) {
+	first := map[string]Source{}
+	for _, o := range objs {
+		if o.GetName() == "" {
+			continue
+		}
+		id := o.GetNamespace() + "/" + o.GetName()
+		src := l.set.sources[o]
+		if prev, dup := first[id]; dup {
+			l.fail(src, label(kind, o), "metadata.name", ErrDuplicate, fmt.Sprintf("another %s named %q is defined at %s; names must be unique", kind, o.GetName(), prev))
+			continue
+		}
+		first[id] = src
+	}
+}
+
+func label(kind string, o named) string {
+	if o.GetNamespace() != "" {
+		return kind + "/" + o.GetNamespace() + "/" + o.GetName()
+	}
+	return kind + "/" + o.GetName()
+}
+
+func (l *loader) nodeClass(name string) *apis.EC2NodeClass {
+	for _, nc := range l.set.EC2NodeClasses {
+		if nc.Name == name {
+			return nc
+		}
+	}
+	return nil
+}
+
+// checkNodeClassRefs reports NodePools whose nodeClassRef names an
+// EC2NodeClass that was not given, or a kind of node class karpsim does not
+// simulate. Missing group, kind or name were reported by validation.
+func (l *loader) checkNodeClassRefs() {
+	const path = "spec.template.spec.nodeClassRef"
+	for _, np := range l.set.NodePools {
+		ref := np.Spec.Template.Spec.NodeClassRef
+		if ref == nil || ref.Name == "" || ref.Group == "" || ref.Kind == "" {
+			continue
+		}
+		src := l.set.sources[np]
+		if ref.Group != apis.AWSGroup || ref.Kind != apis.KindEC2NodeClass {
+			l.fail(src, label(apis.KindNodePool, np), path, ErrMissingReference, fmt.Sprintf(
+				"group %s, kind %s is not a node class karpsim simulates (use group %s, kind %s)", ref.Group, ref.Kind, apis.AWSGroup, apis.KindEC2NodeClass))
+			continue
+		}
+		if l.nodeClass(ref.Name) == nil {
+			l.fail(src, label(apis.KindNodePool, np), path+".name", ErrMissingReference, fmt.Sprintf(
+				"EC2NodeClass %q not found (%s)", ref.Name, l.knownNodeClasses()))
+		}
+	}
+}
+
+func (l *loader) knownNodeClasses() string {
+	var names []string
+	for _, nc := range l.set.EC2NodeClasses {
+		names = append(names, nc.Name)
+	}
+	if len(names) == 0 {
+		return "no EC2NodeClass was given"
+	}
+	return "EC2NodeClasses given: " + strings.Join(names, ", ")
+}
+
+// applyV1Beta1Kubelet moves kubelet settings that v1beta1 NodePools had
+// (kept in an annotation by the conversion) to the EC2NodeClass they use,
+// as the AWS provider did at v1, when that class has none of its own. In
+// Karpenter each NodePool kept its own settings; karpsim has one per class,
+// so the first NodePool's settings win and a warning names the others.
+func (l *loader) applyV1Beta1Kubelet() {
+	from := map[*apis.EC2NodeClass]string{}
+	for _, np := range l.set.NodePools {
+		annotation, ok := np.Annotations[apis.AnnotationKubeletCompatibility]
+		ref := np.Spec.Template.Spec.NodeClassRef
+		if !ok || ref == nil {
+			continue
+		}
+		src, npLabel := l.set.sources[np], label(apis.KindNodePool, np)
+		kubelet := &apis.KubeletConfiguration{}
+		if err := json.Unmarshal([]byte(annotation), kubelet); err != nil {
+			l.fail(src, npLabel, "metadata.annotations["+apis.AnnotationKubeletCompatibility+"]", ErrInvalid, fmt.Sprintf("not kubelet settings in JSON: %s", cleanDecodeError(err.Error())))
+			continue
+		}
+		nc := l.nodeClass(ref.Name)
+		if nc == nil {
+			continue
+		}
+		ncLabel := label(apis.KindEC2NodeClass, nc)
+		switch {
+		case nc.Spec.Kubelet == nil:
+			nc.Spec.Kubelet = kubelet
+			from[nc] = npLabel
+			l.warn(l.set.sources[nc], ncLabel, fmt.Sprintf("spec.kubelet: set to %s, the v1beta1 kubelet settings of %s (its %s annotation)", annotation, npLabel, apis.AnnotationKubeletCompatibility))
+		case reflect.DeepEqual(nc.Spec.Kubelet, kubelet):
+		case from[nc] != "":
+			l.warn(src, npLabel, fmt.Sprintf("v1beta1 kubelet settings %s ignored: %s already has the different settings of %s, and karpsim keeps one set per EC2NodeClass", annotation, ncLabel, from[nc]))
+		default:
+			l.warn(src, npLabel, fmt.Sprintf("v1beta1 kubelet settings %s ignored: %s has its own spec.kubelet, which takes precedence", annotation, ncLabel))
+		}
+	}
+}
+
+// applyV1Beta1ExpireAfter gives NodeClaims converted from v1beta1 the
+// expireAfter of their NodePool, as Karpenter's conversion did; without the
+// NodePool they keep the default.
+func (l *loader) applyV1Beta1ExpireAfter() {
+	for _, nc := range l.v1beta1Claims {
+		src, ncLabel := l.set.sources[nc], label(apis.KindNodeClaim, nc)
+		poolName := nc.Labels[apis.LabelNodePool]
+		var pool *apis.NodePool
+		for _, np := range l.set.NodePools {
+			if np.Name == poolName && poolName != "" {
+				pool = np
+				break
+			}
+		}
+		if pool == nil {
+			l.warn(src, ncLabel, fmt.Sprintf("converted to v1: spec.expireAfter: %s (the default; its NodePool %q was not given)", nc.Spec.ExpireAfter, poolName))
+			continue
+		}
+		nc.Spec.ExpireAfter = pool.Spec.Template.Spec.ExpireAfter.DeepCopy()
+		l.warn(src, ncLabel, fmt.Sprintf("converted to v1: spec.expireAfter: %s, from NodePool/%s", nc.Spec.ExpireAfter, poolName))
+	}
+}

@@ -1,0 +1,228 @@
+package manifests
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// maxListDepth bounds how deeply List documents may nest.
+const maxListDepth = 4
+
+// loader accumulates a Set and the problems found while building it.
+type loader struct {
+	set  *Set
+	errs []error
+	// v1beta1Claims are NodeClaims converted from v1beta1, whose
+	// expireAfter comes from their NodePool once all objects are read.
+	v1beta1Claims []*apis.NodeClaim
+}
+
+func newLoader() *loader { return &loader{set: newSet()} }
+
+func (l *loader) fail(src Source, object, path string, kind error, msg string) {
+	l.errs = append(l.errs, &Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
+}
+
+func (l *loader) warn(src Source, object, msg string) {
+	l.set.Warnings = append(l.set.Warnings, Warning{Source: src, Object: object, Message: msg})
+}
+
+// done runs the checks across objects and returns the result.
+func (l *loader) done() (*Set, error) {
+	l.crossCheck()
+	return l.set, errors.Join(l.errs...)
+}
+
+// coreKind is a Kubernetes kind karpsim reads: its only apiVersion, and
+// how to decode it into the Set.
+type coreKind struct {
+	apiVersion string
+	decode     func(l *loader, src Source, label string, tree map[string]any)
+}
+
+var coreKinds = map[string]coreKind{
+	"Pod":              {"v1", decodeCore(func(s *Set, o *corev1.Pod) { s.Pods = append(s.Pods, o) })},
+	"Node":             {"v1", decodeCore(func(s *Set, o *corev1.Node) { s.Nodes = append(s.Nodes, o) })},
+	"PersistentVolume": {"v1", decodeCore(func(s *Set, o *corev1.PersistentVolume) { s.PersistentVolumes = append(s.PersistentVolumes, o) })},
+	"PersistentVolumeClaim": {"v1", decodeCore(func(s *Set, o *corev1.PersistentVolumeClaim) {
+		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, o)
+	})},
+	"Deployment":  {"apps/v1", decodeCore(func(s *Set, o *appsv1.Deployment) { s.Deployments = append(s.Deployments, o) })},
+	"ReplicaSet":  {"apps/v1", decodeCore(func(s *Set, o *appsv1.ReplicaSet) { s.ReplicaSets = append(s.ReplicaSets, o) })},
+	"StatefulSet": {"apps/v1", decodeCore(func(s *Set, o *appsv1.StatefulSet) { s.StatefulSets = append(s.StatefulSets, o) })},
+	"DaemonSet":   {"apps/v1", decodeCore(func(s *Set, o *appsv1.DaemonSet) { s.DaemonSets = append(s.DaemonSets, o) })},
+	"Job":         {"batch/v1", decodeCore(func(s *Set, o *batchv1.Job) { s.Jobs = append(s.Jobs, o) })},
+	"PodDisruptionBudget": {"policy/v1", decodeCore(func(s *Set, o *policyv1.PodDisruptionBudget) {
+		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
+	})},
+	"StorageClass": {"storage.k8s.io/v1", decodeCore(func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) })},
+}
+
+// karpenterKinds are the apiVersions karpsim reads for each Karpenter kind.
+var karpenterKinds = map[string][]string{
+	apis.KindNodePool:     {apis.GroupV1, apis.GroupV1B1},
+	apis.KindNodeClaim:    {apis.GroupV1, apis.GroupV1B1},
+	apis.KindEC2NodeClass: {apis.AWSGroupV1, apis.AWSGroupV1B},
+}
+
+// decodeDocument dispatches one object, or the items of a List, by kind.
+func (l *loader) decodeDocument(src Source, tree map[string]any) {
+	l.decodeObject(src, tree, "", "", 0)
+}
+
+func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion, inheritedKind string, depth int) {
+	apiVersion, kind := stringField(tree, "apiVersion"), stringField(tree, "kind")
+	if (apiVersion == "" && inheritedVersion != "") || (kind == "" && inheritedKind != "") {
+		// An item of a typed list (FooList) takes the list's apiVersion and
+		// kind, so that the decoded object has them too.
+		tree = maps.Clone(tree)
+		if apiVersion == "" {
+			apiVersion, tree["apiVersion"] = inheritedVersion, inheritedVersion
+		}
+		if kind == "" {
+			kind, tree["kind"] = inheritedKind, inheritedKind
+		}
+	}
+	label := objectLabel(src, kind, tree)
+	switch {
+	case kind == "":
+		l.fail(src, "", "", ErrMalformed, fmt.Sprintf("%s: no kind: every object needs apiVersion and kind", src.where()))
+		return
+	case apiVersion == "":
+		l.fail(src, label, "apiVersion", ErrMalformed, "required")
+		return
+	}
+	if items, ok := tree["items"].([]any); ok && strings.HasSuffix(kind, "List") {
+		l.decodeList(src, items, apiVersion, strings.TrimSuffix(kind, "List"), depth)
+		return
+	}
+	if versions, ok := karpenterKinds[kind]; ok {
+		if !slices.Contains(versions, apiVersion) {
+			l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s, or %s, which karpsim converts)", apiVersion, kind, versions[0], versions[1]))
+			return
+		}
+		l.decodeKarpenter(src, label, apiVersion, kind, tree)
+		return
+	}
+	core, ok := coreKinds[kind]
+	switch {
+	case !ok:
+		l.warn(src, label, fmt.Sprintf("skipped: karpsim does not read kind %s (apiVersion %s)", kind, apiVersion))
+	case apiVersion != core.apiVersion:
+		l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s)", apiVersion, kind, core.apiVersion))
+	default:
+		core.decode(l, src, label, tree)
+	}
+}
+
+// decodeList expands the items of a List (kind List, or FooList whose
+// items may leave out their apiVersion and kind).
+func (l *loader) decodeList(src Source, items []any, apiVersion, itemKind string, depth int) {
+	if depth >= maxListDepth {
+		l.fail(src, "", "", ErrMalformed, fmt.Sprintf("%s: lists nested more than %d deep", src.where(), maxListDepth))
+		return
+	}
+	if itemKind == "" {
+		apiVersion = ""
+	}
+	for i, item := range items {
+		itemSrc := src
+		itemSrc.Item = i + 1
+		obj, ok := item.(map[string]any)
+		if !ok {
+			l.fail(itemSrc, "", "", ErrMalformed, fmt.Sprintf("%s: not an object but %s", itemSrc.where(), describeValue(item)))
+			continue
+		}
+		l.decodeObject(itemSrc, obj, apiVersion, itemKind, depth+1)
+	}
+}
+
+// decodeCore returns a decoder for a core kind that appends to the Set.
+func decodeCore[T any](add func(*Set, *T)) func(*loader, Source, string, map[string]any) {
+	return func(l *loader, src Source, label string, tree map[string]any) {
+		obj, problems, unknown := decodeTyped[T](tree)
+		l.warnUnknown(src, label, unknown)
+		l.report(src, label, ErrDecode, problems, nil)
+		if obj != nil {
+			add(l.set, obj)
+			l.set.sources[obj] = src
+		}
+	}
+}
+
+func (l *loader) warnUnknown(src Source, label string, paths []string) {
+	for _, p := range paths {
+		l.warn(src, label, fmt.Sprintf("unknown field %s ignored", p))
+	}
+}
+
+// report turns field errors into Errors of the given kind, leaving out
+// those under a field already reported in skip.
+func (l *loader) report(src Source, label string, kind error, problems apis.FieldErrors, skip []string) {
+	for _, p := range problems {
+		if covered(p.Path, skip) {
+			continue
+		}
+		l.fail(src, label, p.Path, kind, p.Message)
+	}
+}
+
+// covered reports whether path is, or is inside, one of the given paths.
+func covered(path string, paths []string) bool {
+	for _, p := range paths {
+		if path == p || (p != "" && (strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"["))) {
+			return true
+		}
+	}
+	return false
+}
+
+func stringField(tree map[string]any, name string) string {
+	s, _ := tree[name].(string)
+	return s
+}
+
+// objectLabel names an object in messages: "Kind/name", or with the
+// namespace for namespaced objects, or the document when it has no name.
+func objectLabel(src Source, kind string, tree map[string]any) string {
+	meta, _ := tree["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	namespace, _ := meta["namespace"].(string)
+	switch {
+	case name == "":
+		return fmt.Sprintf("%s without a name in %s", kind, src.where())
+	case namespace != "":
+		return kind + "/" + namespace + "/" + name
+	default:
+		return kind + "/" + name
+	}
+}
+
+// describeValue names a generic JSON value for messages.
+func describeValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", t)
+	case bool:
+		return fmt.Sprintf("%t", t)
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	default:
+		return fmt.Sprintf("the number %v", t)
+	}
+}

@@ -1,0 +1,12 @@
+// Package manifests reads Kubernetes manifests (YAML or JSON files, as
+// written by hand or printed by kubectl) into typed objects: Karpenter's
+// NodePools, NodeClaims and EC2NodeClasses, and the core kinds karpsim
+// simulates (pods and their controllers, PodDisruptionBudgets, nodes,
+// volumes, storage classes).
+//
+// Karpenter objects are defaulted and validated the way the Kubernetes API
+// server and Karpenter would (see package apis), and v1beta1 objects are
+// converted to v1. Every problem in every object is reported, each naming
+// its file, object and field, so that a manifest karpsim refuses is one
+// Kubernetes would refuse too, for the same reason.
+package manifests

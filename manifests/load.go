@@ -1,0 +1,255 @@
+package manifests
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// manifestExtensions are the file name endings Load reads inside folders;
+// files named explicitly are read whatever their name.
+var manifestExtensions = []string{".yaml", ".yml", ".json"}
+
+// Load reads the manifests in the given files and folders (recursively,
+// .yaml, .yml and .json files in lexical order) into one Set, then checks
+// the objects against each other: NodePools must name EC2NodeClasses that
+// were given, and no two objects of a kind may share a name.
+//
+// The Set is never nil: it holds every object that could be decoded, even
+// when the error is not nil. The error joins one *Error per problem, in
+// input order; use errors.Is with the Err sentinels to tell them apart.
+func Load(paths ...string) (*Set, error) {
+	l := newLoader()
+	for _, path := range paths {
+		files, err := manifestFiles(path)
+		if err != nil {
+			l.fail(Source{File: path}, "", "", ErrRead, err.Error())
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				l.fail(Source{File: file}, "", "", ErrRead, err.Error())
+				continue
+			}
+			l.decodeStream(file, data)
+		}
+	}
+	return l.done()
+}
+
+// Decode reads one stream of manifests, named name in sources and errors,
+// as Load reads one file, including the checks across objects. It does not
+// modify data.
+func Decode(name string, data []byte) (*Set, error) {
+	l := newLoader()
+	l.decodeStream(name, data)
+	return l.done()
+}
+
+func manifestFiles(path string) ([]string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		ext := strings.ToLower(filepath.Ext(p))
+		if !d.IsDir() && slices.Contains(manifestExtensions, ext) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// document is one YAML document or JSON value of a stream.
+type document struct {
+	data []byte
+	// first is the line of data's first byte; src.Line is the line of its
+	// first content.
+	first int
+	src   Source
+	// json is true when data is JSON, which needs no conversion from YAML.
+	json bool
+}
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// decodeStream decodes every document of one file.
+func (l *loader) decodeStream(file string, data []byte) {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	var docs []document
+	if isJSON(file, data) {
+		docs = l.splitJSON(file, data)
+	} else {
+		docs = splitYAML(file, data)
+	}
+	for _, doc := range docs {
+		tree, ok := l.parse(doc)
+		if ok {
+			l.decodeDocument(doc.src, tree)
+		}
+	}
+}
+
+func isJSON(file string, data []byte) bool {
+	if strings.EqualFold(filepath.Ext(file), ".json") {
+		return true
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
+}
+
+// splitYAML cuts a stream at its document markers ("---" and "...") and
+// drops documents with no content, numbering the others from 1.
+func splitYAML(file string, data []byte) []document {
+	var docs []document
+	var cur []byte
+	first, contentLine := 1, 0
+	flush := func(next int) {
+		if contentLine > 0 {
+			docs = append(docs, document{data: cur, first: first, src: Source{File: file, Document: len(docs) + 1, Line: contentLine}})
+		}
+		cur, first, contentLine = nil, next, 0
+	}
+	lineNo := 0
+	for len(data) > 0 {
+		lineNo++
+		end := bytes.IndexByte(data, '\n') + 1
+		if end == 0 {
+			end = len(data)
+		}
+		line := data[:end]
+		data = data[end:]
+		if marker, rest := documentMarker(line); marker {
+			flush(lineNo)
+			if len(bytes.TrimSpace(rest)) == 0 {
+				first = lineNo + 1
+				continue
+			}
+			line = rest
+		}
+		cur = append(cur, line...)
+		if trimmed := bytes.TrimSpace(line); contentLine == 0 && len(trimmed) > 0 && trimmed[0] != '#' {
+			contentLine = lineNo
+		}
+	}
+	flush(lineNo + 1)
+	return docs
+}
+
+// documentMarker reports whether line starts or ends a document, and
+// returns what follows a "---" on the same line.
+func documentMarker(line []byte) (bool, []byte) {
+	for _, marker := range [][]byte{[]byte("---"), []byte("...")} {
+		if !bytes.HasPrefix(line, marker) {
+			continue
+		}
+		rest := line[3:]
+		if len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n' {
+			if marker[0] == '.' {
+				return true, nil
+			}
+			return true, rest
+		}
+	}
+	return false, nil
+}
+
+// splitJSON cuts a stream of concatenated JSON values.
+func (l *loader) splitJSON(file string, data []byte) []document {
+	var docs []document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		start := dec.InputOffset()
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		offset := start + int64(len(data[start:])-len(bytes.TrimLeft(data[start:], " \t\r\n")))
+		line := 1 + bytes.Count(data[:offset], []byte("\n"))
+		src := Source{File: file, Document: len(docs) + 1, Line: line}
+		if err != nil {
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				line = 1 + bytes.Count(data[:min(int(syntax.Offset), len(data))], []byte("\n"))
+			}
+			l.fail(src, "", "", ErrMalformed, fmt.Sprintf("document %d: line %d: %s", src.Document, line, strings.TrimPrefix(err.Error(), "json: ")))
+			return docs
+		}
+		docs = append(docs, document{data: raw, first: line, src: src, json: true})
+	}
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// parse turns a document into a generic JSON tree (maps, slices, strings,
+// int64, float64, bool, nil). ok is false for empty documents and errors.
+func (l *loader) parse(doc document) (map[string]any, bool) {
+	j, err := doc.data, error(nil)
+	if !doc.json {
+		j, err = yaml.YAMLToJSONStrict(doc.data)
+	}
+	if err != nil {
+		lenient, lerr := yaml.YAMLToJSON(doc.data)
+		if lerr != nil {
+			l.fail(doc.src, "", "", ErrMalformed, l.yamlMessage(doc, lerr))
+			return nil, false
+		}
+		l.warn(doc.src, "", l.yamlMessage(doc, err)+" (the last value is used)")
+		j = lenient
+	}
+	var tree any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err != nil {
+		l.fail(doc.src, "", "", ErrMalformed, fmt.Sprintf("%s: %s", doc.src.where(), err))
+		return nil, false
+	}
+	switch t := tree.(type) {
+	case nil:
+		return nil, false
+	case map[string]any:
+		return t, true
+	default:
+		l.fail(doc.src, "", "", ErrMalformed, fmt.Sprintf("%s: not an object with apiVersion and kind, but %s", doc.src.where(), describeValue(tree)))
+		return nil, false
+	}
+}
+
+// yamlMessage rewrites a YAML error's line numbers, which count from the
+// start of the document, to lines of the file.
+func (l *loader) yamlMessage(doc document, err error) string {
+	msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = strings.ReplaceAll(msg, "\n ", "")
+	msg = strings.TrimPrefix(msg, "unmarshal errors: ")
+	msg = strings.TrimSpace(msg)
+	hasLine := false
+	msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
+		hasLine = true
+		return "line " + strconv.Itoa(n+doc.first-1)
+	})
+	if hasLine {
+		return fmt.Sprintf("document %d: %s", doc.src.Document, msg)
+	}
+	return fmt.Sprintf("%s: %s", doc.src.where(), msg)
+}

@@ -1,0 +1,49 @@
+package manifests
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// Set is everything read from a group of manifests, each kind in input
+// order (files in the order given, folders in lexical order, documents and
+// list items in file order).
+//
+// Karpenter objects are in karpenter.sh/v1 or karpenter.k8s.aws/v1 form,
+// defaulted; v1beta1 ones were converted. The objects belong to the Set:
+// nothing else refers to them.
+type Set struct {
+	NodePools      []*apis.NodePool
+	NodeClaims     []*apis.NodeClaim
+	EC2NodeClasses []*apis.EC2NodeClass
+
+	Pods                   []*corev1.Pod
+	Deployments            []*appsv1.Deployment
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
+	Jobs                   []*batchv1.Job
+	DaemonSets             []*appsv1.DaemonSet
+	PodDisruptionBudgets   []*policyv1.PodDisruptionBudget
+	Nodes                  []*corev1.Node
+	PersistentVolumes      []*corev1.PersistentVolume
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	StorageClasses         []*storagev1.StorageClass
+
+	// Warnings are the problems karpsim worked around, in the order found.
+	Warnings []Warning
+
+	sources map[any]Source
+}
+
+func newSet() *Set { return &Set{sources: map[any]Source{}} }
+
+// SourceOf returns where obj, a pointer held in the Set, was read from.
+func (s *Set) SourceOf(obj any) (Source, bool) {
+	src, ok := s.sources[obj]
+	return src, ok
+}
