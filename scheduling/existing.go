@@ -1,0 +1,106 @@
+package scheduling
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// existingNode is a node or in-flight NodeClaim pods may be bound to.
+type existingNode struct {
+	node *Node
+	// taints are those that count: a node that is not initialized yet
+	// ignores its ephemeral and startup taints.
+	taints []corev1.Taint
+	labels requirements.Requirements
+	// room is allocatable less the bound pods and the DaemonSet pods still
+	// to come; placed pods are subtracted as they are bound.
+	room      resources.Vector
+	hostPorts []hostPort
+	placed    []*podInfo
+}
+
+// newExistingNodes reads the nodes and orders them as Karpenter tries them:
+// initialized nodes first, then by name.
+func newExistingNodes(nodes []*Node, daemons []*podInfo) []*existingNode {
+	out := make([]*existingNode, 0, len(nodes))
+	for _, n := range nodes {
+		out = append(out, newExistingNode(n, daemons))
+	}
+	slices.SortStableFunc(out, func(a, b *existingNode) int {
+		if a.node.Initialized != b.node.Initialized {
+			if a.node.Initialized {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.node.Name, b.node.Name)
+	})
+	return out
+}
+
+func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
+	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(n.Labels)}
+	if !n.Initialized {
+		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
+	}
+	var bound, boundDaemons resources.Vector
+	for _, p := range n.Pods {
+		requests := resources.MustPodRequests(p)
+		bound = bound.Add(requests)
+		if isDaemonSetPod(p) {
+			boundDaemons = boundDaemons.Add(requests)
+		}
+		e.hostPorts = append(e.hostPorts, podHostPorts(p)...)
+	}
+	// DaemonSet pods that would run here but are not bound yet still need
+	// their room, as far as their requests exceed what is bound.
+	var expected resources.Vector
+	for _, d := range daemons {
+		if d.invalid != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
+			continue
+		}
+		if e.labels.CompatibleFast(d.reqs, requirements.DenyUndefined) {
+			expected = expected.Add(d.requests)
+		}
+	}
+	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
+	e.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
+	return e
+}
+
+// add binds the pod to the node if it fits, in Karpenter's order of checks:
+// taints, host ports, resources, then labels (the node's labels are final,
+// so every label the pod requires must be there).
+func (e *existingNode) add(p *podInfo) error {
+	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
+		return err
+	}
+	if err := portConflict(e.hostPorts, p.hostPorts); err != nil {
+		return err
+	}
+	if !p.requests.Fits(e.room) {
+		return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
+	}
+	if err := e.labels.Compatible(p.reqs, requirements.DenyUndefined); err != nil {
+		return err
+	}
+	e.room = e.room.Sub(p.requests)
+	e.hostPorts = append(e.hostPorts, p.hostPorts...)
+	e.placed = append(e.placed, p)
+	return nil
+}
+
+func isDaemonSetPod(p *corev1.Pod) bool {
+	for _, ref := range p.OwnerReferences {
+		if ref.Kind == "DaemonSet" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,90 @@
+// Package scheduling decides what Karpenter would launch for pending pods:
+// which pods fit existing and in-flight nodes, which new NodeClaims to
+// create (NodePool, instance-type options, launch choice), and why each pod
+// that fits nowhere does not fit (reference §1).
+//
+// Solve is a pure function of its Input: no I/O, no clock, no global state.
+// The same input gives the same Result, and nothing in the input is changed.
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+)
+
+// MaxInstanceTypes is how many instance-type options a NodeClaim carries at
+// most, cheapest first (Karpenter's MaxInstanceTypes since 2025-08; 60
+// before).
+const MaxInstanceTypes = 600
+
+// Input is everything a scheduling decision depends on.
+type Input struct {
+	// Pods are the pods to place: pending pods, and pods of nodes being
+	// deleted. Their order does not matter; Solve orders them as Karpenter
+	// does.
+	Pods []*corev1.Pod
+	// Nodes are the existing nodes and in-flight NodeClaims pods may go to.
+	Nodes []*Node
+	// NodePools are the NodePools new NodeClaims may come from, each with the
+	// instance types its EC2NodeClass yields.
+	NodePools []NodePool
+	// DaemonSets are the pods the cluster's DaemonSets would run on every
+	// node they tolerate and select: one pod per DaemonSet.
+	DaemonSets []*corev1.Pod
+	Options    Options
+}
+
+// NodePool is a NodePool with the instance types it may launch.
+type NodePool struct {
+	NodePool *apis.NodePool
+	// InstanceTypes is the catalog resolved for the NodePool's EC2NodeClass.
+	InstanceTypes instancetypes.Catalog
+}
+
+// Node is an existing node, or an in-flight NodeClaim that has no node yet.
+type Node struct {
+	Name string
+	// NodePool is the owning NodePool's name, "" for a node Karpenter does
+	// not manage. Managed nodes count against their NodePool's limits.
+	NodePool string
+	Labels   map[string]string
+	Taints   []corev1.Taint
+	// StartupTaints are the NodePool's startup taints, which Karpenter
+	// ignores until the node is initialized.
+	StartupTaints []corev1.Taint
+	Capacity      corev1.ResourceList
+	Allocatable   corev1.ResourceList
+	// Pods are the pods bound to the node, DaemonSet pods included.
+	Pods []*corev1.Pod
+	// Initialized is false for in-flight NodeClaims and nodes not yet
+	// ready: their ephemeral taints are ignored, and pods prefer initialized
+	// nodes.
+	Initialized bool
+	// VolumeLimits is the number of volumes each CSI driver may attach to
+	// the node (from its CSINode), keyed by driver.
+	VolumeLimits map[string]int
+}
+
+// Options are the knobs of a solve. The zero value is Karpenter's default.
+type Options struct {
+	// MaxInstanceTypes truncates each NodeClaim's options; 0 means
+	// MaxInstanceTypes.
+	MaxInstanceTypes int
+	// IgnorePreferences strips preferred affinities, anti-affinities and
+	// ScheduleAnyway spread constraints before scheduling
+	// (PreferencePolicy=Ignore); by default they are respected and relaxed
+	// one at a time when a pod fits nowhere.
+	IgnorePreferences bool
+	// MinValuesBestEffort lowers minValues instead of failing when too few
+	// instance types remain (MinValuesPolicy=BestEffort).
+	MinValuesBestEffort bool
+}
+
+func (o Options) maxInstanceTypes() int {
+	if o.MaxInstanceTypes > 0 {
+		return o.MaxInstanceTypes
+	}
+	return MaxInstanceTypes
+}

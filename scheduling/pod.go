@@ -1,0 +1,114 @@
+package scheduling
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// podInfo is what the checks need of a pod, computed once per pod and again
+// when relaxation changes it.
+type podInfo struct {
+	// pod is the pod being placed: the original, or a relaxed copy.
+	pod *corev1.Pod
+	key string // namespace/name
+	// invalid, when set, says why the pod can never be placed.
+	invalid   error
+	requests  resources.Vector
+	reqs      requirements.Requirements // required terms plus the heaviest preference
+	hostPorts []hostPort
+	// relaxations counts the preference relaxations applied so far.
+	relaxations int
+}
+
+func podKey(pod *corev1.Pod) string {
+	ns := pod.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return ns + "/" + pod.Name
+}
+
+// newPodInfo reads a pod. Problems that make it unplaceable are recorded in
+// invalid rather than returned: the pod is reported unschedulable with them.
+func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
+	info := &podInfo{pod: pod, key: podKey(pod), hostPorts: podHostPorts(pod)}
+	info.requests, info.invalid = resources.PodRequests(pod)
+	if info.invalid != nil {
+		return info
+	}
+	if info.invalid = validatePodLabels(pod); info.invalid != nil {
+		return info
+	}
+	info.reqs, info.invalid = requirements.FromPod(pod, prefs)
+	return info
+}
+
+// validatePodLabels refuses selectors on restricted labels up front, as
+// Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
+// kubernetes.io domains that are not well-known.
+func validatePodLabels(pod *corev1.Pod) error {
+	keys := make([]string, 0, len(pod.Spec.NodeSelector))
+	for key := range pod.Spec.NodeSelector {
+		keys = append(keys, key)
+	}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+			for _, term := range r.NodeSelectorTerms {
+				for _, e := range term.MatchExpressions {
+					keys = append(keys, e.Key)
+				}
+			}
+		}
+		for _, term := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			for _, e := range term.Preference.MatchExpressions {
+				keys = append(keys, e.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range slices.Compact(keys) {
+		if normalized, ok := apis.NormalizedLabels[key]; ok {
+			key = normalized
+		}
+		if apis.IsRestrictedLabel(key) {
+			return fmt.Errorf("selects on restricted label %q, which Karpenter does not set", key)
+		}
+	}
+	return nil
+}
+
+// comparePods is Karpenter's queue order, first-fit decreasing: larger cpu
+// requests first, then larger memory, then older pods, then by UID, and
+// last by namespace/name so the order is total.
+func comparePods(a, b *podInfo) int {
+	if c := cmp.Compare(b.requests.CPU(), a.requests.CPU()); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.requests.Memory(), a.requests.Memory()); c != 0 {
+		return c
+	}
+	if c := a.pod.CreationTimestamp.Time.Compare(b.pod.CreationTimestamp.Time); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.pod.UID, b.pod.UID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.key, b.key)
+}
+
+// hasTopology reports whether the pod states constraints on other pods'
+// placement, which this version of karpsim does not model yet.
+func hasTopology(pod *corev1.Pod) bool {
+	if len(pod.Spec.TopologySpreadConstraints) > 0 {
+		return true
+	}
+	a := pod.Spec.Affinity
+	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+}

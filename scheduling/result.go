@@ -1,0 +1,66 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Result is what Karpenter would do for the input's pods.
+type Result struct {
+	// NodeClaims are the new NodeClaims to launch, in creation order.
+	NodeClaims []NodeClaim `json:"nodeClaims"`
+	// Bindings place pods on existing or in-flight nodes, sorted by pod.
+	Bindings []Binding `json:"bindings"`
+	// Unschedulable are the pods that fit nowhere, sorted by pod, each with
+	// the reason every option refused it.
+	Unschedulable []Unschedulable `json:"unschedulable"`
+	Summary       Summary         `json:"summary"`
+	// Warnings name what the input asked for that karpsim does not model.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// NodeClaim is a new node to launch.
+type NodeClaim struct {
+	// Name is "<nodepool>-<n>", n counting the pool's new claims from 1.
+	Name     string `json:"name"`
+	NodePool string `json:"nodePool"`
+	// InstanceType, Zone, CapacityType and PricePerHour are the launch
+	// choice: the cheapest available offering the claim allows, spot when
+	// spot is allowed and offered, reserved first when reserved is.
+	InstanceType string  `json:"instanceType"`
+	CapacityType string  `json:"capacityType"`
+	Zone         string  `json:"zone"`
+	PricePerHour float64 `json:"pricePerHour"`
+	// InstanceTypeOptions are every instance type the claim may launch,
+	// cheapest first, truncated to Options.MaxInstanceTypes.
+	InstanceTypeOptions []string `json:"instanceTypeOptions"`
+	// Requirements are the claim's label requirements (NodePool, pods and
+	// topology combined).
+	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`
+	// Requests are the pods' requests plus the smallest DaemonSet overhead
+	// among the instance-type options.
+	Requests map[string]string `json:"requests"`
+	// Pods are "namespace/name" of the pods placed on the claim, in the
+	// order they were placed.
+	Pods []string `json:"pods"`
+}
+
+// Binding places a pod on an existing node or an in-flight NodeClaim.
+type Binding struct {
+	Pod  string `json:"pod"`
+	Node string `json:"node"`
+}
+
+// Unschedulable is a pod that fits nowhere, and why.
+type Unschedulable struct {
+	Pod    string `json:"pod"`
+	Reason string `json:"reason"`
+}
+
+// Summary counts the result.
+type Summary struct {
+	Pods              int     `json:"pods"`
+	ScheduledPods     int     `json:"scheduledPods"`
+	UnschedulablePods int     `json:"unschedulablePods"`
+	NodeClaims        int     `json:"nodeClaims"`
+	PricePerHour      float64 `json:"pricePerHour"`
+}

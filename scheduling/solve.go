@@ -1,0 +1,216 @@
+package scheduling
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// Solve decides where each pod goes, as Karpenter's provisioner would:
+//
+//  1. Pods are queued largest first (cpu, then memory), then oldest.
+//  2. Each pod tries the existing and in-flight nodes (initialized first,
+//     then by name), then the claims of this solve (fewest pods first),
+//     then a new claim from each NodePool in weight order.
+//  3. A pod that fits nowhere has its preferences relaxed one step at a
+//     time and is tried again; if it still fits nowhere, the original pod
+//     goes to the back of the queue.
+//  4. The solve stops when the queue is empty or a full pass made no
+//     progress.
+//  5. Each claim's instance types are ordered by price and truncated, and
+//     the launch offering chosen.
+func Solve(in Input) Result {
+	s := newSolver(in)
+	s.run()
+	return s.result()
+}
+
+// solver is the state of one solve.
+type solver struct {
+	opts      Options
+	prefs     requirements.Preferences
+	existing  []*existingNode
+	templates []*template
+	claims    []*claim
+	pods      []*podInfo
+	failed    map[*podInfo]error
+	// relaxPreferNoSchedule is set when some NodePool has a
+	// PreferNoSchedule taint: only then does relaxation tolerate them.
+	relaxPreferNoSchedule bool
+	// scratch is reused by claim.add to filter instance types.
+	scratch  []*typeOption
+	warnings []string
+}
+
+func newSolver(in Input) *solver {
+	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
+	daemons := make([]*podInfo, 0, len(in.DaemonSets))
+	for _, d := range in.DaemonSets {
+		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
+	}
+	s.existing = newExistingNodes(in.Nodes, daemons)
+	s.templates = compileTemplates(in.NodePools, daemons)
+	for _, t := range s.templates {
+		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)
+		for _, n := range in.Nodes {
+			if n.NodePool == t.name {
+				t.limits.charge(resources.FromList(n.Capacity))
+			}
+		}
+	}
+	for _, p := range in.Pods {
+		pod := p
+		if s.opts.IgnorePreferences {
+			pod = stripPreferences(p)
+		}
+		info := newPodInfo(pod, s.prefs)
+		if hasTopology(pod) {
+			s.warnings = append(s.warnings, fmt.Sprintf("pod %s has topology spread constraints or pod (anti-)affinity, which this version of karpsim does not model: it was placed as if it had none", info.key))
+		}
+		s.pods = append(s.pods, info)
+	}
+	return s
+}
+
+// run places the queued pods until the queue is empty or stalls.
+func (s *solver) run() {
+	var q queue
+	for _, p := range s.pods {
+		if p.invalid != nil {
+			s.failed[p] = p.invalid
+			continue
+		}
+		q.pods = append(q.pods, p)
+	}
+	slices.SortStableFunc(q.pods, comparePods)
+	for {
+		p, ok := q.pop()
+		if !ok {
+			break
+		}
+		if err := s.try(p); err != nil {
+			s.failed[p] = err
+			q.push(p)
+			continue
+		}
+		delete(s.failed, p)
+	}
+}
+
+// try places the pod, relaxing its preferences one step after each failure
+// until it fits or nothing is left to relax. It works on copies: p keeps
+// the original pod for the next attempt.
+func (s *solver) try(p *podInfo) error {
+	current := p
+	for {
+		err := s.add(current)
+		if err == nil {
+			return nil
+		}
+		relaxed, ok := relax(current.pod, s.relaxPreferNoSchedule)
+		if !ok {
+			return err
+		}
+		next := newPodInfo(relaxed, s.prefs)
+		if next.invalid != nil {
+			return err
+		}
+		next.relaxations = current.relaxations + 1
+		current = next
+	}
+}
+
+// add places the pod on the first node or claim that takes it, or on a new
+// claim, and explains the failure of every NodePool otherwise.
+func (s *solver) add(p *podInfo) error {
+	for _, e := range s.existing {
+		if e.add(p) == nil {
+			return nil
+		}
+	}
+	slices.SortStableFunc(s.claims, func(a, b *claim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
+	for _, c := range s.claims {
+		if c.add(p, &s.scratch) == nil {
+			return nil
+		}
+	}
+	if len(s.templates) == 0 {
+		return fmt.Errorf("no NodePool to launch a node from")
+	}
+	var reasons []string
+	for _, t := range s.templates {
+		err := s.newClaim(t, p)
+		if err == nil {
+			return nil
+		}
+		reasons = append(reasons, fmt.Sprintf("NodePool %q: %v", t.name, err))
+	}
+	return fmt.Errorf("%s", strings.Join(reasons, "; "))
+}
+
+// newClaim starts a claim from the template for the pod. The template's
+// limits are charged pessimistically with the largest capacity among the
+// claim's instance types, as Karpenter does.
+func (s *solver) newClaim(t *template, p *podInfo) error {
+	if t.refused != "" {
+		return fmt.Errorf("%s", t.refused)
+	}
+	options := make([]*typeOption, 0, len(t.options))
+	var exceeded string
+	for _, o := range t.options {
+		if ok, why := t.limits.allows(o.it.Capacity); ok {
+			options = append(options, o)
+		} else if exceeded == "" {
+			exceeded = why
+		}
+	}
+	if len(options) == 0 {
+		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", exceeded)
+	}
+	c := &claim{tmpl: t, options: options}
+	c.requirements = t.requirements.Add(placeholderHostname(t))
+	if err := c.add(p, &s.scratch); err != nil {
+		return err
+	}
+	t.claims++
+	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)
+	var largest resources.Vector
+	for _, o := range c.options {
+		largest = largest.Max(o.it.Capacity)
+	}
+	t.limits.charge(largest)
+	s.claims = append(s.claims, c)
+	return nil
+}
+
+// queue is Karpenter's pod queue: failed pods go to the back, and the
+// queue stalls when a pod comes round again with no pod placed since it was
+// pushed back.
+type queue struct {
+	pods    []*podInfo
+	lastLen map[*podInfo]int
+}
+
+func (q *queue) pop() (*podInfo, bool) {
+	if len(q.pods) == 0 {
+		return nil, false
+	}
+	p := q.pods[0]
+	if n, ok := q.lastLen[p]; ok && n == len(q.pods) {
+		return nil, false
+	}
+	q.pods = q.pods[1:]
+	return p, true
+}
+
+func (q *queue) push(p *podInfo) {
+	if q.lastLen == nil {
+		q.lastLen = map[*podInfo]int{}
+	}
+	q.pods = append(q.pods, p)
+	q.lastLen[p] = len(q.pods)
+}

@@ -1,0 +1,135 @@
+package scheduling
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// template is a NodePool compiled for one solve: the requirements and taints
+// every claim from it starts with, the instance types it may launch with the
+// DaemonSet overhead each would carry, and what its limits leave.
+type template struct {
+	name         string
+	weight       int32
+	requirements requirements.Requirements
+	taints       []corev1.Taint
+	options      []*typeOption
+	limits       limits
+	// refused says why the pool can launch nothing at all, or "".
+	refused string
+	// claims counts the claims created from the pool, for naming.
+	claims int
+}
+
+// typeOption is an instance type as a pool would launch it.
+type typeOption struct {
+	it *instancetypes.InstanceType
+	// daemons is the DaemonSet overhead the type would carry in this pool.
+	daemons resources.Vector
+	// room is what pods may use: allocatable less daemons.
+	room resources.Vector
+}
+
+// compileTemplates turns NodePools into templates, ordered by weight
+// (highest first) and then by name descending, as Karpenter orders them.
+func compileTemplates(pools []NodePool, daemons []*podInfo) []*template {
+	templates := make([]*template, 0, len(pools))
+	for _, p := range pools {
+		templates = append(templates, compileTemplate(p, daemons))
+	}
+	slices.SortStableFunc(templates, func(a, b *template) int {
+		if c := cmp.Compare(b.weight, a.weight); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.name, a.name)
+	})
+	return templates
+}
+
+func compileTemplate(p NodePool, daemons []*podInfo) *template {
+	np := p.NodePool
+	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limits: newLimits(np.Spec.Limits)}
+	reqs, err := requirements.FromNodePool(np.Spec.Template)
+	if err != nil {
+		t.refused = fmt.Sprintf("invalid requirements: %v", err)
+		return t
+	}
+	t.requirements = reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
+	compatibleDaemons := t.compatibleDaemons(daemons)
+	for _, it := range p.InstanceTypes {
+		if !it.Requirements.IntersectsFast(t.requirements) || !hasCompatibleOffering(it, t.requirements) {
+			continue
+		}
+		var overhead resources.Vector
+		for _, d := range compatibleDaemons {
+			if it.Requirements.IntersectsFast(d.reqs) {
+				overhead = overhead.Add(d.requests)
+			}
+		}
+		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead)})
+	}
+	if len(t.options) == 0 {
+		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)
+	}
+	return t
+}
+
+// compatibleDaemons are the DaemonSet pods that would run on the pool's
+// nodes: they tolerate its taints (PreferNoSchedule ones need no
+// toleration) and their node requirements are compatible with the pool's.
+func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
+	var out []*podInfo
+	for _, d := range daemons {
+		if d.invalid != nil {
+			continue
+		}
+		taints := slices.DeleteFunc(slices.Clone(t.taints), func(taint corev1.Taint) bool {
+			return taint.Effect == corev1.TaintEffectPreferNoSchedule
+		})
+		if tolerates(taints, d.pod.Spec.Tolerations) != nil {
+			continue
+		}
+		if !t.requirements.CompatibleFast(d.reqs, requirements.AllowUndefinedWellKnown) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// hasCompatibleOffering reports whether the type has an available offering
+// whose zone, capacity type and reservation the requirements allow.
+func hasCompatibleOffering(it *instancetypes.InstanceType, reqs requirements.Requirements) bool {
+	for i := range it.Offerings {
+		if it.Offerings[i].Available && offeringAllowed(&it.Offerings[i], reqs) {
+			return true
+		}
+	}
+	return false
+}
+
+func offeringAllowed(o *instancetypes.Offering, reqs requirements.Requirements) bool {
+	if !reqs.Get(apis.LabelTopologyZone).Has(o.Zone) || !reqs.Get(apis.LabelCapacityType).Has(o.CapacityType) {
+		return false
+	}
+	if r, ok := reqs.Lookup(apis.LabelCapacityReservationID); ok && o.ReservationID != "" {
+		return r.Has(o.ReservationID)
+	}
+	return true
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
