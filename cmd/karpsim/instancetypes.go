@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// instanceTypesOptions are the flags of `karpsim instance-types`.
+type instanceTypesOptions struct {
+	output     string
+	nodeClass  string
+	catalog    string
+	spotPrices string
+	region     string
+	zones      string
+}
+
+func runInstanceTypes(args []string, stdout, stderr io.Writer) error {
+	var opts instanceTypesOptions
+	fs := newFlagSet("instance-types", "[flags]", stderr)
+	fs.StringVar(&opts.output, "o", "table", "output format: table or json")
+	fs.StringVar(&opts.nodeClass, "nodeclass", "", "EC2NodeClass YAML `FILE` to compute overhead and allocatable with (default: AL2023, no block device mappings)")
+	fs.StringVar(&opts.catalog, "catalog", "", "read the catalog from this JSON `FILE` (as printed by -o json) instead of the embedded EC2 facts")
+	fs.StringVar(&opts.spotPrices, "spot-prices", "", "JSON `FILE` printed by 'aws ec2 describe-spot-price-history'; replaces the modelled spot prices")
+	fs.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
+	fs.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if opts.output != "table" && opts.output != "json" {
+		return fmt.Errorf("%w: -o %q: want table or json", errUsage, opts.output)
+	}
+	catalog, err := loadCatalog(opts)
+	if err != nil {
+		return err
+	}
+	if opts.output == "json" {
+		return instancetypes.WriteJSON(stdout, catalog)
+	}
+	return writeInstanceTypesTable(stdout, catalog)
+}
+
+// loadCatalog builds the catalog the flags describe.
+func loadCatalog(opts instanceTypesOptions) (instancetypes.Catalog, error) {
+	var spot []pricing.SpotPrice
+	if opts.spotPrices != "" {
+		f, err := os.Open(opts.spotPrices)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if spot, err = pricing.ParseSpotPriceHistory(f, opts.spotPrices); err != nil {
+			return nil, err
+		}
+	}
+	if opts.catalog != "" {
+		if opts.nodeClass != "" {
+			return nil, fmt.Errorf("%w: --nodeclass applies to the embedded EC2 facts; a --catalog file states capacity and overhead itself", errUsage)
+		}
+		f, err := os.Open(opts.catalog)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		catalog, err := instancetypes.ReadJSON(f, opts.catalog)
+		if err != nil || spot == nil {
+			return catalog, err
+		}
+		return catalog.WithSpotPrices(spot)
+	}
+	awsOpts := instancetypes.AWSOptions{Region: opts.region}
+	if opts.zones != "" {
+		awsOpts.Zones = strings.Split(opts.zones, ",")
+	}
+	if opts.nodeClass != "" {
+		nodeClass, err := loadNodeClass(opts.nodeClass)
+		if err != nil {
+			return nil, err
+		}
+		awsOpts.NodeClass = nodeClass
+	}
+	if spot != nil {
+		awsOpts.Prices = instancetypes.EmbeddedPrices().WithSpotPrices(spot)
+	}
+	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), awsOpts)
+}
+
+// loadNodeClass reads the one EC2NodeClass a file holds.
+func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
+	set, err := manifests.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	switch n := len(set.EC2NodeClasses); n {
+	case 0:
+		return nil, fmt.Errorf("%s: no EC2NodeClass in the file", path)
+	case 1:
+		return set.EC2NodeClasses[0], nil
+	default:
+		names := make([]string, n)
+		for i, nc := range set.EC2NodeClasses {
+			names[i] = nc.Name
+		}
+		return nil, fmt.Errorf("%s: %d EC2NodeClasses (%s); give a file with one", path, n, strings.Join(names, ", "))
+	}
+}
+
+// writeInstanceTypesTable prints one line per instance type, sorted by name:
+// capacity, allocatable, and the cheapest available price per capacity type.
+func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tARCH\tCPU\tMEMORY\tALLOC CPU\tALLOC MEMORY\tALLOC PODS\tALLOC STORAGE\tGPU\tON-DEMAND $/H\tSPOT $/H\tZONES")
+	for _, it := range catalog {
+		alloc := it.Allocatable()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
+			it.Name,
+			it.Requirements.Get(apis.LabelArch).Any(),
+			quantity(it.Capacity, corev1.ResourceCPU),
+			quantity(it.Capacity, corev1.ResourceMemory),
+			quantity(alloc, corev1.ResourceCPU),
+			quantity(alloc, corev1.ResourceMemory),
+			quantity(alloc, corev1.ResourcePods),
+			quantity(alloc, corev1.ResourceEphemeralStorage),
+			accelerators(it),
+			cheapest(it, apis.CapacityTypeOnDemand),
+			cheapest(it, apis.CapacityTypeSpot),
+			len(it.Requirements.Get(apis.LabelTopologyZone).Values()),
+		)
+	}
+	return tw.Flush()
+}
+
+// quantity prints one resource of v, or "-" when v has none.
+func quantity(v resources.Vector, name corev1.ResourceName) string {
+	if v.Get(name) == 0 {
+		return "-"
+	}
+	q := v.Quantity(name)
+	return q.String()
+}
+
+// accelerators prints the accelerator resources of a type, e.g. "4 nvidia.com/gpu".
+func accelerators(it *instancetypes.InstanceType) string {
+	var parts []string
+	for _, name := range it.Capacity.Names() {
+		switch name {
+		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage, corev1.ResourcePods:
+			continue
+		}
+		parts = append(parts, quantity(it.Capacity, name)+" "+string(name))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ",")
+}
+
+// cheapest prints the lowest price among the available offerings of a
+// capacity type, or "-" when there is none.
+func cheapest(it *instancetypes.InstanceType, capacityType string) string {
+	best, found := 0.0, false
+	for _, o := range it.Offerings {
+		if o.Available && o.CapacityType == capacityType && (!found || o.Price < best) {
+			best, found = o.Price, true
+		}
+	}
+	if !found {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", best)
+}

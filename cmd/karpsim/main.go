@@ -1,0 +1,106 @@
+// Command karpsim answers what Karpenter would do, offline: which instance
+// types it can launch and what each offers (instance-types), and, as the
+// project grows, what it would launch for pending pods and what it would
+// consolidate.
+//
+// Usage:
+//
+//	karpsim instance-types [-o table|json] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
+//
+// Every command reads only the files it is given and writes to standard
+// output; the same input gives byte-identical output.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: its name, a one-line summary, and the function
+// that parses its arguments and runs it.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"instance-types", "list the instance-type catalog with capacity, overhead, allocatable and offerings", runInstanceTypes},
+}
+
+// errUsage marks an error in the command line itself; main exits 2 on it.
+var errUsage = errors.New("usage error")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command line and returns the exit code: 0 on success, 1
+// when the command failed, 2 when the command line was wrong.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(args[1:], stdout, stderr)
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "karpsim %s: %v\n", c.name, err)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "karpsim %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "karpsim: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "karpsim simulates Karpenter's node autoscaling decisions offline.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'karpsim COMMAND -h' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints its usage to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: karpsim %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, wrapping a bad command line as errUsage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
