@@ -219,30 +219,60 @@ func (r Requirements) IntersectsFast(other Requirements) bool {
 	return true
 }
 
-// Undefined says which keys Compatible lets other constrain when r does not.
-type Undefined int
+// Undefined says which keys Compatible lets the other side constrain when
+// the receiver does not.
+type Undefined interface {
+	// AllowsUndefined reports whether key may be missing.
+	AllowsUndefined(key string) bool
+}
 
-const (
-	// DenyUndefined: every key other constrains positively must be in r.
-	// Used against existing nodes, whose labels are final.
-	DenyUndefined Undefined = iota
-	// AllowUndefinedWellKnown: well-known keys may be missing from r, since
-	// a new NodeClaim learns them when its instance type and offering are
-	// chosen.
-	AllowUndefinedWellKnown
+var (
+	// DenyUndefined: every key the other side constrains positively must be
+	// there. Used against existing nodes, whose labels are final.
+	DenyUndefined Undefined = keySet(nil)
+	// AllowUndefinedWellKnown: well-known keys may be missing, since a new
+	// NodeClaim learns them when its instance type and offering are chosen.
+	AllowUndefinedWellKnown Undefined = keySet(nil).withWellKnown()
 )
+
+// AllowUndefined lets the well-known keys and the given ones be missing: a
+// scheduler passes the label keys of its catalog's instance types, which a
+// new NodeClaim also learns from the type it launches (Karpenter registers
+// a cloud provider's instance-type labels as well-known for this reason).
+func AllowUndefined(keys ...string) Undefined {
+	set := keySet{}
+	for _, key := range keys {
+		set[key] = true
+	}
+	return set.withWellKnown()
+}
+
+type keySet map[string]bool
+
+func (s keySet) withWellKnown() keySet {
+	out := keySet{}
+	for key := range s {
+		out[key] = true
+	}
+	for _, key := range apis.WellKnownLabels() {
+		out[key] = true
+	}
+	return out
+}
+
+func (s keySet) AllowsUndefined(key string) bool { return s[key] }
 
 // Compatible reports whether other's requirements can be met by something
 // described by r: every key other constrains with In or Exists must be
-// constrained by r too (unless undefined is AllowUndefinedWellKnown and the
-// key is well-known), and every shared key must intersect.
+// constrained by r too, unless undefined allows it to be missing, and every
+// shared key must intersect.
 func (r Requirements) Compatible(other Requirements, undefined Undefined) error {
 	var problems []string
 	for _, b := range other.items {
 		if b.isNegative() || r.Has(b.key) {
 			continue
 		}
-		if undefined == AllowUndefinedWellKnown && apis.IsWellKnownLabel(b.key) {
+		if undefined.AllowsUndefined(b.key) {
 			continue
 		}
 		problems = append(problems, fmt.Sprintf("label %q does not have known values%s", b.key, typoHint(r, b.key)))
@@ -260,7 +290,7 @@ func (r Requirements) CompatibleFast(other Requirements, undefined Undefined) bo
 		if b.isNegative() || r.Has(b.key) {
 			continue
 		}
-		if undefined == AllowUndefinedWellKnown && apis.IsWellKnownLabel(b.key) {
+		if undefined.AllowsUndefined(b.key) {
 			continue
 		}
 		return false

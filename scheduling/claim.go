@@ -31,11 +31,43 @@ func placeholderHostname(t *template) requirements.Requirement {
 	return requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, fmt.Sprintf("%s-%d", t.name, t.claims+1))
 }
 
-// add places the pod on the claim if it fits, in Karpenter's order of
+// tryAdd places the pod on the claim if it fits, in Karpenter's order of
 // checks: taints (startup taints do not count), host ports, requirements
-// (undefined well-known labels allowed), then the instance types that can
-// hold every pod so far. The claim is unchanged when add fails.
-func (c *claim) add(p *podInfo, scratch *[]*typeOption) error {
+// (undefined well-known and instance-type labels allowed), then the
+// instance types that can hold every pod so far. The claim is unchanged
+// when it returns false; explain says why.
+func (c *claim) tryAdd(p *podInfo, scratch *[]*typeOption) bool {
+	if tolerates(c.tmpl.taints, p.pod.Spec.Tolerations) != nil || portConflict(c.hostPorts, p.hostPorts) != nil {
+		return false
+	}
+	reqs, changed := c.requirements, p.reqs.Len() > 0
+	if changed {
+		if !c.requirements.CompatibleFast(p.reqs, c.tmpl.undefined) {
+			return false
+		}
+		reqs = c.requirements.Intersect(p.reqs)
+	}
+	requests := c.requests.Add(p.requests)
+	remaining := (*scratch)[:0]
+	for _, o := range c.options {
+		if requests.Fits(o.room) && (!changed || (o.it.Requirements.IntersectsFast(reqs) && hasCompatibleOffering(o.it, reqs))) {
+			remaining = append(remaining, o)
+		}
+	}
+	if len(remaining) == 0 {
+		*scratch = remaining
+		return false
+	}
+	// The old options slice becomes the next scratch space.
+	*scratch, c.options = c.options, remaining
+	c.requirements, c.requests = reqs, requests
+	c.pods = append(c.pods, p)
+	c.hostPorts = append(c.hostPorts, p.hostPorts...)
+	return true
+}
+
+// explain says why tryAdd refuses the pod, naming the first failed check.
+func (c *claim) explain(p *podInfo) error {
 	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}
@@ -44,50 +76,20 @@ func (c *claim) add(p *podInfo, scratch *[]*typeOption) error {
 	}
 	reqs := c.requirements
 	if p.reqs.Len() > 0 {
-		if err := c.requirements.Compatible(p.reqs, requirements.AllowUndefinedWellKnown); err != nil {
+		if err := c.requirements.Compatible(p.reqs, c.tmpl.undefined); err != nil {
 			return err
 		}
 		reqs = c.requirements.Intersect(p.reqs)
 	}
 	requests := c.requests.Add(p.requests)
-	remaining, why := filterOptions(c.options, reqs, requests, p.reqs.Len() > 0, (*scratch)[:0])
-	if len(remaining) == 0 {
-		return fmt.Errorf("no instance type satisfied resources %s and requirements %s (%s)", requests.Add(minDaemons(c.options)), reqs, why)
-	}
-	*scratch = c.options
-	c.options = remaining
-	c.requirements = reqs
-	c.requests = requests
-	c.pods = append(c.pods, p)
-	c.hostPorts = append(c.hostPorts, p.hostPorts...)
-	return nil
-}
-
-// filterOptions keeps the options that meet the requirements (when
-// checkReqs; otherwise they are known to), fit the requests on top of their
-// DaemonSet overhead, and have an available offering the requirements
-// allow. It appends to out, whose backing array it may reuse, and explains
-// an empty result the way Karpenter does.
-func filterOptions(options []*typeOption, reqs requirements.Requirements, requests resources.Vector, checkReqs bool, out []*typeOption) ([]*typeOption, string) {
 	var metReqs, fits, offered, reqsAndFits bool
-	for _, o := range options {
-		itReqs := !checkReqs || o.it.Requirements.IntersectsFast(reqs)
-		itFits := requests.Fits(o.room)
-		if itReqs && itFits {
-			if hasCompatibleOffering(o.it, reqs) {
-				out = append(out, o)
-				continue
-			}
-			reqsAndFits = true
-		}
-		metReqs = metReqs || itReqs
-		fits = fits || itFits
-		offered = offered || (len(out) == 0 && hasCompatibleOffering(o.it, reqs))
+	for _, o := range c.options {
+		itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), hasCompatibleOffering(o.it, reqs)
+		metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
+		reqsAndFits = reqsAndFits || (itReqs && itFits)
 	}
-	if len(out) > 0 {
-		return out, ""
-	}
-	return nil, filterFailure(metReqs, fits, offered, reqsAndFits)
+	return fmt.Errorf("no instance type satisfied resources %s and requirements %s (%s)",
+		requests.Add(minDaemons(c.options)), reqs.Without(apis.LabelHostname), filterFailure(metReqs, fits, offered, reqsAndFits))
 }
 
 // filterFailure says which of the three criteria no single instance type met.

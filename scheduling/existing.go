@@ -74,10 +74,22 @@ func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
 	return e
 }
 
-// add binds the pod to the node if it fits, in Karpenter's order of checks:
-// taints, host ports, resources, then labels (the node's labels are final,
-// so every label the pod requires must be there).
-func (e *existingNode) add(p *podInfo) error {
+// tryAdd binds the pod to the node if it fits, in Karpenter's order of
+// checks: taints, host ports, resources, then labels (the node's labels are
+// final, so every label the pod requires must be there).
+func (e *existingNode) tryAdd(p *podInfo) bool {
+	if tolerates(e.taints, p.pod.Spec.Tolerations) != nil || portConflict(e.hostPorts, p.hostPorts) != nil ||
+		!p.requests.Fits(e.room) || !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
+		return false
+	}
+	e.room = e.room.Sub(p.requests)
+	e.hostPorts = append(e.hostPorts, p.hostPorts...)
+	e.placed = append(e.placed, p)
+	return true
+}
+
+// explain says why tryAdd refuses the pod, naming the first failed check.
+func (e *existingNode) explain(p *podInfo) error {
 	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}
@@ -87,13 +99,7 @@ func (e *existingNode) add(p *podInfo) error {
 	if !p.requests.Fits(e.room) {
 		return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
 	}
-	if err := e.labels.Compatible(p.reqs, requirements.DenyUndefined); err != nil {
-		return err
-	}
-	e.room = e.room.Sub(p.requests)
-	e.hostPorts = append(e.hostPorts, p.hostPorts...)
-	e.placed = append(e.placed, p)
-	return nil
+	return e.labels.Compatible(p.reqs, requirements.DenyUndefined)
 }
 
 func isDaemonSetPod(p *corev1.Pod) bool {

@@ -44,6 +44,8 @@ type solver struct {
 	// scratch is reused by claim.add to filter instance types.
 	scratch  []*typeOption
 	warnings []string
+	// trace, when set, records every decision about one pod.
+	trace *Explanation
 }
 
 func newSolver(in Input) *solver {
@@ -125,16 +127,26 @@ func (s *solver) try(p *podInfo) error {
 }
 
 // add places the pod on the first node or claim that takes it, or on a new
-// claim, and explains the failure of every NodePool otherwise.
+// claim, and explains the failure of every NodePool otherwise. When the pod
+// is traced, every verdict is recorded; the reasons of refusals are only
+// worked out then.
 func (s *solver) add(p *podInfo) error {
+	var a *Attempt
+	if s.traces(p) {
+		a = s.traceStart(p)
+	}
 	for _, e := range s.existing {
-		if e.add(p) == nil {
+		ok := e.tryAdd(p)
+		a.record(nodeVerdict, e.node.Name, ok, func() error { return e.explain(p) })
+		if ok {
 			return nil
 		}
 	}
 	slices.SortStableFunc(s.claims, func(a, b *claim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
 	for _, c := range s.claims {
-		if c.add(p, &s.scratch) == nil {
+		ok := c.tryAdd(p, &s.scratch)
+		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p) })
+		if ok {
 			return nil
 		}
 	}
@@ -144,6 +156,7 @@ func (s *solver) add(p *podInfo) error {
 	var reasons []string
 	for _, t := range s.templates {
 		err := s.newClaim(t, p)
+		a.record(poolVerdict, t.name, err == nil, func() error { return err })
 		if err == nil {
 			return nil
 		}
@@ -173,8 +186,8 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	}
 	c := &claim{tmpl: t, options: options}
 	c.requirements = t.requirements.Add(placeholderHostname(t))
-	if err := c.add(p, &s.scratch); err != nil {
-		return err
+	if !c.tryAdd(p, &s.scratch) {
+		return c.explain(p)
 	}
 	t.claims++
 	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)

@@ -20,9 +20,12 @@ type template struct {
 	name         string
 	weight       int32
 	requirements requirements.Requirements
-	taints       []corev1.Taint
-	options      []*typeOption
-	limits       limits
+	// undefined are the label keys a claim may leave undefined: the
+	// well-known ones and those the pool's instance types carry.
+	undefined requirements.Undefined
+	taints    []corev1.Taint
+	options   []*typeOption
+	limits    limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
 	// claims counts the claims created from the pool, for naming.
@@ -63,6 +66,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 		return t
 	}
 	t.requirements = reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
+	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	for _, it := range p.InstanceTypes {
 		if !it.Requirements.IntersectsFast(t.requirements) || !hasCompatibleOffering(it, t.requirements) {
@@ -97,7 +101,7 @@ func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 		if tolerates(taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
-		if !t.requirements.CompatibleFast(d.reqs, requirements.AllowUndefinedWellKnown) {
+		if !t.requirements.CompatibleFast(d.reqs, t.undefined) {
 			continue
 		}
 		out = append(out, d)

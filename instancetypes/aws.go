@@ -1,0 +1,131 @@
+package instancetypes
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/pricing"
+)
+
+// AWSOptions configure NewAWS. The zero value models us-east-1 with zones
+// a, b and c, an AL2023 EC2NodeClass with no kubelet settings and no block
+// device mappings, the facts' on-demand prices with modelled spot prices,
+// and no unavailable offerings.
+type AWSOptions struct {
+	// Region is the region label of every type; default us-east-1.
+	Region string
+	// Zones are the zones offerings are made in; default Region + a, b, c.
+	Zones []string
+	// NodeClass supplies the AMI family, the kubelet settings, the block
+	// device mappings and the instance store policy; nil is an EC2NodeClass
+	// with the al2023@latest alias and nothing else.
+	NodeClass *apis.EC2NodeClass
+	// Prices prices the offerings; nil is a pricing.Table of the facts'
+	// on-demand prices (us-east-1, whatever Region says) with
+	// pricing.DefaultSpotModel for spot.
+	Prices pricing.Source
+	// Unavailable marks offerings out of capacity; nil marks none.
+	Unavailable *pricing.UnavailableOfferings
+	// Now is the time Unavailable is consulted at.
+	Now time.Time
+	// VMMemoryOverheadPercent is the fraction of memory the hypervisor is
+	// assumed to take (Karpenter's VM_MEMORY_OVERHEAD_PERCENT): 0 means the
+	// default 0.075, a negative value means none. It must be below 1.
+	VMMemoryOverheadPercent float64
+	// ReservedENIs are network interfaces kept from pods (Karpenter's
+	// RESERVED_ENIS), lowering the ENI-limited pod count.
+	ReservedENIs int
+}
+
+// Defaults of AWSOptions.
+const (
+	DefaultRegion                  = "us-east-1"
+	DefaultVMMemoryOverheadPercent = 0.075
+)
+
+// ErrInvalidAWSOptions is wrapped by the errors NewAWS returns for options
+// it cannot use.
+var ErrInvalidAWSOptions = errors.New("invalid AWS options")
+
+// NewAWS models the given EC2 types as Karpenter's AWS provider does for
+// the options' EC2NodeClass; awsmodel.go holds the formulas, checked
+// against the allocatable resources Karpenter publishes for every type.
+//
+// What the facts cannot say is assumed, as follows. Every type is sold
+// on-demand and as spot in every zone: the facts say nothing of per-zone
+// availability or of usage classes, so an offering is unavailable only when
+// it has no price or opts.Unavailable marks it. Types without an on-demand
+// price therefore have no available offering (they keep their zone and
+// capacity-type requirements, as upstream's do). The EC2NodeClass's
+// capacity reservations make no reserved offerings, since their available
+// instance counts are not known; its subnets' zone IDs make no zone-id
+// label. Trunk-ENI (vpc.amazonaws.com/pod-eni) and EFA capacities and the
+// CPU clock-speed label are not in the facts and are left out.
+//
+// The facts and the options are not modified.
+func NewAWS(facts []EC2Facts, opts AWSOptions) (Catalog, error) {
+	cfg, err := newAWSConfig(facts, opts)
+	if err != nil {
+		return nil, err
+	}
+	types := make([]*InstanceType, 0, len(facts))
+	for _, f := range facts {
+		it, err := cfg.instanceType(f)
+		if err != nil {
+			return nil, err
+		}
+		types = append(types, it)
+	}
+	return NewCatalog(types...)
+}
+
+var defaultCatalog = sync.OnceValues(func() (Catalog, error) {
+	return NewAWS(EmbeddedFacts(), AWSOptions{})
+})
+
+// Default returns the embedded EC2 types modelled with the zero AWSOptions.
+// It is built once; each call returns a new slice, but the instance types
+// are shared by every caller and must not be modified.
+func Default() Catalog {
+	c, err := defaultCatalog()
+	if err != nil {
+		// Embedded facts and default options; the package's tests build it.
+		panic(fmt.Sprintf("instancetypes: default catalog: %v", err))
+	}
+	return slices.Clone(c)
+}
+
+// onDemandTable is a price table of the facts' on-demand prices.
+func onDemandTable(facts []EC2Facts) *pricing.Table {
+	prices := make(map[string]float64, len(facts))
+	for _, f := range facts {
+		if f.OnDemandUSDPerHourUSEast1 > 0 {
+			prices[f.InstanceType] = f.OnDemandUSDPerHourUSEast1
+		}
+	}
+	return pricing.NewTable(prices).WithSpotModel(pricing.DefaultSpotModel())
+}
+
+// offerings makes one offering per zone and capacity type, on-demand and
+// spot, sorted by zone then capacity type.
+func (c *awsConfig) offerings(f EC2Facts) []Offering {
+	out := make([]Offering, 0, 2*len(c.zones))
+	for _, zone := range c.zones {
+		for _, capacityType := range []string{apis.CapacityTypeOnDemand, apis.CapacityTypeSpot} {
+			var price float64
+			var ok bool
+			if capacityType == apis.CapacityTypeOnDemand {
+				price, ok = c.prices.OnDemandPrice(f.InstanceType)
+			} else {
+				price, ok = c.prices.SpotPrice(f.InstanceType, zone)
+			}
+			unavailable := c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
+			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable})
+		}
+	}
+	return out
+}

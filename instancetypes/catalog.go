@@ -1,0 +1,64 @@
+package instancetypes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Catalog is a set of instance types sorted by name, names unique. Build one
+// with NewCatalog; the functions of this package that return catalogs keep
+// that order. Its instance types may be shared with other catalogs and must
+// not be modified.
+type Catalog []*InstanceType
+
+// NewCatalog returns the types sorted by name, in a new slice. A nil type or
+// two types with one name are an error.
+func NewCatalog(types ...*InstanceType) (Catalog, error) {
+	out := slices.Clone(Catalog(types))
+	for i, it := range out {
+		if it == nil {
+			return nil, fmt.Errorf("instance type %d is nil", i)
+		}
+	}
+	slices.SortFunc(out, func(a, b *InstanceType) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i-1].Name == out[i].Name {
+			return nil, fmt.Errorf("two instance types are named %q", out[i].Name)
+		}
+	}
+	return out, nil
+}
+
+// Get returns the instance type named name.
+func (c Catalog) Get(name string) (*InstanceType, bool) {
+	i, found := slices.BinarySearchFunc(c, name, func(it *InstanceType, name string) int {
+		return strings.Compare(it.Name, name)
+	})
+	if !found {
+		return nil, false
+	}
+	return c[i], true
+}
+
+// Names returns the names of the types, sorted.
+func (c Catalog) Names() []string {
+	names := make([]string, len(c))
+	for i, it := range c {
+		names[i] = it.Name
+	}
+	return names
+}
+
+// LabelKeys returns every label key some type of the catalog constrains,
+// sorted. Keys outside apis.WellKnownLabels (the synthetic catalogs' "size"
+// or karpenter.kwok.sh/* labels) are the ones Karpenter registers as
+// well-known when such a catalog is in use.
+func (c Catalog) LabelKeys() []string {
+	var keys []string
+	for _, it := range c {
+		keys = append(keys, it.Requirements.Keys()...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}

@@ -1,0 +1,304 @@
+package instancetypes
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// InstanceType is one machine type as Karpenter sees it. Build one with
+// NewInstanceType (or get one from a Catalog) and treat it as read-only:
+// Requirements and Allocatable are derived from the other fields when it is
+// built and would not follow later changes.
+type InstanceType struct {
+	Name string
+	// Requirements are the labels of a node of this type, as requirements:
+	// one In value per label; zone and capacity type In the values of all
+	// the type's offerings, available or not; the capacity reservation ID In
+	// those of its reserved offerings, or DoesNotExist (with the reservation
+	// type) when it has none; DoesNotExist for Spec.AbsentLabels and for
+	// every well-known label it lacks but the NodePool and zone-ID labels.
+	Requirements requirements.Requirements
+	// Capacity is what the machine has; NodePool limits count it.
+	Capacity resources.Vector
+	// Overhead is what the kubelet and the OS keep for themselves.
+	Overhead Overhead
+	// Offerings are the ways to buy the type, sorted by zone, then capacity
+	// type, then reservation ID.
+	Offerings []Offering
+
+	allocatable resources.Vector
+	built       bool
+}
+
+// Overhead is the part of a node's capacity pods may not use.
+type Overhead struct {
+	KubeReserved, SystemReserved, EvictionThreshold resources.Vector
+}
+
+// Total is the sum of the three reservations.
+func (o Overhead) Total() resources.Vector {
+	return o.KubeReserved.Add(o.SystemReserved).Add(o.EvictionThreshold)
+}
+
+// Offering is one way to buy an instance type: a zone and a capacity type
+// (on-demand, spot, or reserved with a capacity reservation), at a price in
+// USD per hour.
+type Offering struct {
+	Zone, CapacityType string
+	Price              float64
+	// Available is false when the offering cannot be launched now: it has no
+	// price, or it recently failed with insufficient capacity.
+	Available bool
+	// ReservationID names the capacity reservation of a reserved offering,
+	// and is empty for every other capacity type.
+	ReservationID string
+	// ReservationCapacity is how many more instances the reservation can
+	// launch; only meaningful for reserved offerings.
+	ReservationCapacity int
+}
+
+// Spec is what NewInstanceType builds an instance type from.
+type Spec struct {
+	Name string
+	// Labels are the labels a node of this type carries, one value each.
+	// They may not name the labels that come from offerings (zone, capacity
+	// type, capacity reservation ID and type); the instance-type label is
+	// set to Name.
+	Labels map[string]string
+	// AbsentLabels are label keys a node of this type never has, beyond the
+	// well-known labels missing from Labels, which are absent anyway.
+	AbsentLabels []string
+	Capacity     resources.Vector
+	Overhead     Overhead
+	Offerings    []Offering
+}
+
+// ErrInvalidInstanceType is wrapped by the errors NewInstanceType returns.
+var ErrInvalidInstanceType = errors.New("invalid instance type")
+
+// NewInstanceType validates spec and builds the instance type: its
+// requirements (see buildRequirements), its offerings sorted, and its
+// allocatable resources. spec is not modified and not retained.
+func NewInstanceType(spec Spec) (*InstanceType, error) {
+	it, err := newInstanceType(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrInvalidInstanceType, spec.Name, err)
+	}
+	return it, nil
+}
+
+// newInstanceType is NewInstanceType with errors that name only the field,
+// for callers that name the type themselves.
+func newInstanceType(spec Spec) (*InstanceType, error) {
+	if spec.Name == "" {
+		return nil, errors.New("name: missing")
+	}
+	if err := checkResources(spec.Capacity, spec.Overhead); err != nil {
+		return nil, err
+	}
+	offerings, err := sortedOfferings(spec.Offerings)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, offerings)
+	if err != nil {
+		return nil, err
+	}
+	it := &InstanceType{
+		Name:         spec.Name,
+		Requirements: reqs,
+		Capacity:     spec.Capacity,
+		Overhead:     spec.Overhead,
+		Offerings:    offerings,
+	}
+	it.allocatable = allocatable(it.Capacity, it.Overhead)
+	it.built = true
+	return it, nil
+}
+
+func checkResources(capacity resources.Vector, overhead Overhead) error {
+	for _, v := range []struct {
+		field string
+		v     resources.Vector
+	}{
+		{"capacity", capacity},
+		{"overhead.kubeReserved", overhead.KubeReserved},
+		{"overhead.systemReserved", overhead.SystemReserved},
+		{"overhead.evictionThreshold", overhead.EvictionThreshold},
+	} {
+		if v.v.HasNegative() {
+			return fmt.Errorf("%s: %s has a negative amount", v.field, v.v)
+		}
+	}
+	return nil
+}
+
+// allocatable is capacity less overhead, for the resources the capacity
+// has: like Karpenter, an overhead on a resource the machine does not have
+// is ignored rather than making allocatable negative.
+func allocatable(capacity resources.Vector, overhead Overhead) resources.Vector {
+	total := overhead.Total()
+	out := capacity
+	for _, name := range capacity.Names() {
+		out = out.With(name, capacity.Get(name)-total.Get(name))
+	}
+	return out
+}
+
+// Allocatable is what pods may request on a node of this type: capacity
+// less overhead, computed when the type was built.
+func (it *InstanceType) Allocatable() resources.Vector {
+	if !it.built {
+		return allocatable(it.Capacity, it.Overhead)
+	}
+	return it.allocatable
+}
+
+// Labels returns the labels whose value is settled by the type alone: every
+// requirement that allows exactly one value. A type sold in one zone has a
+// zone label too. The caller may keep the map; fmt prints it sorted.
+func (it *InstanceType) Labels() map[string]string {
+	labels := map[string]string{}
+	for _, req := range it.Requirements.Items() {
+		if values := req.Values(); req.Operator() == corev1.NodeSelectorOpIn && len(values) == 1 {
+			labels[req.Key()] = values[0]
+		}
+	}
+	return labels
+}
+
+// String names the type and its allocatable resources.
+func (it *InstanceType) String() string {
+	return it.Name + " " + it.Allocatable().String()
+}
+
+// Requirements expresses the offering as requirements: its capacity type,
+// its zone, and its reservation ID (DoesNotExist when it is not reserved),
+// as Karpenter's offerings carry them.
+func (o Offering) Requirements() requirements.Requirements {
+	reservation := requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpDoesNotExist)
+	if o.ReservationID != "" {
+		reservation = requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpIn, o.ReservationID)
+	}
+	return requirements.NewRequirements(
+		requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, o.CapacityType),
+		requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, o.Zone),
+		reservation,
+	)
+}
+
+// Compatible reports whether reqs allow the offering, as
+// reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
+// building requirements: a NodeClaim may launch into the offering only if
+// its zone and capacity type are allowed, and a reservation ID is required
+// (by a positive requirement) only of reserved offerings.
+func (o Offering) Compatible(reqs requirements.Requirements) bool {
+	filter := newOfferingFilter(reqs)
+	return filter.allows(o)
+}
+
+// offeringFilter holds the three requirements offerings are checked
+// against, looked up once for all the offerings of a type.
+type offeringFilter struct {
+	zone, capacityType, reservation          requirements.Requirement
+	hasZone, hasCapacityType, hasReservation bool
+}
+
+func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
+	var f offeringFilter
+	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
+	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
+	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
+	return f
+}
+
+func (f *offeringFilter) allows(o Offering) bool {
+	switch {
+	case f.hasZone && !f.zone.Has(o.Zone):
+		return false
+	case f.hasCapacityType && !f.capacityType.Has(o.CapacityType):
+		return false
+	case !f.hasReservation:
+		return true
+	case o.ReservationID != "":
+		return f.reservation.Has(o.ReservationID)
+	}
+	op := f.reservation.Operator()
+	return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+}
+
+// CheapestOffering returns the cheapest available offering that reqs allow,
+// and false if there is none. Among equal prices the first in offering order
+// (zone, capacity type, reservation ID) wins, so the choice is
+// deterministic.
+func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
+	filter := newOfferingFilter(reqs)
+	best, found := Offering{}, false
+	for _, o := range it.Offerings {
+		if !o.Available || !filter.allows(o) {
+			continue
+		}
+		if !found || o.Price < best.Price {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// capacityTypes are the capacity types an offering may have.
+var capacityTypes = []string{apis.CapacityTypeOnDemand, apis.CapacityTypeReserved, apis.CapacityTypeSpot}
+
+// sortedOfferings validates offerings and returns them sorted, in a new
+// slice.
+func sortedOfferings(in []Offering) ([]Offering, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := slices.Clone(in)
+	for i, o := range out {
+		if err := checkOffering(o); err != nil {
+			return nil, fmt.Errorf("offerings[%d]: %w", i, err)
+		}
+	}
+	slices.SortFunc(out, compareOfferings)
+	for i := 1; i < len(out); i++ {
+		if compareOfferings(out[i-1], out[i]) == 0 {
+			o := out[i]
+			return nil, fmt.Errorf("offerings: two for zone %q, capacity type %q, reservation %q", o.Zone, o.CapacityType, o.ReservationID)
+		}
+	}
+	return out, nil
+}
+
+func checkOffering(o Offering) error {
+	switch {
+	case o.Zone == "":
+		return errors.New("zone: missing")
+	case !slices.Contains(capacityTypes, o.CapacityType):
+		return fmt.Errorf("capacityType: %q is not one of %v", o.CapacityType, capacityTypes)
+	case math.IsNaN(o.Price) || math.IsInf(o.Price, 0) || o.Price < 0:
+		return fmt.Errorf("price: %v is not a non-negative number", o.Price)
+	case (o.CapacityType == apis.CapacityTypeReserved) != (o.ReservationID != ""):
+		return fmt.Errorf("reservationID: %q with capacity type %q: reserved offerings, and only they, have one", o.ReservationID, o.CapacityType)
+	case o.ReservationCapacity < 0:
+		return fmt.Errorf("reservationCapacity: %d is negative", o.ReservationCapacity)
+	}
+	return nil
+}
+
+func compareOfferings(a, b Offering) int {
+	return cmp.Or(
+		cmp.Compare(a.Zone, b.Zone),
+		cmp.Compare(a.CapacityType, b.CapacityType),
+		cmp.Compare(a.ReservationID, b.ReservationID),
+	)
+}

@@ -1,0 +1,206 @@
+package instancetypes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// offeringLabels are the labels whose values come from a type's offerings,
+// not from its labels.
+var offeringLabels = []string{
+	apis.LabelCapacityReservationID,
+	apis.LabelCapacityReservationType,
+	apis.LabelCapacityType,
+	apis.LabelTopologyZone,
+}
+
+// impliedAbsent are the well-known labels that are DoesNotExist on a type
+// that does not set them. The exceptions are the labels that come from
+// offerings, the NodePool label (Karpenter sets it, not the type) and the
+// zone ID (known only from the EC2NodeClass's subnets). This is what the AWS
+// provider's computeRequirements does: it states every well-known label,
+// with DoesNotExist when the type lacks it.
+var impliedAbsent = func() []string {
+	except := append([]string{apis.LabelNodePool, apis.LabelTopologyZoneID}, offeringLabels...)
+	return slices.DeleteFunc(apis.WellKnownLabels(), func(key string) bool { return slices.Contains(except, key) })
+}()
+
+// buildRequirements is the one place instance-type requirements come from,
+// for every catalog: the AWS model, the synthetic catalogs and the JSON
+// reader all call it, so a catalog written and read back is identical.
+//
+// The requirements are: an In requirement per label (the instance-type label
+// is set to name); DoesNotExist for each absent key and for every well-known
+// label in impliedAbsent that labels lack; zone and capacity type In the
+// values of all the offerings, available or not (as the AWS provider does:
+// an offering that is out of capacity or has no price is unavailable, but
+// its zone is still the type's); the capacity reservation ID In the IDs of
+// the reserved offerings; and, when there are none, DoesNotExist for the
+// reservation ID and type. offerings must be validated already.
+func buildRequirements(name string, labels map[string]string, absent []string, offerings []Offering) (requirements.Requirements, error) {
+	if err := checkLabels(name, labels, absent); err != nil {
+		return requirements.Requirements{}, err
+	}
+	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(impliedAbsent)+len(offeringLabels)+1)
+	items = append(items, in(apis.LabelInstanceType, name))
+	for key, value := range labels {
+		if key != apis.LabelInstanceType {
+			items = append(items, in(key, value))
+		}
+	}
+	for _, key := range absent {
+		items = append(items, doesNotExist(key))
+	}
+	for _, key := range impliedAbsent {
+		if _, ok := labels[key]; !ok && key != apis.LabelInstanceType && !slices.Contains(absent, key) {
+			items = append(items, doesNotExist(key))
+		}
+	}
+	items = append(items, offeringRequirements(offerings)...)
+	return requirements.NewRequirements(items...), nil
+}
+
+// offeringRequirements are the type-level requirements its offerings imply.
+func offeringRequirements(offerings []Offering) []requirements.Requirement {
+	var zones, kinds, reservations []string
+	for _, o := range offerings {
+		zones = append(zones, o.Zone)
+		kinds = append(kinds, o.CapacityType)
+		if o.ReservationID != "" {
+			reservations = append(reservations, o.ReservationID)
+		}
+	}
+	out := []requirements.Requirement{
+		in(apis.LabelTopologyZone, zones...),
+		in(apis.LabelCapacityType, kinds...),
+		in(apis.LabelCapacityReservationID, reservations...),
+	}
+	if len(reservations) == 0 {
+		// The reservation type of a reserved offering is not modelled, so
+		// it is left open when there are reservations.
+		out = append(out, doesNotExist(apis.LabelCapacityReservationType))
+	}
+	return out
+}
+
+// checkLabels refuses labels a node could not carry or that would make the
+// requirements ambiguous, naming the label.
+func checkLabels(name string, labels map[string]string, absent []string) error {
+	if !isLabelValue(name) {
+		return fmt.Errorf("name %q is not a valid label value: %s", name, strings.Join(validation.IsValidLabelValue(name), "; "))
+	}
+	for _, key := range sortedKeys(labels) {
+		if err := checkLabelKey(key); err != nil {
+			return fmt.Errorf("labels: %w", err)
+		}
+		value := labels[key]
+		if !isLabelValue(value) {
+			return fmt.Errorf("labels: %s: %q is not a valid label value: %s", key, value, strings.Join(validation.IsValidLabelValue(value), "; "))
+		}
+		if key == apis.LabelInstanceType && value != name {
+			return fmt.Errorf("labels: %s: %q differs from the name %q", key, value, name)
+		}
+		if slices.Contains(absent, key) {
+			return fmt.Errorf("absentLabels: %s is also a label", key)
+		}
+	}
+	for _, key := range absent {
+		if err := checkLabelKey(key); err != nil {
+			return fmt.Errorf("absentLabels: %w", err)
+		}
+		if key == apis.LabelInstanceType {
+			return fmt.Errorf("absentLabels: %s is always the name", key)
+		}
+	}
+	return nil
+}
+
+func checkLabelKey(key string) error {
+	if slices.Contains(offeringLabels, key) {
+		return fmt.Errorf("%s comes from the offerings, not from labels", key)
+	}
+	if apis.IsWellKnownLabel(key) {
+		return nil // valid, and spares the regular expression on the hot path
+	}
+	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+		return fmt.Errorf("%q is not a valid label key: %s", key, strings.Join(errs, "; "))
+	}
+	if normalized, ok := apis.NormalizedLabels[key]; ok {
+		return fmt.Errorf("%s is deprecated: use %s", key, normalized)
+	}
+	return nil
+}
+
+// isLabelValue is validation.IsValidLabelValue without a regular
+// expression: at most 63 characters of [A-Za-z0-9-_.], beginning and ending
+// with a letter or digit, or empty.
+func isLabelValue(value string) bool {
+	if len(value) > validation.LabelValueMaxLength {
+		return false
+	}
+	for i := 0; i < len(value); i++ {
+		c := value[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && ((c != '-' && c != '_' && c != '.') || i == 0 || i == len(value)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// labelsOf splits a built type's requirements back into the labels and
+// absent keys buildRequirements would rebuild them from. A requirement that
+// labels cannot state (several values, NotIn, Exists) is an error: it can
+// only come from changing Requirements after the type was built.
+func labelsOf(it *InstanceType) (map[string]string, []string, error) {
+	labels := map[string]string{}
+	var absent []string
+	for _, req := range it.Requirements.Items() {
+		key := req.Key()
+		if slices.Contains(offeringLabels, key) {
+			continue
+		}
+		values := req.Values()
+		switch op := req.Operator(); {
+		case op == corev1.NodeSelectorOpIn && len(values) == 1:
+			labels[key] = values[0]
+		case op == corev1.NodeSelectorOpDoesNotExist:
+			if !slices.Contains(impliedAbsent, key) {
+				absent = append(absent, key)
+			}
+		default:
+			return nil, nil, fmt.Errorf("requirement %s is not a label: was Requirements changed after the type was built?", req)
+		}
+	}
+	return labels, absent, nil
+}
+
+// in is an In requirement on key, or DoesNotExist when there are no values,
+// as upstream's NewRequirement treats an empty In.
+func in(key string, values ...string) requirements.Requirement {
+	if len(values) == 0 {
+		return doesNotExist(key)
+	}
+	// In with at least one value is always a valid requirement.
+	return requirements.MustNew(key, corev1.NodeSelectorOpIn, values...)
+}
+
+func doesNotExist(key string) requirements.Requirement {
+	return requirements.MustNew(key, corev1.NodeSelectorOpDoesNotExist)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	return keys
+}
