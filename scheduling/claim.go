@@ -36,7 +36,7 @@ func placeholderHostname(t *template) requirements.Requirement {
 // (undefined well-known and instance-type labels allowed), then the
 // instance types that can hold every pod so far. The claim is unchanged
 // when it returns false; explain says why.
-func (c *claim) tryAdd(p *podInfo, scratch *[]*typeOption) bool {
+func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *[]*typeOption) bool {
 	if tolerates(c.tmpl.taints, p.pod.Spec.Tolerations) != nil || portConflict(c.hostPorts, p.hostPorts) != nil {
 		return false
 	}
@@ -46,6 +46,14 @@ func (c *claim) tryAdd(p *podInfo, scratch *[]*typeOption) bool {
 			return false
 		}
 		reqs = c.requirements.Intersect(p.reqs)
+	}
+	topoActive := topo != nil && topo.constrains(p)
+	if topoActive {
+		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined)
+		if failed != nil || !reqs.CompatibleFast(topoReqs, c.tmpl.undefined) {
+			return false
+		}
+		reqs, changed = reqs.Intersect(topoReqs), true
 	}
 	requests := c.requests.Add(p.requests)
 	remaining := (*scratch)[:0]
@@ -63,11 +71,14 @@ func (c *claim) tryAdd(p *podInfo, scratch *[]*typeOption) bool {
 	c.requirements, c.requests = reqs, requests
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
+	if topo != nil {
+		topo.record(p, reqs, c.tmpl.taints, c.tmpl.undefined)
+	}
 	return true
 }
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
-func (c *claim) explain(p *podInfo) error {
+func (c *claim) explain(p *podInfo, topo *topology) error {
 	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}
@@ -80,6 +91,16 @@ func (c *claim) explain(p *podInfo) error {
 			return err
 		}
 		reqs = c.requirements.Intersect(p.reqs)
+	}
+	if topo != nil && topo.constrains(p) {
+		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined)
+		if failed != nil {
+			return fmt.Errorf("unsatisfiable %s", failed.describe())
+		}
+		if err := reqs.Compatible(topoReqs, c.tmpl.undefined); err != nil {
+			return fmt.Errorf("topology: %w", err)
+		}
+		reqs = reqs.Intersect(topoReqs)
 	}
 	requests := c.requests.Add(p.requests)
 	var metReqs, fits, offered, reqsAndFits bool

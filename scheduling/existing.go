@@ -3,10 +3,12 @@ package scheduling
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -45,7 +47,17 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo) []*existingNode {
 }
 
 func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
-	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(n.Labels)}
+	labels := n.Labels
+	if _, ok := labels[apis.LabelHostname]; !ok {
+		// The kubelet sets the hostname label; until it does, the node's
+		// name stands in for it, as Karpenter counts topology.
+		labels = maps.Clone(labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[apis.LabelHostname] = n.Name
+	}
+	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(labels)}
 	if !n.Initialized {
 		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
@@ -77,10 +89,19 @@ func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
 // tryAdd binds the pod to the node if it fits, in Karpenter's order of
 // checks: taints, host ports, resources, then labels (the node's labels are
 // final, so every label the pod requires must be there).
-func (e *existingNode) tryAdd(p *podInfo) bool {
+func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	if tolerates(e.taints, p.pod.Spec.Tolerations) != nil || portConflict(e.hostPorts, p.hostPorts) != nil ||
 		!p.requests.Fits(e.room) || !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
 		return false
+	}
+	if topo != nil && topo.constrains(p) {
+		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined)
+		if failed != nil || !e.labels.CompatibleFast(topoReqs, requirements.DenyUndefined) {
+			return false
+		}
+	}
+	if topo != nil {
+		topo.record(p, e.labels, e.node.Taints, requirements.DenyUndefined)
 	}
 	e.room = e.room.Sub(p.requests)
 	e.hostPorts = append(e.hostPorts, p.hostPorts...)
@@ -89,7 +110,7 @@ func (e *existingNode) tryAdd(p *podInfo) bool {
 }
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
-func (e *existingNode) explain(p *podInfo) error {
+func (e *existingNode) explain(p *podInfo, topo *topology) error {
 	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}
@@ -99,7 +120,19 @@ func (e *existingNode) explain(p *podInfo) error {
 	if !p.requests.Fits(e.room) {
 		return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
 	}
-	return e.labels.Compatible(p.reqs, requirements.DenyUndefined)
+	if err := e.labels.Compatible(p.reqs, requirements.DenyUndefined); err != nil {
+		return err
+	}
+	if topo != nil && topo.constrains(p) {
+		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined)
+		if failed != nil {
+			return fmt.Errorf("unsatisfiable %s", failed.describe())
+		}
+		if err := e.labels.Compatible(topoReqs, requirements.DenyUndefined); err != nil {
+			return fmt.Errorf("topology: %w", err)
+		}
+	}
+	return nil
 }
 
 func isDaemonSetPod(p *corev1.Pod) bool {

@@ -19,9 +19,13 @@ type podInfo struct {
 	pod *corev1.Pod
 	key string // namespace/name
 	// invalid, when set, says why the pod can never be placed.
-	invalid   error
-	requests  resources.Vector
-	reqs      requirements.Requirements // required terms plus the heaviest preference
+	invalid  error
+	requests resources.Vector
+	reqs     requirements.Requirements // required terms plus the heaviest preference
+	// strict are the required terms only: the domains the pod allows for
+	// topology. Only set for pods with topology constraints.
+	strict    requirements.Requirements
+	groups    []*topologyGroup // the topology groups the pod's constraints form
 	hostPorts []hostPort
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
@@ -46,7 +50,12 @@ func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
 	if info.invalid = validatePodLabels(pod); info.invalid != nil {
 		return info
 	}
-	info.reqs, info.invalid = requirements.FromPod(pod, prefs)
+	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
+		return info
+	}
+	if hasTopology(pod) {
+		info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+	}
 	return info
 }
 
@@ -104,7 +113,7 @@ func comparePods(a, b *podInfo) int {
 }
 
 // hasTopology reports whether the pod states constraints on other pods'
-// placement, which this version of karpsim does not model yet.
+// placement: spread constraints or pod (anti-)affinity.
 func hasTopology(pod *corev1.Pod) bool {
 	if len(pod.Spec.TopologySpreadConstraints) > 0 {
 		return true

@@ -46,6 +46,8 @@ type solver struct {
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
+	// topo is nil when no pod has a topology constraint.
+	topo *topology
 }
 
 func newSolver(in Input) *solver {
@@ -69,11 +71,10 @@ func newSolver(in Input) *solver {
 		if s.opts.IgnorePreferences {
 			pod = stripPreferences(p)
 		}
-		info := newPodInfo(pod, s.prefs)
-		if hasTopology(pod) {
-			s.warnings = append(s.warnings, fmt.Sprintf("pod %s has topology spread constraints or pod (anti-)affinity, which this version of karpsim does not model: it was placed as if it had none", info.key))
-		}
-		s.pods = append(s.pods, info)
+		s.pods = append(s.pods, newPodInfo(pod, s.prefs))
+	}
+	if s.topo = newTopology(s); s.topo != nil {
+		s.warnings = append(s.warnings, s.topo.warnings...)
 	}
 	return s
 }
@@ -122,6 +123,9 @@ func (s *solver) try(p *podInfo) error {
 			return err
 		}
 		next.relaxations = current.relaxations + 1
+		if s.topo != nil {
+			s.topo.attach(next)
+		}
 		current = next
 	}
 }
@@ -136,16 +140,16 @@ func (s *solver) add(p *podInfo) error {
 		a = s.traceStart(p)
 	}
 	for _, e := range s.existing {
-		ok := e.tryAdd(p)
-		a.record(nodeVerdict, e.node.Name, ok, func() error { return e.explain(p) })
+		ok := e.tryAdd(p, s.topo)
+		a.record(nodeVerdict, e.node.Name, ok, func() error { return e.explain(p, s.topo) })
 		if ok {
 			return nil
 		}
 	}
 	slices.SortStableFunc(s.claims, func(a, b *claim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
 	for _, c := range s.claims {
-		ok := c.tryAdd(p, &s.scratch)
-		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p) })
+		ok := c.tryAdd(p, s.topo, &s.scratch)
+		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s.topo) })
 		if ok {
 			return nil
 		}
@@ -184,10 +188,13 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	if len(options) == 0 {
 		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", exceeded)
 	}
-	c := &claim{tmpl: t, options: options}
-	c.requirements = t.requirements.Add(placeholderHostname(t))
-	if !c.tryAdd(p, &s.scratch) {
-		return c.explain(p)
+	hostname := placeholderHostname(t)
+	if s.topo != nil {
+		s.topo.registerClaim(hostname.Any())
+	}
+	c := &claim{tmpl: t, options: options, requirements: t.requirements.Add(hostname)}
+	if !c.tryAdd(p, s.topo, &s.scratch) {
+		return c.explain(p, s.topo)
 	}
 	t.claims++
 	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)

@@ -1,0 +1,374 @@
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// topology tracks, for every topology spread constraint and pod
+// (anti-)affinity term of the pods to place, how many selected pods each
+// domain holds, and turns that into requirements on the nodes a pod may
+// use (reference §1, "Topology").
+type topology struct {
+	groups map[string]*topologyGroup
+	// order is groups in creation order, for deterministic recording.
+	order []*topologyGroup
+	// inverse are the required anti-affinity terms of pods, counted where
+	// those pods are, which keep the pods they select away.
+	inverse []*inverseGroup
+	// sources are the domains each topology key may take, and who offers
+	// them (NodePools with their taints, or existing nodes).
+	sources  map[string][]domainSource
+	s        *solver
+	warnings []string
+}
+
+// inverseGroup is an anti-affinity group owned by the pods whose term it is.
+type inverseGroup struct {
+	*topologyGroup
+	owners map[string]bool // pod keys
+}
+
+type domainSource struct {
+	domain string
+	taints []corev1.Taint
+}
+
+// newTopology builds the groups of every pod to place and counts the pods
+// already bound in the cluster. It returns nil when no pod, to place or
+// bound, has a topology constraint: the solver then skips topology.
+func newTopology(s *solver) *topology {
+	t := &topology{groups: map[string]*topologyGroup{}, sources: map[string][]domainSource{}, s: s}
+	for _, e := range s.existing {
+		for _, p := range e.node.Pods {
+			if hasRequiredAntiAffinity(p) && !ignoredForTopology(p) {
+				t.addInverse(p, e.labels)
+			}
+		}
+	}
+	found := len(t.inverse) > 0
+	for _, p := range s.pods {
+		if p.invalid == nil && hasTopology(p.pod) {
+			t.attach(p)
+			found = true
+		}
+	}
+	if !found {
+		return nil
+	}
+	return t
+}
+
+// attach gives the pod its groups, creating and counting new ones, and the
+// inverse groups of its own required anti-affinity terms.
+func (t *topology) attach(p *podInfo) {
+	p.groups = p.groups[:0]
+	for _, g := range t.groupsOf(p.pod) {
+		if existing, ok := t.groups[g.signature]; ok {
+			g = existing
+		} else {
+			t.count(g)
+			t.groups[g.signature] = g
+			t.order = append(t.order, g)
+		}
+		p.groups = append(p.groups, g)
+	}
+	if hasRequiredAntiAffinity(p.pod) {
+		t.addInverse(p.pod, requirements.Requirements{})
+	}
+}
+
+// addInverse registers the pod as an owner of the inverse groups of its
+// required anti-affinity terms, counted in its node's domains if it is bound.
+func (t *topology) addInverse(p *corev1.Pod, nodeLabels requirements.Requirements) {
+	key := podKey(p)
+	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		g := t.termGroup(antiAffinityGroup, p, term)
+		var ig *inverseGroup
+		for _, existing := range t.inverse {
+			if existing.signature == g.signature {
+				ig = existing
+			}
+		}
+		if ig == nil {
+			ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
+			t.registerDomains(g)
+			t.inverse = append(t.inverse, ig)
+		}
+		ig.owners[key] = true
+		if r, ok := nodeLabels.Lookup(g.key); ok && r.Len() == 1 {
+			ig.record(r.Any())
+		}
+	}
+}
+
+// groupsOf builds (without counting) the groups a pod's constraints form:
+// its spread constraints, then its pod affinity and anti-affinity terms,
+// required and preferred (preferences hold until relaxed).
+func (t *topology) groupsOf(p *corev1.Pod) []*topologyGroup {
+	var out []*topologyGroup
+	for _, c := range p.Spec.TopologySpreadConstraints {
+		out = append(out, t.spreadGroup(p, c))
+	}
+	a := p.Spec.Affinity
+	if a == nil {
+		return out
+	}
+	if a.PodAffinity != nil {
+		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, t.termGroup(affinityGroup, p, term))
+		}
+		for _, term := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, t.termGroup(affinityGroup, p, term.PodAffinityTerm))
+		}
+	}
+	if a.PodAntiAffinity != nil {
+		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, t.termGroup(antiAffinityGroup, p, term))
+		}
+		for _, term := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			out = append(out, t.termGroup(antiAffinityGroup, p, term.PodAffinityTerm))
+		}
+	}
+	return out
+}
+
+func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint) *topologyGroup {
+	selector := t.selector(p, c.LabelSelector)
+	for _, key := range c.MatchLabelKeys {
+		if value, ok := p.Labels[key]; ok {
+			if r, err := labels.NewRequirement(key, selection.In, []string{value}); err == nil {
+				selector = selector.Add(*r)
+			}
+		}
+	}
+	var filter nodeFilter
+	if c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor {
+		filter.terms = nodeAffinityTerms(p)
+	}
+	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
+		filter.honorTaints, filter.tolerations = true, p.Spec.Tolerations
+	}
+	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{namespaceOf(p)}, selector, c.MaxSkew, c.MinDomains, filter)
+}
+
+func (t *topology) termGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffinityTerm) *topologyGroup {
+	namespaces := term.Namespaces
+	switch {
+	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
+		namespaces = []string{allNamespaces}
+	case term.NamespaceSelector != nil:
+		t.warn(fmt.Sprintf("pod %s: namespaceSelector %s needs Namespace objects, which karpsim does not read: only the listed namespaces and the pod's own count", podKey(p), metav1.FormatLabelSelector(term.NamespaceSelector)))
+		namespaces = append(slices.Clone(namespaces), namespaceOf(p))
+	case len(namespaces) == 0:
+		namespaces = []string{namespaceOf(p)}
+	}
+	return newTopologyGroup(kind, term.TopologyKey, slices.Clone(namespaces), t.selector(p, term.LabelSelector), 0, nil, nodeFilter{})
+}
+
+func (t *topology) selector(p *corev1.Pod, s *metav1.LabelSelector) labels.Selector {
+	selector, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil {
+		t.warn(fmt.Sprintf("pod %s: label selector %s: %v; it selects no pod", podKey(p), metav1.FormatLabelSelector(s), err))
+		return labels.Nothing()
+	}
+	return selector
+}
+
+func (t *topology) warn(msg string) {
+	if !slices.Contains(t.warnings, msg) {
+		t.warnings = append(t.warnings, msg)
+	}
+}
+
+// nodeAffinityTerms are the node requirements a spread constraint honors:
+// the nodeSelector with each required node-affinity term, or the
+// nodeSelector alone.
+func nodeAffinityTerms(p *corev1.Pod) []requirements.Requirements {
+	base := requirements.FromLabels(p.Spec.NodeSelector)
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		if base.Len() == 0 {
+			return nil
+		}
+		return []requirements.Requirements{base}
+	}
+	var terms []requirements.Requirements
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		if r, err := requirements.FromNodeSelectorRequirements(term.MatchExpressions...); err == nil {
+			terms = append(terms, base.Intersect(r))
+		}
+	}
+	return terms
+}
+
+// count registers the group's domains and counts the bound pods it selects
+// on the nodes its filter admits.
+func (t *topology) count(g *topologyGroup) {
+	t.registerDomains(g)
+	for _, e := range t.s.existing {
+		domain, ok := e.node.Labels[g.key]
+		if !ok && g.key == apis.LabelHostname {
+			domain, ok = e.node.Name, true
+		}
+		if !ok || !g.filter.matches(e.node.Taints, e.labels, requirements.DenyUndefined) {
+			continue
+		}
+		for _, p := range e.node.Pods {
+			if !ignoredForTopology(p) && g.selects(p) {
+				g.record(domain)
+			}
+		}
+	}
+}
+
+// registerDomains adds the domains of the group's key that its filter
+// admits: those NodePools can launch and those existing nodes have.
+func (t *topology) registerDomains(g *topologyGroup) {
+	for _, src := range t.domainSources(g.key) {
+		if !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil {
+			g.register(src.domain)
+		}
+	}
+}
+
+// domainSources lists, once per key, the domains NodePools can launch into
+// (their requirements and labels intersected with each instance type's)
+// and those existing nodes are in.
+func (t *topology) domainSources(key string) []domainSource {
+	if src, ok := t.sources[key]; ok {
+		return src
+	}
+	var src []domainSource
+	for _, tmpl := range t.s.templates {
+		seen := map[string]bool{}
+		poolReq := tmpl.requirements.Get(key)
+		for _, o := range tmpl.options {
+			r := poolReq.Intersection(o.it.Requirements.Get(key))
+			if r.Operator() != corev1.NodeSelectorOpIn {
+				continue
+			}
+			for _, d := range r.Values() {
+				if !seen[d] {
+					seen[d] = true
+					src = append(src, domainSource{domain: d, taints: tmpl.taints})
+				}
+			}
+		}
+	}
+	for _, e := range t.s.existing {
+		if d, ok := e.node.Labels[key]; ok {
+			src = append(src, domainSource{domain: d, taints: e.node.Taints})
+		}
+	}
+	t.sources[key] = src
+	return src
+}
+
+// registerClaim makes a new claim's placeholder hostname a domain of every
+// hostname group.
+func (t *topology) registerClaim(hostname string) {
+	for _, g := range t.order {
+		if g.key == apis.LabelHostname {
+			g.register(hostname)
+		}
+	}
+	for _, g := range t.inverse {
+		if g.key == apis.LabelHostname {
+			g.register(hostname)
+		}
+	}
+	if src, ok := t.sources[apis.LabelHostname]; ok {
+		t.sources[apis.LabelHostname] = append(src, domainSource{domain: hostname})
+	}
+}
+
+// requirements returns what the pod's groups, and the inverse groups that
+// select it, require of a node or claim with requirements reqs and taints;
+// false (with the group at fault) when some group leaves no domain.
+func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined) (requirements.Requirements, *topologyGroup) {
+	var out requirements.Requirements
+	apply := func(g *topologyGroup) bool {
+		podDomains := p.strict.Get(g.key)
+		nodeDomains := reqs.Get(g.key)
+		next := g.next(p.pod, podDomains, nodeDomains)
+		if next.Len() == 0 {
+			return false
+		}
+		out = out.Add(next)
+		return true
+	}
+	for _, g := range p.groups {
+		if !apply(g) {
+			return requirements.Requirements{}, g
+		}
+	}
+	for _, g := range t.inverse {
+		if g.selects(p.pod) && g.filter.matches(taints, reqs, undefined) && !apply(g.topologyGroup) {
+			return requirements.Requirements{}, g.topologyGroup
+		}
+	}
+	return out, nil
+}
+
+// record counts the pod, placed where reqs say, in every group that selects
+// it: spread and affinity only once its domain is decided, anti-affinity in
+// every domain it could still land in. Inverse groups the pod owns record
+// where it may be.
+func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined) {
+	for _, g := range t.order {
+		if !g.selects(p.pod) || !g.filter.matches(taints, reqs, undefined) {
+			continue
+		}
+		domains := reqs.Get(g.key)
+		switch {
+		case g.kind == antiAffinityGroup:
+			g.record(domains.Values()...)
+		case domains.Operator() == corev1.NodeSelectorOpIn && domains.Len() == 1:
+			g.record(domains.Values()[0])
+		}
+	}
+	for _, g := range t.inverse {
+		if g.owners[p.key] {
+			g.record(reqs.Get(g.key).Values()...)
+		}
+	}
+}
+
+// constrains reports whether placing the pod involves topology at all.
+func (t *topology) constrains(p *podInfo) bool {
+	if len(p.groups) > 0 {
+		return true
+	}
+	for _, g := range t.inverse {
+		if g.selects(p.pod) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasRequiredAntiAffinity(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
+}
+
+// ignoredForTopology: terminal and terminating pods do not count.
+func ignoredForTopology(p *corev1.Pod) bool {
+	return p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func namespaceOf(p *corev1.Pod) string {
+	if p.Namespace == "" {
+		return "default"
+	}
+	return p.Namespace
+}

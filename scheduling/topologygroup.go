@@ -1,0 +1,249 @@
+package scheduling
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// groupKind is what a topology group enforces.
+type groupKind int
+
+const (
+	spreadGroup groupKind = iota
+	affinityGroup
+	antiAffinityGroup
+)
+
+func (k groupKind) String() string {
+	return [...]string{"topology spread", "pod affinity", "pod anti-affinity"}[k]
+}
+
+// topologyGroup counts the pods a selector picks in each domain of one
+// topology key, for every pod that shares the same constraint. Domains are
+// kept sorted so that every choice among equals is the first by name
+// (Karpenter walks a map and takes whichever comes first).
+type topologyGroup struct {
+	kind       groupKind
+	key        string
+	namespaces []string // sorted; the pods counted live in one of them
+	selector   labels.Selector
+	maxSkew    int32
+	minDomains *int32
+	filter     nodeFilter
+	signature  string
+
+	domains []string // sorted
+	counts  map[string]int32
+}
+
+// nodeFilter says which nodes a spread constraint counts: with
+// nodeAffinityPolicy Honor, those the pod's required node affinity allows;
+// with nodeTaintsPolicy Honor, those whose taints it tolerates.
+type nodeFilter struct {
+	terms       []requirements.Requirements // any may match; none means all
+	tolerations []corev1.Toleration
+	honorTaints bool
+}
+
+func (f nodeFilter) matches(taints []corev1.Taint, reqs requirements.Requirements, undefined requirements.Undefined) bool {
+	if f.honorTaints && tolerates(taints, f.tolerations) != nil {
+		return false
+	}
+	if len(f.terms) == 0 {
+		return true
+	}
+	for _, term := range f.terms {
+		if reqs.CompatibleFast(term, undefined) {
+			return true
+		}
+	}
+	return false
+}
+
+func (f nodeFilter) String() string {
+	var parts []string
+	for _, t := range f.terms {
+		parts = append(parts, t.String())
+	}
+	if f.honorTaints {
+		parts = append(parts, fmt.Sprintf("tolerations %v", f.tolerations))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func newTopologyGroup(kind groupKind, key string, namespaces []string, selector labels.Selector, maxSkew int32, minDomains *int32, filter nodeFilter) *topologyGroup {
+	slices.Sort(namespaces)
+	namespaces = slices.Compact(namespaces)
+	g := &topologyGroup{kind: kind, key: key, namespaces: namespaces, selector: selector, maxSkew: maxSkew, minDomains: minDomains, filter: filter, counts: map[string]int32{}}
+	min := "-"
+	if minDomains != nil {
+		min = fmt.Sprint(*minDomains)
+	}
+	g.signature = fmt.Sprintf("%d|%s|%v|%s|%d|%s|%s", kind, key, namespaces, selector, maxSkew, min, filter)
+	return g
+}
+
+// register adds a domain with no pods, if it is new.
+func (g *topologyGroup) register(domain string) {
+	if _, ok := g.counts[domain]; ok {
+		return
+	}
+	i, _ := slices.BinarySearch(g.domains, domain)
+	g.domains = slices.Insert(g.domains, i, domain)
+	g.counts[domain] = 0
+}
+
+// record counts one more pod in each of the domains.
+func (g *topologyGroup) record(domains ...string) {
+	for _, d := range domains {
+		g.register(d)
+		g.counts[d]++
+	}
+}
+
+// selects reports whether the group counts pods like p.
+func (g *topologyGroup) selects(p *corev1.Pod) bool {
+	ns := p.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	if _, found := slices.BinarySearch(g.namespaces, ns); !found && !slices.Contains(g.namespaces, allNamespaces) {
+		return false
+	}
+	return g.selector.Matches(labels.Set(p.Labels))
+}
+
+// allNamespaces in a group's namespaces means every namespace (an empty
+// namespaceSelector).
+const allNamespaces = "*"
+
+// next returns the domains the pod may go to: podDomains are those its own
+// required node affinity allows, nodeDomains those the node or claim
+// allows.
+func (g *topologyGroup) next(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
+	switch g.kind {
+	case spreadGroup:
+		return g.nextSpread(p, podDomains, nodeDomains)
+	case affinityGroup:
+		return g.nextAffinity(p, podDomains, nodeDomains)
+	default:
+		return g.nextAntiAffinity(podDomains)
+	}
+}
+
+// nextSpread picks the least-loaded domain the node allows whose count
+// (with the pod, if it counts itself) stays within maxSkew of the global
+// minimum.
+func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
+	min := g.minCount(podDomains)
+	self := int32(0)
+	if g.selects(p) {
+		self = 1
+	}
+	best, bestCount := "", int32(math.MaxInt32)
+	for _, d := range g.domains {
+		if !nodeDomains.Has(d) {
+			continue
+		}
+		if count := g.counts[d] + self; count-min <= g.maxSkew && count < bestCount {
+			best, bestCount = d, count
+		}
+	}
+	if best == "" {
+		return requirements.MustNew(g.key, corev1.NodeSelectorOpDoesNotExist)
+	}
+	return requirements.MustNew(g.key, corev1.NodeSelectorOpIn, best)
+}
+
+// minCount is the smallest count among the domains the pod allows; always 0
+// for hostname (a new node is an empty domain), and 0 when fewer domains
+// than minDomains are eligible.
+func (g *topologyGroup) minCount(podDomains requirements.Requirement) int32 {
+	if g.key == apis.LabelHostname {
+		return 0
+	}
+	min, eligible := int32(math.MaxInt32), int32(0)
+	for _, d := range g.domains {
+		if podDomains.Has(d) {
+			eligible++
+			min = minInt32(min, g.counts[d])
+		}
+	}
+	if g.minDomains != nil && eligible < *g.minDomains {
+		return 0
+	}
+	return min
+}
+
+// nextAffinity allows the domains that already hold a selected pod; a pod
+// that selects itself may start in one empty domain when none does.
+func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
+	var options []string
+	for _, d := range g.domains {
+		if podDomains.Has(d) && g.counts[d] > 0 {
+			options = append(options, d)
+		}
+	}
+	if len(options) == 0 && g.selects(p) {
+		options = g.firstDomain(func(d string) bool { return podDomains.Has(d) && nodeDomains.Has(d) })
+		if len(options) == 0 {
+			options = g.firstDomain(podDomains.Has)
+		}
+	}
+	return inOrDoesNotExist(g.key, options)
+}
+
+func (g *topologyGroup) firstDomain(ok func(string) bool) []string {
+	for _, d := range g.domains {
+		if ok(d) {
+			return []string{d}
+		}
+	}
+	return nil
+}
+
+// nextAntiAffinity allows only the domains with no selected pod.
+func (g *topologyGroup) nextAntiAffinity(podDomains requirements.Requirement) requirements.Requirement {
+	var options []string
+	for _, d := range g.domains {
+		if g.counts[d] == 0 && podDomains.Has(d) {
+			options = append(options, d)
+		}
+	}
+	return inOrDoesNotExist(g.key, options)
+}
+
+func inOrDoesNotExist(key string, values []string) requirements.Requirement {
+	if len(values) == 0 {
+		return requirements.MustNew(key, corev1.NodeSelectorOpDoesNotExist)
+	}
+	return requirements.MustNew(key, corev1.NodeSelectorOpIn, values...)
+}
+
+// describe prints the counts, for explanations.
+func (g *topologyGroup) describe() string {
+	parts := make([]string, 0, min(len(g.domains), 6))
+	for i, d := range g.domains {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(g.domains)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s=%d", d, g.counts[d]))
+	}
+	return fmt.Sprintf("%s on %s (counts %s)", g.kind, g.key, strings.Join(parts, ", "))
+}
+
+func minInt32(a, b int32) int32 {
+	if a < b {
+		return a
+	}
+	return b
+}
