@@ -29,6 +29,7 @@ type command struct {
 
 var commands = []command{
 	{"instance-types", "list the instance-type catalog with capacity, overhead, allocatable and offerings", runInstanceTypes},
+	{"plan", "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why", runPlan},
 }
 
 // errUsage marks an error in the command line itself; main exits 2 on it.

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// exampleInflate is the seed guide's inflate Deployment scaled to 10
+// replicas: what `karpsim plan` plans when given no file.
+//
+//go:embed example/inflate.yaml
+var exampleInflate []byte
+
+// planOptions are the flags of `karpsim plan`.
+type planOptions struct {
+	files             fileList
+	output            string
+	explain           string
+	ignorePreferences bool
+	region            string
+	zones             string
+}
+
+// fileList is a repeatable flag.
+type fileList []string
+
+func (f *fileList) String() string { return strings.Join(*f, ",") }
+
+func (f *fileList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty path")
+	}
+	*f = append(*f, v)
+	return nil
+}
+
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	opts, err := parsePlanFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	set, err := loadPlanInput(opts.files, stderr)
+	if err != nil {
+		return err
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones)}
+	snap, err := snapshot.FromSet(set, snapOpts)
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, snap.Warnings)
+	in := snap.Input(scheduling.Options{IgnorePreferences: opts.ignorePreferences})
+	if opts.explain != "" {
+		return explainPod(stdout, stderr, snap, in, opts.explain, opts.output)
+	}
+	result := scheduling.Solve(in)
+	printWarnings(stderr, result.Warnings)
+	return writeResult(stdout, result, opts.output)
+}
+
+func parsePlanFlags(args []string, stderr io.Writer) (planOptions, error) {
+	var opts planOptions
+	fs := newFlagSet("plan", "[-f PATH]... [flags]", stderr)
+	fs.Var(&opts.files, "f", "manifest `PATH` (a file or a folder of .yaml, .yml and .json files); repeatable (default: the built-in inflate example)")
+	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
+	fs.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
+	fs.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
+	fs.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	fs.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
+	if err := parseFlags(fs, args); err != nil {
+		return opts, err
+	}
+	switch opts.output {
+	case "table", "json", "yaml":
+	default:
+		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	}
+	if opts.region == "" {
+		return opts, fmt.Errorf("%w: --region is empty", errUsage)
+	}
+	if opts.zones != "" && len(splitZones(opts.zones)) == 0 {
+		return opts, fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)
+	}
+	return opts, nil
+}
+
+// loadPlanInput reads the manifests, or the built-in example when no path
+// was given.
+func loadPlanInput(files []string, stderr io.Writer) (*manifests.Set, error) {
+	if len(files) > 0 {
+		return manifests.Load(files...)
+	}
+	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
+	return manifests.Decode("example/inflate.yaml", exampleInflate)
+}
+
+func splitZones(s string) []string {
+	var zones []string
+	for _, z := range strings.Split(s, ",") {
+		if z = strings.TrimSpace(z); z != "" {
+			zones = append(zones, z)
+		}
+	}
+	return zones
+}
+
+func printWarnings(w io.Writer, warnings []string) {
+	for _, msg := range warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
+}
+
+// writeResult prints the plan in the chosen format.
+func writeResult(w io.Writer, r scheduling.Result, output string) error {
+	switch output {
+	case "json":
+		return writeJSON(w, r)
+	case "yaml":
+		return writeYAML(w, r)
+	default:
+		return writePlanTable(w, r)
+	}
+}
+
+// writeJSON marshals v with two-space indentation, leaving <, > and &
+// unescaped so that reasons read as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeYAML prints v as YAML with the field names of its JSON form.
+func writeYAML(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return err
+	}
+	out, err := yaml.JSONToYAML(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// claimGroup is the new NodeClaims of one NodePool, instance type and
+// capacity type.
+type claimGroup struct {
+	nodePool, instanceType, capacityType string
+	count, pods                          int
+	zones                                []string
+	price                                float64
+}
+
+// groupClaims groups the new NodeClaims, sorted by NodePool, instance type
+// and capacity type.
+func groupClaims(claims []scheduling.NodeClaim) []*claimGroup {
+	var groups []*claimGroup
+	for _, c := range claims {
+		i := slices.IndexFunc(groups, func(g *claimGroup) bool {
+			return g.nodePool == c.NodePool && g.instanceType == c.InstanceType && g.capacityType == c.CapacityType
+		})
+		if i < 0 {
+			groups = append(groups, &claimGroup{nodePool: c.NodePool, instanceType: c.InstanceType, capacityType: c.CapacityType})
+			i = len(groups) - 1
+		}
+		g := groups[i]
+		g.count++
+		g.pods += len(c.Pods)
+		g.price += c.PricePerHour
+		if !slices.Contains(g.zones, c.Zone) {
+			g.zones = append(g.zones, c.Zone)
+		}
+	}
+	for _, g := range groups {
+		slices.Sort(g.zones)
+	}
+	slices.SortFunc(groups, func(a, b *claimGroup) int {
+		return cmpStrings(a.nodePool, b.nodePool, a.instanceType, b.instanceType, a.capacityType, b.capacityType)
+	})
+	return groups
+}
+
+// cmpStrings compares pairs of strings in turn: (a0, b0), then (a1, b1)…
+func cmpStrings(pairs ...string) int {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if c := strings.Compare(pairs[i], pairs[i+1]); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// writePlanTable prints the new NodeClaims grouped by NodePool and
+// instance type, the bindings to existing nodes, a summary line, and the
+// unschedulable pods with their reasons.
+func writePlanTable(w io.Writer, r scheduling.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(r.NodeClaims) > 0 {
+		fmt.Fprintln(tw, "NODEPOOL\tINSTANCE TYPE\tCAPACITY TYPE\tNODES\tPODS\tZONES\t$/HOUR")
+		for _, g := range groupClaims(r.NodeClaims) {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%.4f\n", g.nodePool, orDash(g.instanceType), orDash(g.capacityType), g.count, g.pods, orDash(strings.Join(g.zones, ",")), g.price)
+		}
+		fmt.Fprintln(tw)
+	}
+	perNode := bindingsPerNode(r.Bindings)
+	if len(perNode) > 0 {
+		fmt.Fprintln(tw, "EXISTING NODE\tPODS")
+		for _, n := range perNode {
+			fmt.Fprintf(tw, "%s\t%d\n", n.node, n.pods)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	s := r.Summary
+	fmt.Fprintf(w, "%s: %d scheduled on %s ($%.4f/hour) and %s; %d unschedulable\n",
+		plural(s.Pods, "pod"), s.ScheduledPods, plural(s.NodeClaims, "new node"), s.PricePerHour, plural(len(perNode), "existing node"), s.UnschedulablePods)
+	if len(r.Unschedulable) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "UNSCHEDULABLE POD\tREASON")
+		for _, u := range r.Unschedulable {
+			fmt.Fprintf(tw, "%s\t%s\n", u.Pod, u.Reason)
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+type nodePods struct {
+	node string
+	pods int
+}
+
+// bindingsPerNode counts the pods bound to each existing node, by node name.
+func bindingsPerNode(bindings []scheduling.Binding) []nodePods {
+	var out []nodePods
+	for _, b := range bindings {
+		i := slices.IndexFunc(out, func(n nodePods) bool { return n.node == b.Node })
+		if i < 0 {
+			out = append(out, nodePods{node: b.Node})
+			i = len(out) - 1
+		}
+		out[i].pods++
+	}
+	slices.SortFunc(out, func(a, b nodePods) int { return strings.Compare(a.node, b.node) })
+	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package snapshot
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// addNodes turns the Set's nodes and NodeClaims into scheduling nodes. A
+// node and the NodeClaim that launched it (matched by the claim's
+// status.nodeName or status.providerID) are one node; a NodeClaim without a
+// node is in flight. Nodes and claims being deleted are no target: their
+// names are kept so that their pods go pending again.
+func (b *builder) addNodes() {
+	claimOf, inFlight := b.matchClaims()
+	for _, node := range b.set.Nodes {
+		b.addNode(node, claimOf[node])
+	}
+	for _, claim := range inFlight {
+		b.addInFlight(claim)
+	}
+}
+
+// matchClaims pairs NodeClaims with the nodes they launched and returns the
+// claims that have no node yet, in Set order.
+func (b *builder) matchClaims() (map[*corev1.Node]*apis.NodeClaim, []*apis.NodeClaim) {
+	byName := map[string]*corev1.Node{}
+	byProviderID := map[string]*corev1.Node{}
+	for _, n := range b.set.Nodes {
+		byName[n.Name] = n
+		if n.Spec.ProviderID != "" {
+			byProviderID[n.Spec.ProviderID] = n
+		}
+	}
+	claimOf := map[*corev1.Node]*apis.NodeClaim{}
+	var inFlight []*apis.NodeClaim
+	for _, claim := range b.set.NodeClaims {
+		node := byName[claim.Status.NodeName]
+		if node == nil && claim.Status.ProviderID != "" {
+			node = byProviderID[claim.Status.ProviderID]
+		}
+		switch {
+		case node == nil:
+			inFlight = append(inFlight, claim)
+		case claimOf[node] != nil:
+			b.warn(fmt.Sprintf("NodeClaim/%s and NodeClaim/%s both claim Node/%s: the second is ignored", claimOf[node].Name, claim.Name, node.Name))
+		default:
+			claimOf[node] = claim
+		}
+	}
+	return claimOf, inFlight
+}
+
+// addNode converts a node, with the NodeClaim that launched it if any.
+func (b *builder) addNode(node *corev1.Node, claim *apis.NodeClaim) {
+	if node.DeletionTimestamp != nil || (claim != nil && claim.DeletionTimestamp != nil) {
+		b.deleting[node.Name] = true
+		return
+	}
+	pool := node.Labels[apis.LabelNodePool]
+	if pool == "" && claim != nil {
+		pool = claim.Labels[apis.LabelNodePool]
+	}
+	n := &scheduling.Node{
+		Name:        node.Name,
+		NodePool:    pool,
+		Labels:      maps.Clone(node.Labels),
+		Taints:      copyTaints(node.Spec.Taints),
+		Capacity:    node.Status.Capacity.DeepCopy(),
+		Allocatable: node.Status.Allocatable.DeepCopy(),
+	}
+	if n.Labels == nil {
+		n.Labels = map[string]string{}
+	}
+	// The node lifecycle controller taints cordoned nodes.
+	if node.Spec.Unschedulable && !slices.ContainsFunc(n.Taints, isUnschedulableTaint) {
+		n.Taints = append(n.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
+	}
+	if pool != "" || claim != nil {
+		n.Initialized = node.Labels[apis.LabelNodeInitialized] == "true"
+	} else {
+		n.Initialized = isReady(node)
+	}
+	if np := b.pools[pool]; np != nil {
+		n.StartupTaints = copyTaints(np.Spec.Template.Spec.StartupTaints)
+	} else if claim != nil {
+		n.StartupTaints = copyTaints(claim.Spec.StartupTaints)
+	}
+	if pool != "" && b.pools[pool] == nil {
+		b.warn(fmt.Sprintf("Node/%s belongs to NodePool %q, which was not given: the node counts against no NodePool's limits", node.Name, pool))
+	}
+	if len(n.Allocatable) == 0 {
+		if len(n.Capacity) > 0 {
+			n.Allocatable = n.Capacity.DeepCopy()
+		} else {
+			b.resourcesFromCatalog(n, "Node/"+node.Name, b.nodeClassOf(pool, claim))
+		}
+	}
+	b.nodes[n.Name] = n
+}
+
+// addInFlight converts a NodeClaim that has no node yet. Its labels are its
+// NodePool's template labels, overridden by its own labels, overridden by
+// its single-valued In requirements; its resources are its status's, or
+// else its instance type's.
+func (b *builder) addInFlight(claim *apis.NodeClaim) {
+	name := claim.Status.NodeName
+	if name == "" {
+		name = claim.Name
+	}
+	if claim.DeletionTimestamp != nil {
+		b.deleting[name] = true
+		return
+	}
+	if _, taken := b.nodes[name]; taken {
+		b.warn(fmt.Sprintf("NodeClaim/%s: a node named %q was given already: the claim is ignored", claim.Name, name))
+		return
+	}
+	pool := claim.Labels[apis.LabelNodePool]
+	labels := map[string]string{}
+	if np := b.pools[pool]; np != nil {
+		maps.Copy(labels, np.Spec.Template.ObjectMeta.Labels)
+	}
+	maps.Copy(labels, claim.Labels)
+	for _, r := range claim.Spec.Requirements {
+		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+			labels[r.Key] = r.Values[0]
+		}
+	}
+	if pool != "" {
+		labels[apis.LabelNodePool] = pool
+	}
+	n := &scheduling.Node{
+		Name:          name,
+		NodePool:      pool,
+		Labels:        labels,
+		Taints:        copyTaints(claim.Spec.Taints),
+		StartupTaints: copyTaints(claim.Spec.StartupTaints),
+		Capacity:      claim.Status.Capacity.DeepCopy(),
+		Allocatable:   claim.Status.Allocatable.DeepCopy(),
+	}
+	if len(n.Allocatable) == 0 {
+		b.resourcesFromCatalog(n, "NodeClaim/"+claim.Name, b.nodeClassOf(pool, claim))
+	}
+	b.nodes[n.Name] = n
+}
+
+// nodeClassOf names the EC2NodeClass of a node: its claim's, else its
+// NodePool's; "" when neither is known.
+func (b *builder) nodeClassOf(pool string, claim *apis.NodeClaim) string {
+	if claim != nil && claim.Spec.NodeClassRef != nil && claim.Spec.NodeClassRef.Name != "" {
+		return claim.Spec.NodeClassRef.Name
+	}
+	if np := b.pools[pool]; np != nil && np.Spec.Template.Spec.NodeClassRef != nil {
+		return np.Spec.Template.Spec.NodeClassRef.Name
+	}
+	return ""
+}
+
+// resourcesFromCatalog gives a node that states no allocatable resources
+// those of its instance type (the node.kubernetes.io/instance-type label)
+// in its EC2NodeClass's catalog, and the labels the type implies that the
+// node lacks. Without a known type nothing can be placed on the node.
+func (b *builder) resourcesFromCatalog(n *scheduling.Node, object, className string) {
+	typeName := n.Labels[apis.LabelInstanceType]
+	if typeName == "" {
+		b.warn(fmt.Sprintf("%s states no allocatable resources and no single instance type: no pod can be placed on it", object))
+		return
+	}
+	catalog, ok := b.catalogNamed(className)
+	if !ok {
+		return
+	}
+	it, found := catalog.Get(typeName)
+	if !found {
+		b.warn(fmt.Sprintf("%s: instance type %q is not in the catalog: no pod can be placed on it", object, typeName))
+		return
+	}
+	n.Capacity = it.Capacity.List()
+	n.Allocatable = it.Allocatable().List()
+	for _, r := range it.Requirements.Items() {
+		if _, set := n.Labels[r.Key()]; !set && r.Operator() == corev1.NodeSelectorOpIn && r.Len() == 1 {
+			n.Labels[r.Key()] = r.Values()[0]
+		}
+	}
+}
+
+func isReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func isUnschedulableTaint(t corev1.Taint) bool {
+	return t.Key == corev1.TaintNodeUnschedulable && t.Effect == corev1.TaintEffectNoSchedule
+}
+
+func copyTaints(taints []corev1.Taint) []corev1.Taint {
+	if taints == nil {
+		return nil
+	}
+	out := make([]corev1.Taint, len(taints))
+	for i := range taints {
+		taints[i].DeepCopyInto(&out[i])
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+// Package snapshot turns decoded manifests into what karpsim's decision
+// packages take: the pods Karpenter would provision for, the existing and
+// in-flight nodes with the pods bound to them, the NodePools with the
+// instance types their EC2NodeClasses yield, and the DaemonSet pods every
+// node carries.
+//
+// Workload controllers are expanded into the pods Kubernetes would create
+// for them, less the given pods they already own, named deterministically
+// where Kubernetes appends random suffixes:
+//
+//	Deployment d  → ReplicaSet d-<hash>, pods d-<hash>-0, d-<hash>-1, …
+//	ReplicaSet r  → pods r-0, r-1, …
+//	StatefulSet s → pods s-0 … s-(N-1), from spec.ordinals.start (as Kubernetes names them)
+//	Job j         → pods j-0, j-1, …
+//	DaemonSet ds  → one template pod named ds, in Snapshot.DaemonSets
+//
+// <hash> is an FNV-32a hash of the pod template spelled with the alphabet
+// of Kubernetes' pod-template-hash label, which the pods carry; an index a
+// given pod already uses is skipped. Every pod without a UID gets one
+// derived from its namespace and name.
+//
+// FromSet is pure and deterministic: it reads only the Set it is given,
+// never modifies it, and gives equal snapshots for equal Sets.
+package snapshot
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// Options configure FromSet. The zero value models us-east-1 with zones a,
+// b and c, as instancetypes.AWSOptions does.
+type Options struct {
+	// Region is the region of every catalog's offerings; default us-east-1.
+	Region string
+	// Zones are the zones offerings are made in; default Region + a, b, c.
+	Zones []string
+}
+
+// Snapshot is a cluster as the decision packages see it. Every object in it
+// is a copy, so changing it changes neither the Set nor another Snapshot;
+// only the instance types of the catalogs, which are read-only, are shared.
+type Snapshot struct {
+	// Pending are the pods Karpenter would provision for, sorted by creation
+	// time, then namespace/name: pods without a node, those expanded from
+	// workload controllers, and the pods of nodes being deleted (which keep
+	// their spec.nodeName). DaemonSet and mirror pods are never pending.
+	Pending []*corev1.Pod
+	// Bound are the active pods bound to a node that stays, sorted by
+	// namespace/name. Each is also in its node's Pods when that node is
+	// known.
+	Bound []*corev1.Pod
+	// Nodes are the existing nodes and the in-flight NodeClaims that have no
+	// node yet, sorted by name. Nodes being deleted are left out.
+	Nodes []*scheduling.Node
+	// NodePools are the NodePools new NodeClaims may come from, sorted by
+	// name, each with the catalog of its EC2NodeClass. Static NodePools
+	// (spec.replicas) and NodePools being deleted are left out, as Karpenter
+	// does not provision from them.
+	NodePools []scheduling.NodePool
+	// DaemonSets holds one pod per DaemonSet, sorted by namespace/name: the
+	// pod its controller would run on every node it tolerates and selects.
+	DaemonSets []*corev1.Pod
+	// PDBs are the PodDisruptionBudgets, sorted by namespace/name.
+	PDBs []*policyv1.PodDisruptionBudget
+	// Warnings say what FromSet worked around or left out, in the order
+	// found; the Set's own Warnings are not repeated here.
+	Warnings []string
+	// DefaultNodePool is true when the Set had no NodePool and karpsim's
+	// default one (the seed guide's "default" NodePool and EC2NodeClass)
+	// was used in its place.
+	DefaultNodePool bool
+}
+
+// Input returns the scheduling input for the snapshot's pending pods. The
+// input shares the snapshot's slices and objects; Solve changes neither.
+func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
+	return scheduling.Input{
+		Pods:       s.Pending,
+		Nodes:      s.Nodes,
+		NodePools:  s.NodePools,
+		DaemonSets: s.DaemonSets,
+		Options:    o,
+	}
+}
+
+// FromSet builds the snapshot of a Set. The stages run in this order
+// because each needs the one before:
+//
+//  1. NodePools and their catalogs: nodes and NodeClaims without a status
+//     take their resources from their instance type in these catalogs.
+//  2. Nodes and NodeClaims, matched into one node each; nodes being deleted
+//     are noted.
+//  3. The pods given: bound to a known node, pending, or ignored; those of
+//     nodes being deleted are pending again.
+//  4. Workload controllers: each creates the replicas the given pods do not
+//     already account for.
+//  5. DaemonSets, then PodDisruptionBudgets.
+//
+// The error joins one *manifests.Error per problem, each naming the file,
+// the object and the field, as manifests.Load's errors do.
+func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
+	if set == nil {
+		return nil, errors.New("snapshot: no manifests (nil Set)")
+	}
+	b := newBuilder(set, opts)
+	b.addNodePools()
+	b.addNodes()
+	b.addPods()
+	b.addWorkloads()
+	b.addDaemonSets()
+	b.addPDBs()
+	if err := errors.Join(b.errs...); err != nil {
+		return nil, err
+	}
+	return b.finish(), nil
+}
+
+// builder is the state of one FromSet call.
+type builder struct {
+	set  *manifests.Set
+	opts Options
+	snap *Snapshot
+	errs []error
+	// catalogs are built once per EC2NodeClass name; "" is the catalog of
+	// the default EC2NodeClass settings, for nodes of unknown NodePools.
+	catalogs map[string]instancetypes.Catalog
+	// classes and pools are the Set's (or the default) objects by name.
+	classes map[string]*apis.EC2NodeClass
+	pools   map[string]*apis.NodePool
+	// nodes are the target nodes by name; deleting are the names of nodes
+	// being deleted, whose pods are pending again.
+	nodes    map[string]*scheduling.Node
+	deleting map[string]bool
+	// active are the copies of the given pods that still run or wait to,
+	// which workload controllers count as existing replicas.
+	active []*corev1.Pod
+}
+
+func newBuilder(set *manifests.Set, opts Options) *builder {
+	return &builder{
+		set:      set,
+		opts:     opts,
+		snap:     &Snapshot{},
+		catalogs: map[string]instancetypes.Catalog{},
+		classes:  map[string]*apis.EC2NodeClass{},
+		pools:    map[string]*apis.NodePool{},
+		nodes:    map[string]*scheduling.Node{},
+		deleting: map[string]bool{},
+	}
+}
+
+func (b *builder) warn(msg string) { b.snap.Warnings = append(b.snap.Warnings, msg) }
+
+// fail records a problem with an object of the Set, in the format of
+// manifests' errors: "file: Kind/namespace/name: field: message".
+func (b *builder) fail(obj any, kind error, object, path, msg string) {
+	src, ok := b.set.SourceOf(obj)
+	if !ok {
+		src = manifests.Source{File: "<no file>"}
+	}
+	b.errs = append(b.errs, &manifests.Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
+}
+
+// finish sorts what was gathered into the snapshot.
+func (b *builder) finish() *Snapshot {
+	s := b.snap
+	slices.SortFunc(s.Pending, func(a, c *corev1.Pod) int {
+		if d := a.CreationTimestamp.Time.Compare(c.CreationTimestamp.Time); d != 0 {
+			return d
+		}
+		return cmp.Compare(podKey(a), podKey(c))
+	})
+	slices.SortFunc(s.Bound, comparePods)
+	slices.SortFunc(s.DaemonSets, comparePods)
+	for _, n := range b.nodes {
+		slices.SortFunc(n.Pods, comparePods)
+		s.Nodes = append(s.Nodes, n)
+	}
+	slices.SortFunc(s.Nodes, func(a, c *scheduling.Node) int { return cmp.Compare(a.Name, c.Name) })
+	slices.SortFunc(s.NodePools, func(a, c scheduling.NodePool) int { return cmp.Compare(a.NodePool.Name, c.NodePool.Name) })
+	slices.SortFunc(s.PDBs, func(a, c *policyv1.PodDisruptionBudget) int {
+		return cmp.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
+	})
+	return s
+}
+
+// addPDBs copies the PodDisruptionBudgets, namespace defaulted.
+func (b *builder) addPDBs() {
+	for _, pdb := range b.set.PodDisruptionBudgets {
+		c := pdb.DeepCopy()
+		c.Namespace = namespaceOf(c.Namespace)
+		b.snap.PDBs = append(b.snap.PDBs, c)
+	}
+}
+
+func comparePods(a, b *corev1.Pod) int { return cmp.Compare(podKey(a), podKey(b)) }
+
+func podKey(p *corev1.Pod) string { return namespaceOf(p.Namespace) + "/" + p.Name }
+
+// namespaceOf is the namespace an object without one is created in.
+func namespaceOf(ns string) string {
+	if ns == "" {
+		return corev1.NamespaceDefault
+	}
+	return ns
+}
+
+// objectLabel names an object the way manifests' errors do.
+func objectLabel(kind, namespace, name string) string {
+	if namespace != "" {
+		return kind + "/" + namespace + "/" + name
+	}
+	return kind + "/" + name
+}

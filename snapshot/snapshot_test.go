@@ -1,0 +1,258 @@
+package snapshot
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+const (
+	nodeYAML = `apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: %s
+spec: %s
+status:
+  capacity: {cpu: "4", memory: 16Gi, pods: "110"}
+  allocatable: {cpu: 3920m, memory: 15Gi, pods: "110"}
+  conditions: [{type: Ready, status: "%s"}]
+`
+	managedLabels = `{karpenter.sh/nodepool: general, karpenter.sh/initialized: "true", node.kubernetes.io/instance-type: m5.xlarge}`
+)
+
+func node(name, labels, spec, ready string) string {
+	return replace(replace(replace(replace(nodeYAML, "%s", name), "%s", labels), "%s", spec), "%s", ready)
+}
+
+func TestBoundAndPendingPods(t *testing.T) {
+	s := build(t, nodeClassYAML, nodePoolYAML,
+		node("n1", managedLabels, "{}", "True"),
+		replace(node("gone", managedLabels, "{}", "True"), "name: gone", "name: gone\n  deletionTimestamp: \"2026-01-01T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]"),
+		podYAML("waiting", ""),
+		podYAML("on-n1", "  nodeName: n1\n"),
+		podYAML("on-unknown", "  nodeName: elsewhere\n"),
+		podYAML("on-gone", "  nodeName: gone\n"),
+		replace(podYAML("daemon-on-gone", "  nodeName: gone\n"), "name: daemon-on-gone}", "name: daemon-on-gone, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: d, uid: x}]}"),
+		replace(podYAML("mirror", ""), "name: mirror}", "name: mirror, annotations: {kubernetes.io/config.mirror: abc}}"),
+		replace(podYAML("daemon-pending", ""), "name: daemon-pending}", "name: daemon-pending, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: d, uid: x}]}"),
+		replace(podYAML("deleted", ""), "name: deleted}", "name: deleted, deletionTimestamp: \"2026-01-01T00:00:00Z\", finalizers: [x]}"),
+		podYAML("done", "status: {phase: Succeeded}\n"),
+		podYAML("failed", "  nodeName: n1\nstatus: {phase: Failed}\n"),
+		podYAML("gated", "  schedulingGates: [{name: example.com/quota}]\n"),
+		podYAML("preempting", "status: {nominatedNodeName: n1}\n"),
+	)
+	assert.Equal(t, []string{"default/on-gone", "default/waiting"}, names(s.Pending))
+	assert.Equal(t, []string{"default/on-n1", "default/on-unknown"}, names(s.Bound))
+	require.Len(t, s.Nodes, 1, "the node being deleted is no target")
+	assert.Equal(t, []string{"default/on-n1"}, names(s.Nodes[0].Pods))
+	joined := strings.Join(s.Warnings, "\n")
+	assert.Contains(t, joined, `pod default/on-unknown is bound to node "elsewhere", which was not given`)
+	assert.Contains(t, joined, "pod default/gated has scheduling gates (example.com/quota)")
+	assert.Contains(t, joined, `pod default/preempting is nominated to node "n1"`)
+}
+
+func TestNodes(t *testing.T) {
+	s := build(t, nodeClassYAML, nodePoolYAML,
+		node("managed-ready", managedLabels, "{}", "True"),
+		node("managed-new", `{karpenter.sh/nodepool: general}`, "{}", "True"),
+		node("unmanaged-ready", `{kubernetes.io/os: linux}`, "{unschedulable: true}", "True"),
+		node("unmanaged-notready", `{kubernetes.io/os: linux}`, "{taints: [{key: dedicated, value: db, effect: NoSchedule}]}", "False"),
+	)
+	byName := map[string]*scheduling.Node{}
+	for _, n := range s.Nodes {
+		byName[n.Name] = n
+	}
+	require.Len(t, byName, 4)
+	assert.True(t, byName["managed-ready"].Initialized, "managed: the karpenter.sh/initialized label")
+	assert.False(t, byName["managed-new"].Initialized, "managed without the initialized label, though Ready")
+	assert.True(t, byName["unmanaged-ready"].Initialized, "unmanaged: the Ready condition")
+	assert.False(t, byName["unmanaged-notready"].Initialized)
+	assert.Equal(t, "general", byName["managed-ready"].NodePool)
+	assert.Equal(t, "", byName["unmanaged-ready"].NodePool)
+	assert.Equal(t, []corev1.Taint{{Key: "example.com/booting", Effect: corev1.TaintEffectNoSchedule}}, byName["managed-ready"].StartupTaints, "startup taints come from the NodePool")
+	assert.Equal(t, []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}, byName["unmanaged-ready"].Taints, "a cordoned node is tainted")
+	alloc := byName["managed-ready"].Allocatable[corev1.ResourceCPU]
+	assert.Equal(t, "3920m", alloc.String())
+}
+
+const nodeClaimYAML = `apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: general-abc12
+  labels: {karpenter.sh/nodepool: general}
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: general}
+  requirements:
+    - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+    - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+    - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+status: %s
+`
+
+func TestNodeClaims(t *testing.T) {
+	t.Run("matched to its node by status.nodeName: one node", func(t *testing.T) {
+		s := build(t, nodeClassYAML, nodePoolYAML, node("ip-10-0-0-1", `{kubernetes.io/os: linux}`, "{}", "True"),
+			replace(nodeClaimYAML, "%s", "{nodeName: ip-10-0-0-1}"))
+		require.Len(t, s.Nodes, 1)
+		n := s.Nodes[0]
+		assert.Equal(t, "ip-10-0-0-1", n.Name)
+		assert.Equal(t, "general", n.NodePool, "the claim tells the NodePool")
+		assert.False(t, n.Initialized, "managed, and not labelled initialized")
+	})
+	t.Run("matched by providerID", func(t *testing.T) {
+		s := build(t, nodeClassYAML, nodePoolYAML, node("ip-10-0-0-2", managedLabels, "{providerID: aws:///us-east-1a/i-123}", "True"),
+			replace(nodeClaimYAML, "%s", "{providerID: aws:///us-east-1a/i-123}"))
+		require.Len(t, s.Nodes, 1)
+		assert.Equal(t, "ip-10-0-0-2", s.Nodes[0].Name)
+	})
+	t.Run("in flight with allocatable from its instance type", func(t *testing.T) {
+		s := build(t, nodeClassYAML, nodePoolYAML, replace(nodeClaimYAML, "%s", "{}"),
+			podYAML("early", "  nodeName: general-abc12\n"))
+		require.Len(t, s.Nodes, 1)
+		n := s.Nodes[0]
+		assert.Equal(t, "general-abc12", n.Name)
+		assert.False(t, n.Initialized)
+		assert.Equal(t, "m5.large", n.Labels[apis.LabelInstanceType])
+		assert.Equal(t, "us-east-1a", n.Labels[apis.LabelTopologyZone], "a single-valued requirement is a label")
+		assert.NotContains(t, n.Labels, apis.LabelCapacityType, "two values: not a label yet")
+		assert.Equal(t, "web", n.Labels["team"], "the NodePool's template labels")
+		assert.Equal(t, "amd64", n.Labels[apis.LabelArch], "labels the instance type implies")
+		cpu := n.Allocatable[corev1.ResourceCPU]
+		assert.Equal(t, "1930m", cpu.String(), "m5.large on AL2023")
+		assert.Equal(t, []string{"default/early"}, names(n.Pods))
+	})
+	t.Run("in flight with allocatable from its status", func(t *testing.T) {
+		s := build(t, nodeClassYAML, nodePoolYAML, replace(nodeClaimYAML, "%s", "{allocatable: {cpu: 1500m, memory: 6Gi, pods: \"29\"}}"))
+		cpu := s.Nodes[0].Allocatable[corev1.ResourceCPU]
+		assert.Equal(t, "1500m", cpu.String())
+	})
+	t.Run("in flight without a single instance type", func(t *testing.T) {
+		claim := replace(replace(nodeClaimYAML, "%s", "{}"), "values: [m5.large]", "values: [m5.large, m5.xlarge]")
+		s := build(t, nodeClassYAML, nodePoolYAML, claim)
+		assert.Empty(t, s.Nodes[0].Allocatable)
+		assert.Contains(t, strings.Join(s.Warnings, "\n"), "NodeClaim/general-abc12 states no allocatable resources and no single instance type")
+	})
+}
+
+func TestDefaultNodePool(t *testing.T) {
+	s := build(t, podYAML("p", ""))
+	assert.True(t, s.DefaultNodePool)
+	require.Len(t, s.NodePools, 1)
+	assert.Equal(t, "default", s.NodePools[0].NodePool.Name)
+	assert.NotEmpty(t, s.NodePools[0].InstanceTypes)
+	assert.Contains(t, s.Warnings[0], `no NodePool given: using karpsim's default NodePool "default" and EC2NodeClass "default"`)
+
+	given := build(t, replace(nodeClassYAML, "name: general", "name: default"))
+	assert.True(t, given.DefaultNodePool)
+	assert.Contains(t, given.Warnings[0], `with the given EC2NodeClass "default"`)
+
+	withPool := build(t, nodeClassYAML, nodePoolYAML)
+	assert.False(t, withPool.DefaultNodePool)
+}
+
+func TestNodePoolsSharingAnEC2NodeClassShareOneCatalog(t *testing.T) {
+	s := build(t, nodeClassYAML, nodePoolYAML, replace(nodePoolYAML, "name: general}", "name: second}"),
+		replace(nodePoolYAML, "name: general}", "name: static}")+"  replicas: 2\n")
+	require.Len(t, s.NodePools, 2, "the static NodePool is left out")
+	assert.Equal(t, "general", s.NodePools[0].NodePool.Name)
+	assert.Equal(t, "second", s.NodePools[1].NodePool.Name)
+	assert.Same(t, s.NodePools[0].InstanceTypes[0], s.NodePools[1].InstanceTypes[0])
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "NodePool/static is static (spec.replicas: 2)")
+}
+
+func TestErrorsNameFileObjectAndField(t *testing.T) {
+	tests := []struct {
+		name string
+		docs []string
+		want string
+	}{
+		{"a Deployment without containers", []string{"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: empty, namespace: shop}\nspec:\n  selector: {matchLabels: {a: b}}\n  template: {metadata: {labels: {a: b}}}\n"},
+			"test.yaml: Deployment/shop/empty: spec.template.spec.containers: required: a pod needs at least one container"},
+		{"negative replicas", []string{deployment("replicas: -2")},
+			"test.yaml: Deployment/web: spec.replicas: -2: must be 0 or more"},
+		{"a negative request in a pod", []string{replace(podYAML("neg", ""), `cpu: "1"`, `cpu: "-1"`)},
+			"test.yaml: Pod/neg: spec.containers[0] (app).resources.requests.cpu: negative quantity -1"},
+		{"a pod without a name", []string{replace(podYAML("x", ""), "metadata: {name: x}", "metadata: {generateName: x-}")},
+			"test.yaml: Pod without a name: metadata.name: required"},
+		{"a negative request in a template", []string{replace(deployment(""), "cpu: 500m", "cpu: -500m")},
+			"test.yaml: Deployment/web: spec.template.spec.containers[0] (web).resources.requests.cpu: negative quantity -500m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := FromSet(decode(t, tt.docs...), Options{})
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
+			assert.ErrorIs(t, err, manifests.ErrInvalid)
+		})
+	}
+}
+
+func TestANodePoolWithoutItsEC2NodeClassIsAnError(t *testing.T) {
+	np := decode(t, nodeClassYAML, nodePoolYAML).NodePools[0]
+	_, err := FromSet(&manifests.Set{NodePools: []*apis.NodePool{np}}, Options{})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, manifests.ErrMissingReference))
+	assert.Contains(t, err.Error(), `NodePool/general: spec.template.spec.nodeClassRef.name: EC2NodeClass "general" not found`)
+	_, err = FromSet(nil, Options{})
+	assert.Error(t, err)
+}
+
+// everything is a Set with one object of each kind FromSet reads.
+func everything(t *testing.T) []string {
+	return []string{nodeClassYAML, nodePoolYAML, node("n1", managedLabels, "{}", "True"), replace(nodeClaimYAML, "%s", "{}"),
+		podYAML("p", ""), podYAML("q", "  nodeName: n1\n"), deployment("replicas: 2"), replace(statefulSetYAML, "%s", ""),
+		replace(jobYAML, "%s", "parallelism: 2"), replace(daemonSetYAML, "%s", ""),
+		"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {minAvailable: 1, selector: {matchLabels: {app: web}}}\n"}
+}
+
+func TestFromSetLeavesTheSetAlone(t *testing.T) {
+	docs := everything(t)
+	set, pristine := decode(t, docs...), decode(t, docs...)
+	s, err := FromSet(set, Options{})
+	require.NoError(t, err)
+	// Changing the snapshot must not reach the Set either.
+	s.Pending[0].Labels["changed"] = "yes"
+	s.Nodes[0].Labels["changed"] = "yes"
+	s.NodePools[0].NodePool.Spec.Template.ObjectMeta.Labels["changed"] = "yes"
+	s.DaemonSets[0].Spec.Tolerations[0].Key = "changed"
+	s.PDBs[0].Name = "changed"
+	sv, pv := reflect.ValueOf(set).Elem(), reflect.ValueOf(pristine).Elem()
+	for i := range sv.NumField() {
+		if sv.Type().Field(i).IsExported() {
+			assert.True(t, reflect.DeepEqual(sv.Field(i).Interface(), pv.Field(i).Interface()), "Set.%s changed", sv.Type().Field(i).Name)
+		}
+	}
+}
+
+func TestFromSetIsDeterministic(t *testing.T) {
+	set := decode(t, everything(t)...)
+	a, err := FromSet(set, Options{})
+	require.NoError(t, err)
+	b, err := FromSet(set, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, names(a.Pending), names(b.Pending))
+	// Catalogs are rebuilt per call; the rest must be equal in full.
+	a.NodePools, b.NodePools = nil, nil
+	assert.True(t, reflect.DeepEqual(a, b))
+	assert.Equal(t, scheduling.Solve(build(t, everything(t)...).Input(scheduling.Options{})), scheduling.Solve(build(t, everything(t)...).Input(scheduling.Options{})))
+}
+
+func TestInput(t *testing.T) {
+	s := build(t, everything(t)...)
+	in := s.Input(scheduling.Options{IgnorePreferences: true})
+	assert.Equal(t, len(s.Pending), len(in.Pods))
+	assert.Equal(t, len(s.Nodes), len(in.Nodes))
+	assert.Len(t, in.DaemonSets, 1)
+	assert.True(t, in.Options.IgnorePreferences)
+	assert.NotEmpty(t, DefaultManifests())
+}
