@@ -442,3 +442,7 @@ func difference(a, b []string) []string {
 	}
 	return out
 }
+
+// AppendValues appends the values Values returns to dst, without allocating
+// when dst has room: for hot loops that only read them.
+func (r Requirement) AppendValues(dst []string) []string { return append(dst, r.values...) }

@@ -389,3 +389,62 @@ func (r Requirements) String() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ChangedKeys appends to dst the keys whose requirement differs between r
+// and other (present in one only, or with different values, bounds or
+// minValues), in key order.
+func (r Requirements) ChangedKeys(other Requirements, dst []string) []string {
+	i, j := 0, 0
+	for i < len(r.items) || j < len(other.items) {
+		switch {
+		case j == len(other.items) || (i < len(r.items) && r.items[i].key < other.items[j].key):
+			dst = append(dst, r.items[i].key)
+			i++
+		case i == len(r.items) || other.items[j].key < r.items[i].key:
+			dst = append(dst, other.items[j].key)
+			j++
+		default:
+			if !r.items[i].equal(&other.items[j]) {
+				dst = append(dst, r.items[i].key)
+			}
+			i++
+			j++
+		}
+	}
+	return dst
+}
+
+// IntersectsOn is IntersectsFast limited to the given keys: a caller that
+// knows r and other intersect on every other key checks only these.
+func (r Requirements) IntersectsOn(other Requirements, keys []string) bool {
+	for _, key := range keys {
+		a, ok := r.Lookup(key)
+		if !ok {
+			continue
+		}
+		b, ok := other.Lookup(key)
+		if !ok {
+			continue
+		}
+		if a.intersectionIsEmpty(b) && !(a.isNegative() && b.isNegative()) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Requirement) equal(o *Requirement) bool {
+	return r.complement == o.complement && r.hasGte == o.hasGte && r.hasLte == o.hasLte &&
+		r.gte == o.gte && r.lte == o.lte && r.minValues == o.minValues && slices.Equal(r.values, o.values)
+}
+
+// AllowsFast reports, without allocating, what CompatibleFast reports for
+// the set holding req alone: req's key is constrained by r (or allowed
+// undefined, or req only excludes), and the two intersect.
+func (r Requirements) AllowsFast(req Requirement, undefined Undefined) bool {
+	existing, ok := r.Lookup(req.key)
+	if !ok {
+		return req.isNegative() || undefined.AllowsUndefined(req.key)
+	}
+	return !existing.intersectionIsEmpty(req) || (existing.isNegative() && req.isNegative())
+}

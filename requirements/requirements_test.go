@@ -122,3 +122,29 @@ func TestFromNodePoolIncludesMinValuesAndTemplateLabels(t *testing.T) {
 	_, err = FromNodePool(template)
 	assert.EqualError(t, err, `requirements[1]: requirement "karpenter.k8s.aws/instance-generation": operator Gt takes exactly one integer value, got 2`)
 }
+
+func TestChangedKeysAndIntersectsOn(t *testing.T) {
+	a := NewRequirements(MustNew("zone", in, "a", "b"), MustNew("arch", in, "amd64"), MustNew("gen", gt, "2"))
+	b := a.Add(MustNew("zone", in, "b"), MustNew("host", in, "h1"))
+	assert.Equal(t, []string{"host", "zone"}, a.ChangedKeys(b, nil))
+	assert.Empty(t, a.ChangedKeys(a, nil))
+	assert.Equal(t, []string{"gen"}, a.ChangedKeys(a.Add(MustNew("gen", lt, "9")), nil))
+
+	it := NewRequirements(MustNew("zone", in, "a"), MustNew("arch", in, "arm64"))
+	assert.True(t, it.IntersectsOn(b, []string{"host"}), "only the named keys are checked")
+	assert.False(t, it.IntersectsOn(b, []string{"zone"}))
+	assert.False(t, it.IntersectsOn(b, []string{"arch"}))
+}
+
+func TestAllowsFastAgreesWithCompatibleFast(t *testing.T) {
+	base := NewRequirements(MustNew("zone", in, "a", "b"), MustNew("team", notIn, "x"))
+	for _, req := range []Requirement{
+		MustNew("zone", in, "b"), MustNew("zone", in, "c"), MustNew("zone", doesNotExist),
+		MustNew("team", in, "x"), MustNew("team", notIn, "y"), MustNew("gpu", in, "true"),
+		MustNew("gpu", notIn, "true"), MustNew(apis.LabelInstanceFamily, in, "m5"),
+	} {
+		for _, undefined := range []Undefined{DenyUndefined, AllowUndefinedWellKnown} {
+			assert.Equal(t, base.CompatibleFast(NewRequirements(req), undefined), base.AllowsFast(req, undefined), "%v", req)
+		}
+	}
+}

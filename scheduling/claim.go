@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,7 +16,8 @@ import (
 // the requirements they share, and the instance types that can still hold
 // them all.
 type claim struct {
-	tmpl         *template
+	tmpl *template
+	// name is also the claim's placeholder hostname.
 	name         string
 	requirements requirements.Requirements
 	pods         []*podInfo
@@ -36,7 +38,10 @@ func placeholderHostname(t *template) requirements.Requirement {
 // (undefined well-known and instance-type labels allowed), then the
 // instance types that can hold every pod so far. The claim is unchanged
 // when it returns false; explain says why.
-func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *[]*typeOption) bool {
+func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
+	if topo != nil && c.name != "" && topo.rejectsHost(p, c.name) {
+		return false
+	}
 	if tolerates(c.tmpl.taints, p.pod.Spec.Tolerations) != nil || portConflict(c.hostPorts, p.hostPorts) != nil {
 		return false
 	}
@@ -47,27 +52,39 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *[]*typeOption) bool 
 		}
 		reqs = c.requirements.Intersect(p.reqs)
 	}
-	topoActive := topo != nil && topo.constrains(p)
-	if topoActive {
-		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined)
-		if failed != nil || !reqs.CompatibleFast(topoReqs, c.tmpl.undefined) {
+	if topo != nil && topo.constrains(p) {
+		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined, scratch.topo[:0])
+		scratch.topo = topoReqs
+		if failed != nil || !admits(reqs, topoReqs, c.tmpl.undefined) {
 			return false
 		}
-		reqs, changed = reqs.Intersect(topoReqs), true
+		reqs, changed = reqs.Add(topoReqs...), true
 	}
 	requests := c.requests.Add(p.requests)
-	remaining := (*scratch)[:0]
+	// Every option meets the claim's requirements so far: only the keys
+	// that changed need checking, and offerings only if their keys did.
+	var keys []string
+	var offerings offeringFilter
+	checkOfferings := false
+	if changed {
+		keys = c.requirements.ChangedKeys(reqs, scratch.keys[:0])
+		scratch.keys = keys
+		if checkOfferings = slices.ContainsFunc(keys, isOfferingKey); checkOfferings {
+			offerings = newOfferingFilter(reqs)
+		}
+	}
+	remaining := scratch.options[:0]
 	for _, o := range c.options {
-		if requests.Fits(o.room) && (!changed || (o.it.Requirements.IntersectsFast(reqs) && hasCompatibleOffering(o.it, reqs))) {
+		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) {
 			remaining = append(remaining, o)
 		}
 	}
 	if len(remaining) == 0 {
-		*scratch = remaining
+		scratch.options = remaining
 		return false
 	}
 	// The old options slice becomes the next scratch space.
-	*scratch, c.options = c.options, remaining
+	scratch.options, c.options = c.options, remaining
 	c.requirements, c.requests = reqs, requests
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
@@ -75,6 +92,18 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *[]*typeOption) bool 
 		topo.record(p, reqs, c.tmpl.taints, c.tmpl.undefined)
 	}
 	return true
+}
+
+// scratchSpace is memory tryAdd reuses from one call to the next.
+type scratchSpace struct {
+	options []*typeOption
+	keys    []string
+	topo    []requirements.Requirement
+}
+
+// isOfferingKey reports whether a requirement on key narrows offerings.
+func isOfferingKey(key string) bool {
+	return key == apis.LabelTopologyZone || key == apis.LabelCapacityType || key == apis.LabelCapacityReservationID
 }
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
@@ -93,19 +122,20 @@ func (c *claim) explain(p *podInfo, topo *topology) error {
 		reqs = c.requirements.Intersect(p.reqs)
 	}
 	if topo != nil && topo.constrains(p) {
-		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined)
+		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined, nil)
 		if failed != nil {
 			return fmt.Errorf("unsatisfiable %s", failed.describe())
 		}
-		if err := reqs.Compatible(topoReqs, c.tmpl.undefined); err != nil {
+		if err := reqs.Compatible(requirements.NewRequirements(topoReqs...), c.tmpl.undefined); err != nil {
 			return fmt.Errorf("topology: %w", err)
 		}
-		reqs = reqs.Intersect(topoReqs)
+		reqs = reqs.Add(topoReqs...)
 	}
 	requests := c.requests.Add(p.requests)
 	var metReqs, fits, offered, reqsAndFits bool
+	offerings := newOfferingFilter(reqs)
 	for _, o := range c.options {
-		itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), hasCompatibleOffering(o.it, reqs)
+		itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), offerings.hasOffering(o.it)
 		metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
 		reqsAndFits = reqsAndFits || (itReqs && itFits)
 	}

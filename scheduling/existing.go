@@ -95,8 +95,8 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 		return false
 	}
 	if topo != nil && topo.constrains(p) {
-		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined)
-		if failed != nil || !e.labels.CompatibleFast(topoReqs, requirements.DenyUndefined) {
+		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined, nil)
+		if failed != nil || !admits(e.labels, topoReqs, requirements.DenyUndefined) {
 			return false
 		}
 	}
@@ -124,11 +124,11 @@ func (e *existingNode) explain(p *podInfo, topo *topology) error {
 		return err
 	}
 	if topo != nil && topo.constrains(p) {
-		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined)
+		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined, nil)
 		if failed != nil {
 			return fmt.Errorf("unsatisfiable %s", failed.describe())
 		}
-		if err := e.labels.Compatible(topoReqs, requirements.DenyUndefined); err != nil {
+		if err := e.labels.Compatible(requirements.NewRequirements(topoReqs...), requirements.DenyUndefined); err != nil {
 			return fmt.Errorf("topology: %w", err)
 		}
 	}

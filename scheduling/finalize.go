@@ -62,87 +62,100 @@ func claimNumber(c *claim) int {
 // picks the launch offering.
 func (s *solver) finalize(c *claim) NodeClaim {
 	reqs := c.requirements.Without(apis.LabelHostname)
-	options := orderByPrice(c.options, reqs)
-	if max := s.opts.maxInstanceTypes(); len(options) > max {
-		options = options[:max]
+	priced := priceOptions(c.options, reqs)
+	if max := s.opts.maxInstanceTypes(); len(priced) > max {
+		priced = priced[:max]
 	}
 	out := NodeClaim{
-		Name:         c.name,
-		NodePool:     c.tmpl.name,
-		Requirements: reqs.NodeSelectorRequirements(),
-		Requests:     c.requests.Add(minDaemons(options)).Strings(),
-		Pods:         make([]string, len(c.pods)),
+		Name:                c.name,
+		NodePool:            c.tmpl.name,
+		Requirements:        reqs.NodeSelectorRequirements(),
+		Pods:                make([]string, len(c.pods)),
+		InstanceTypeOptions: make([]string, len(priced)),
 	}
+	options := make([]*typeOption, len(priced))
+	for i, p := range priced {
+		options[i], out.InstanceTypeOptions[i] = p.option, p.option.it.Name
+	}
+	out.Requests = c.requests.Add(minDaemons(options)).Strings()
 	for i, p := range c.pods {
 		out.Pods[i] = p.key
 	}
-	for _, o := range options {
-		out.InstanceTypeOptions = append(out.InstanceTypeOptions, o.it.Name)
-	}
-	if it, offering, ok := launchChoice(options, reqs); ok {
-		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = it.Name, offering.Zone, offering.CapacityType, offering.Price
+	if launch, ok := launchChoice(priced); ok {
+		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price
 	}
 	return out
 }
 
-// orderByPrice sorts options by their cheapest available offering the
-// requirements allow, then by name.
-func orderByPrice(options []*typeOption, reqs requirements.Requirements) []*typeOption {
-	type priced struct {
-		o     *typeOption
-		price float64
-	}
-	ps := make([]priced, len(options))
+// pricedOption is an option with its cheapest allowed offerings: overall,
+// which orders the options, and per capacity type, which picks the launch.
+type pricedOption struct {
+	option   *typeOption
+	cheapest float64
+	// best holds, per launch capacity type (see launchOrder), the index of
+	// the cheapest allowed available offering, or -1.
+	best [3]int
+}
+
+// launchOrder is the order the cloud provider prefers capacity types in:
+// reserved capacity first when allowed and offered, then spot when allowed
+// and offered, else on-demand.
+var launchOrder = [3]string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand}
+
+// priceOptions prices each option by its available offerings the
+// requirements allow, in one pass, and sorts them cheapest first, then by
+// name.
+func priceOptions(options []*typeOption, reqs requirements.Requirements) []pricedOption {
+	f := newOfferingFilter(reqs)
+	out := make([]pricedOption, len(options))
 	for i, o := range options {
-		ps[i] = priced{o, cheapestPrice(o.it, reqs, "")}
-	}
-	slices.SortFunc(ps, func(a, b priced) int {
-		if c := cmp.Compare(a.price, b.price); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.o.it.Name, b.o.it.Name)
-	})
-	out := make([]*typeOption, len(ps))
-	for i := range ps {
-		out[i] = ps[i].o
-	}
-	return out
-}
-
-// cheapestPrice is the lowest price of the type's available offerings the
-// requirements allow, of one capacity type or of any ("").
-func cheapestPrice(it *instancetypes.InstanceType, reqs requirements.Requirements, capacityType string) float64 {
-	best := math.Inf(1)
-	for i := range it.Offerings {
-		o := &it.Offerings[i]
-		if o.Available && (capacityType == "" || o.CapacityType == capacityType) && offeringAllowed(o, reqs) {
-			best = min(best, o.Price)
-		}
-	}
-	return best
-}
-
-// launchChoice is the offering the cloud provider would launch: reserved
-// capacity first when allowed and offered, then spot when allowed and
-// offered, else on-demand; the cheapest offering of that capacity type
-// across the options, ties going to the earlier option and zone.
-func launchChoice(options []*typeOption, reqs requirements.Requirements) (*instancetypes.InstanceType, instancetypes.Offering, bool) {
-	for _, capacityType := range []string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand} {
-		var bestIT *instancetypes.InstanceType
-		var best instancetypes.Offering
-		for _, o := range options {
-			for _, offering := range o.it.Offerings {
-				if !offering.Available || offering.CapacityType != capacityType || !offeringAllowed(&offering, reqs) {
-					continue
-				}
-				if bestIT == nil || offering.Price < best.Price {
-					bestIT, best = o.it, offering
-				}
+		p := pricedOption{option: o, cheapest: math.Inf(1), best: [3]int{-1, -1, -1}}
+		for j := range o.it.Offerings {
+			offering := &o.it.Offerings[j]
+			if !offering.Available || !f.allows(offering) {
+				continue
+			}
+			p.cheapest = min(p.cheapest, offering.Price)
+			if k := slices.Index(launchOrder[:], offering.CapacityType); k >= 0 && (p.best[k] < 0 || offering.Price < o.it.Offerings[p.best[k]].Price) {
+				p.best[k] = j
 			}
 		}
-		if bestIT != nil {
-			return bestIT, best, true
+		out[i] = p
+	}
+	slices.SortFunc(out, func(a, b pricedOption) int {
+		if c := cmp.Compare(a.cheapest, b.cheapest); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.option.it.Name, b.option.it.Name)
+	})
+	return out
+}
+
+// launch is the offering the cloud provider would launch.
+type launch struct {
+	it       *instancetypes.InstanceType
+	offering instancetypes.Offering
+}
+
+// launchChoice takes the first capacity type of launchOrder any option
+// offers, and the cheapest offering of that type, ties going to the
+// cheaper option and then to the earlier zone.
+func launchChoice(priced []pricedOption) (launch, bool) {
+	for k := range launchOrder {
+		var best launch
+		found := false
+		for _, p := range priced {
+			if p.best[k] < 0 {
+				continue
+			}
+			offering := p.option.it.Offerings[p.best[k]]
+			if !found || offering.Price < best.offering.Price {
+				best, found = launch{p.option.it, offering}, true
+			}
+		}
+		if found {
+			return best, true
 		}
 	}
-	return nil, instancetypes.Offering{}, false
+	return launch{}, false
 }

@@ -15,7 +15,13 @@ import (
 type limits struct {
 	names     []corev1.ResourceName // sorted
 	remaining resources.Vector
+	// Each node counts one "nodes", kept apart from the capacity vectors.
+	limitsNodes    bool
+	remainingNodes int64
 }
+
+// resourceNodes is the limit on the number of nodes.
+const resourceNodes corev1.ResourceName = "nodes"
 
 func newLimits(list corev1.ResourceList) limits {
 	l := limits{remaining: resources.FromList(list)}
@@ -23,6 +29,9 @@ func newLimits(list corev1.ResourceList) limits {
 		l.names = append(l.names, name)
 	}
 	slices.Sort(l.names)
+	if q, ok := list[resourceNodes]; ok {
+		l.limitsNodes, l.remainingNodes = true, q.Value()
+	}
 	return l
 }
 
@@ -31,14 +40,20 @@ func (l *limits) charge(capacity resources.Vector) {
 	if len(l.names) == 0 {
 		return
 	}
-	l.remaining = l.remaining.Sub(capacity.With("nodes", 1))
+	l.remaining = l.remaining.Sub(capacity)
+	l.remainingNodes--
 }
 
 // allows reports whether a node of this capacity stays within the limits;
 // if not, it names the first limited resource it would exceed.
 func (l *limits) allows(capacity resources.Vector) (bool, string) {
-	capacity = capacity.With("nodes", 1)
 	for _, name := range l.names {
+		if name == resourceNodes {
+			if l.remainingNodes < 1 {
+				return false, fmt.Sprintf("nodes (%d left)", l.remainingNodes)
+			}
+			continue
+		}
 		if capacity.Get(name) > l.remaining.Get(name) {
 			q := l.remaining.Quantity(name)
 			return false, fmt.Sprintf("%s (%s left)", name, q.String())
@@ -51,6 +66,10 @@ func (l *limits) allows(capacity resources.Vector) (bool, string) {
 func (l *limits) String() string {
 	parts := make([]string, len(l.names))
 	for i, name := range l.names {
+		if name == resourceNodes {
+			parts[i] = fmt.Sprintf("nodes=%d", l.remainingNodes)
+			continue
+		}
 		q := l.remaining.Quantity(name)
 		parts[i] = fmt.Sprintf("%s=%s", name, q.String())
 	}

@@ -24,8 +24,10 @@ type podInfo struct {
 	reqs     requirements.Requirements // required terms plus the heaviest preference
 	// strict are the required terms only: the domains the pod allows for
 	// topology. Only set for pods with topology constraints.
-	strict    requirements.Requirements
-	groups    []*topologyGroup // the topology groups the pod's constraints form
+	strict requirements.Requirements
+	groups []*topologyGroup // the topology groups the pod's constraints form
+	// inverse are the inverse anti-affinity groups that select the pod.
+	inverse   []*inverseGroup
 	hostPorts []hostPort
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int

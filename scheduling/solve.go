@@ -41,8 +41,8 @@ type solver struct {
 	// relaxPreferNoSchedule is set when some NodePool has a
 	// PreferNoSchedule taint: only then does relaxation tolerate them.
 	relaxPreferNoSchedule bool
-	// scratch is reused by claim.add to filter instance types.
-	scratch  []*typeOption
+	// scratch is reused by claim.tryAdd to filter instance types.
+	scratch  scratchSpace
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
@@ -146,11 +146,11 @@ func (s *solver) add(p *podInfo) error {
 			return nil
 		}
 	}
-	slices.SortStableFunc(s.claims, func(a, b *claim) int { return cmp.Compare(len(a.pods), len(b.pods)) })
-	for _, c := range s.claims {
+	for i, c := range s.claims {
 		ok := c.tryAdd(p, s.topo, &s.scratch)
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s.topo) })
 		if ok {
+			s.claimGrew(i)
 			return nil
 		}
 	}
@@ -203,8 +203,30 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 		largest = largest.Max(o.it.Capacity)
 	}
 	t.limits.charge(largest)
-	s.claims = append(s.claims, c)
+	s.claimCreated(c)
 	return nil
+}
+
+// s.claims stays ordered as Karpenter orders its claims before each pod, a
+// stable sort by pod count, without sorting: only one claim changes at a
+// time.
+
+// claimGrew moves the claim at i, which just gained a pod, behind the claims
+// that still have fewer pods and ahead of those it now equals.
+func (s *solver) claimGrew(i int) {
+	c, n := s.claims[i], len(s.claims[i].pods)
+	j := i
+	for j+1 < len(s.claims) && len(s.claims[j+1].pods) < n {
+		j++
+	}
+	copy(s.claims[i:j], s.claims[i+1:j+1])
+	s.claims[j] = c
+}
+
+// claimCreated places a new claim behind every claim with as few pods.
+func (s *solver) claimCreated(c *claim) {
+	i, _ := slices.BinarySearchFunc(s.claims, len(c.pods)+1, func(x *claim, n int) int { return cmp.Compare(len(x.pods), n) })
+	s.claims = slices.Insert(s.claims, i, c)
 }
 
 // queue is Karpenter's pod queue: failed pods go to the back, and the

@@ -68,8 +68,9 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	t.requirements = reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
 	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
 	compatibleDaemons := t.compatibleDaemons(daemons)
+	offerings := newOfferingFilter(t.requirements)
 	for _, it := range p.InstanceTypes {
-		if !it.Requirements.IntersectsFast(t.requirements) || !hasCompatibleOffering(it, t.requirements) {
+		if !it.Requirements.IntersectsFast(t.requirements) || !offerings.hasOffering(it) {
 			continue
 		}
 		var overhead resources.Vector
@@ -109,25 +110,40 @@ func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 	return out
 }
 
-// hasCompatibleOffering reports whether the type has an available offering
-// whose zone, capacity type and reservation the requirements allow.
-func hasCompatibleOffering(it *instancetypes.InstanceType, reqs requirements.Requirements) bool {
+// offeringFilter is what a set of requirements says of offerings: the
+// zones, capacity types and capacity reservations it allows, looked up once.
+type offeringFilter struct {
+	zone, capacityType, reservation requirements.Requirement
+	hasReservation                  bool
+}
+
+func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
+	f := offeringFilter{zone: reqs.Get(apis.LabelTopologyZone), capacityType: reqs.Get(apis.LabelCapacityType)}
+	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
+	return f
+}
+
+// allows reports whether the offering's zone, capacity type and reservation
+// are allowed; availability is the caller's to check.
+func (f *offeringFilter) allows(o *instancetypes.Offering) bool {
+	if !f.zone.Has(o.Zone) || !f.capacityType.Has(o.CapacityType) {
+		return false
+	}
+	if f.hasReservation && o.ReservationID != "" {
+		return f.reservation.Has(o.ReservationID)
+	}
+	return true
+}
+
+// hasOffering reports whether the type has an available offering the
+// filter allows.
+func (f *offeringFilter) hasOffering(it *instancetypes.InstanceType) bool {
 	for i := range it.Offerings {
-		if it.Offerings[i].Available && offeringAllowed(&it.Offerings[i], reqs) {
+		if it.Offerings[i].Available && f.allows(&it.Offerings[i]) {
 			return true
 		}
 	}
 	return false
-}
-
-func offeringAllowed(o *instancetypes.Offering, reqs requirements.Requirements) bool {
-	if !reqs.Get(apis.LabelTopologyZone).Has(o.Zone) || !reqs.Get(apis.LabelCapacityType).Has(o.CapacityType) {
-		return false
-	}
-	if r, ok := reqs.Lookup(apis.LabelCapacityReservationID); ok && o.ReservationID != "" {
-		return r.Has(o.ReservationID)
-	}
-	return true
 }
 
 func ptrValue[T any](p *T) T {

@@ -64,7 +64,25 @@ func newTopology(s *solver) *topology {
 	if !found {
 		return nil
 	}
+	for _, p := range s.pods {
+		if p.invalid == nil {
+			p.inverse = t.selectingInverse(p.pod)
+		}
+	}
 	return t
+}
+
+// selectingInverse lists the inverse groups that select the pod. Inverse
+// groups all exist once the pods are attached: relaxation never changes a
+// pod's required anti-affinity.
+func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
+	var out []*inverseGroup
+	for _, g := range t.inverse {
+		if g.selects(p) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // attach gives the pod its groups, creating and counting new ones, and the
@@ -84,6 +102,7 @@ func (t *topology) attach(p *podInfo) {
 	if hasRequiredAntiAffinity(p.pod) {
 		t.addInverse(p.pod, requirements.Requirements{})
 	}
+	p.inverse = t.selectingInverse(p.pod)
 }
 
 // addInverse registers the pod as an owner of the inverse groups of its
@@ -291,32 +310,74 @@ func (t *topology) registerClaim(hostname string) {
 	}
 }
 
-// requirements returns what the pod's groups, and the inverse groups that
-// select it, require of a node or claim with requirements reqs and taints;
-// false (with the group at fault) when some group leaves no domain.
-func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined) (requirements.Requirements, *topologyGroup) {
-	var out requirements.Requirements
-	apply := func(g *topologyGroup) bool {
-		podDomains := p.strict.Get(g.key)
-		nodeDomains := reqs.Get(g.key)
-		next := g.next(p.pod, podDomains, nodeDomains)
+// requirements appends to dst what the pod's groups, and the inverse groups
+// that select it, require of a node or claim with requirements reqs and
+// taints, one requirement per group; it returns the group at fault when
+// some group leaves no domain.
+func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined, dst []requirements.Requirement) ([]requirements.Requirement, *topologyGroup) {
+	for _, g := range p.groups {
+		next := g.next(p.pod, p.strict.Get(g.key), reqs.Get(g.key))
 		if next.Len() == 0 {
+			return dst, g
+		}
+		dst = append(dst, next)
+	}
+	for _, g := range p.inverse {
+		if !g.filter.matches(taints, reqs, undefined) {
+			continue
+		}
+		next := g.next(p.pod, p.strict.Get(g.key), reqs.Get(g.key))
+		if next.Len() == 0 {
+			return dst, g.topologyGroup
+		}
+		dst = append(dst, next)
+	}
+	return dst, nil
+}
+
+// admits reports, without allocating, whether reqs leave room for every
+// topology requirement; requirements on one key are met one at a time,
+// which is what matters for the groups' single-domain answers.
+func admits(reqs requirements.Requirements, topoReqs []requirements.Requirement, undefined requirements.Undefined) bool {
+	for _, r := range topoReqs {
+		if !reqs.AllowsFast(r, undefined) {
 			return false
 		}
-		out = out.Add(next)
-		return true
 	}
+	return true
+}
+
+// rejectsHost reports, in constant time, whether hostname topology alone
+// keeps the pod off the node or claim with this hostname: an anti-affinity
+// group that already counts a pod there, or a hostname spread that would
+// exceed its skew (its global minimum is always 0). It lets the solver skip
+// most claims without building requirements.
+func (t *topology) rejectsHost(p *podInfo, hostname string) bool {
 	for _, g := range p.groups {
-		if !apply(g) {
-			return requirements.Requirements{}, g
+		if g.key != apis.LabelHostname {
+			continue
+		}
+		switch g.kind {
+		case antiAffinityGroup:
+			if g.counts[hostname] > 0 {
+				return true
+			}
+		case spreadGroup:
+			self := int32(0)
+			if g.selects(p.pod) {
+				self = 1
+			}
+			if g.counts[hostname]+self > g.maxSkew {
+				return true
+			}
 		}
 	}
-	for _, g := range t.inverse {
-		if g.selects(p.pod) && g.filter.matches(taints, reqs, undefined) && !apply(g.topologyGroup) {
-			return requirements.Requirements{}, g.topologyGroup
+	for _, g := range p.inverse {
+		if g.key == apis.LabelHostname && g.counts[hostname] > 0 {
+			return true
 		}
 	}
-	return out, nil
+	return false
 }
 
 // record counts the pod, placed where reqs say, in every group that selects
@@ -333,7 +394,7 @@ func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []c
 		case g.kind == antiAffinityGroup:
 			g.record(domains.Values()...)
 		case domains.Operator() == corev1.NodeSelectorOpIn && domains.Len() == 1:
-			g.record(domains.Values()[0])
+			g.record(domains.Any())
 		}
 	}
 	for _, g := range t.inverse {
@@ -345,15 +406,7 @@ func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []c
 
 // constrains reports whether placing the pod involves topology at all.
 func (t *topology) constrains(p *podInfo) bool {
-	if len(p.groups) > 0 {
-		return true
-	}
-	for _, g := range t.inverse {
-		if g.selects(p.pod) {
-			return true
-		}
-	}
-	return false
+	return len(p.groups) > 0 || len(p.inverse) > 0
 }
 
 func hasRequiredAntiAffinity(p *corev1.Pod) bool {

@@ -42,6 +42,8 @@ type topologyGroup struct {
 
 	domains []string // sorted
 	counts  map[string]int32
+	// buf is reused by candidates.
+	buf []string
 }
 
 // nodeFilter says which nodes a spread constraint counts: with
@@ -135,8 +137,26 @@ func (g *topologyGroup) next(p *corev1.Pod, podDomains, nodeDomains requirements
 	case affinityGroup:
 		return g.nextAffinity(p, podDomains, nodeDomains)
 	default:
-		return g.nextAntiAffinity(podDomains)
+		return g.nextAntiAffinity(podDomains, nodeDomains)
 	}
+}
+
+// candidates are the registered domains the node allows, in name order.
+// When the node allows a few domains (always so for hostname, where the
+// universe grows with every claim), those are walked instead of the whole
+// universe: the answer is intersected with the node's requirements anyway.
+func (g *topologyGroup) candidates(nodeDomains requirements.Requirement) []string {
+	if nodeDomains.Operator() != corev1.NodeSelectorOpIn || nodeDomains.Len() >= len(g.domains) {
+		return g.domains
+	}
+	g.buf = nodeDomains.AppendValues(g.buf[:0])
+	out := g.buf[:0]
+	for _, d := range g.buf {
+		if _, ok := g.counts[d]; ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // nextSpread picks the least-loaded domain the node allows whose count
@@ -149,7 +169,7 @@ func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requir
 		self = 1
 	}
 	best, bestCount := "", int32(math.MaxInt32)
-	for _, d := range g.domains {
+	for _, d := range g.candidates(nodeDomains) {
 		if !nodeDomains.Has(d) {
 			continue
 		}
@@ -210,10 +230,11 @@ func (g *topologyGroup) firstDomain(ok func(string) bool) []string {
 	return nil
 }
 
-// nextAntiAffinity allows only the domains with no selected pod.
-func (g *topologyGroup) nextAntiAffinity(podDomains requirements.Requirement) requirements.Requirement {
+// nextAntiAffinity allows only the domains with no selected pod (of those
+// the node allows: see candidates).
+func (g *topologyGroup) nextAntiAffinity(podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
 	var options []string
-	for _, d := range g.domains {
+	for _, d := range g.candidates(nodeDomains) {
 		if g.counts[d] == 0 && podDomains.Has(d) {
 			options = append(options, d)
 		}

@@ -12,6 +12,7 @@ package workloads
 import (
 	"fmt"
 	"math/rand"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -136,10 +137,17 @@ func (g *Generator) Preferences(count int) []*corev1.Pod {
 	return pods
 }
 
+// epoch is the creation time of the first pod; each later pod is a
+// millisecond younger, so the queue breaks ties between pods of equal size
+// in the order they were made, as it does for Karpenter's test pods, which
+// are stamped with the time they are built.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func (g *Generator) pod(labels map[string]string) *corev1.Pod {
 	g.n++
 	name := fmt.Sprintf("bench-%d", g.n)
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name), Labels: labels},
+	created := metav1.NewTime(epoch.Add(time.Duration(g.n) * time.Millisecond))
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID(name), Labels: labels, CreationTimestamp: created},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}}}
 }
 
