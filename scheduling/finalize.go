@@ -62,7 +62,7 @@ func claimNumber(c *claim) int {
 // picks the launch offering.
 func (s *solver) finalize(c *claim) NodeClaim {
 	reqs := c.requirements.Without(apis.LabelHostname)
-	priced := priceOptions(c.options, reqs)
+	priced := priceOptions(c.options, reqs, sameOfferingKeys(reqs, c.tmpl.requirements))
 	if max := s.opts.maxInstanceTypes(); len(priced) > max {
 		priced = priced[:max]
 	}
@@ -104,8 +104,8 @@ var launchOrder = [3]string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, ap
 
 // priceOptions prices each option by its available offerings the
 // requirements allow, in one pass, and sorts them cheapest first, then by
-// name.
-func priceOptions(options []*typeOption, reqs requirements.Requirements) []pricedOption {
+// name, unless they are known to be in that order already.
+func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted bool) []pricedOption {
 	f := newOfferingFilter(reqs)
 	out := make([]pricedOption, len(options))
 	for i, o := range options {
@@ -122,6 +122,9 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements) []price
 		}
 		out[i] = p
 	}
+	if sorted {
+		return out
+	}
 	slices.SortFunc(out, func(a, b pricedOption) int {
 		if c := cmp.Compare(a.cheapest, b.cheapest); c != 0 {
 			return c
@@ -129,6 +132,19 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements) []price
 		return cmp.Compare(a.option.it.Name, b.option.it.Name)
 	})
 	return out
+}
+
+// sameOfferingKeys reports whether a and b allow the same offerings: equal
+// requirements on zone, capacity type and capacity reservation.
+func sameOfferingKeys(a, b requirements.Requirements) bool {
+	for _, key := range []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
+		ra, okA := a.Lookup(key)
+		rb, okB := b.Lookup(key)
+		if okA != okB || (okA && ra.String() != rb.String()) {
+			return false
+		}
+	}
+	return true
 }
 
 // launch is the offering the cloud provider would launch.

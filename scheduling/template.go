@@ -84,7 +84,21 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	if len(t.options) == 0 {
 		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)
 	}
+	// In price order, claims that keep the pool's offering requirements
+	// inherit their options already sorted (filtering keeps the order).
+	t.options = sortByPrice(t.options, t.requirements)
 	return t
+}
+
+// sortByPrice orders options by their cheapest offering the requirements
+// allow, then by name.
+func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeOption {
+	priced := priceOptions(options, reqs, false)
+	out := make([]*typeOption, len(priced))
+	for i := range priced {
+		out[i] = priced[i].option
+	}
+	return out
 }
 
 // compatibleDaemons are the DaemonSet pods that would run on the pool's
