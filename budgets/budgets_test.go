@@ -56,7 +56,7 @@ func TestBusinessHoursWindow(t *testing.T) {
 		now  string
 		want string
 	}{
-		{"2026-11-23T08:59:59Z", "5 nodes (budget 0)"},                              // Monday, before the window
+		{"2026-11-23T08:59:59Z", "5 nodes (budget 0)"},                             // Monday, before the window
 		{"2026-11-23T09:00:00Z", "3 nodes (budget 1, until 2026-11-23 17:00 UTC)"}, // the window opens
 		{"2026-11-23T16:59:59Z", "3 nodes (budget 1, until 2026-11-23 17:00 UTC)"},
 		{"2026-11-23T17:00:00Z", "5 nodes (budget 0)"}, // the window is half-open
