@@ -121,7 +121,13 @@ func (b *builder) catalog(nc *apis.EC2NodeClass) (instancetypes.Catalog, bool) {
 	if c, ok := b.catalogs[key]; ok {
 		return c, c != nil
 	}
-	c, err := instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: b.opts.Region, Zones: b.opts.Zones, NodeClass: nc})
+	var c instancetypes.Catalog
+	var err error
+	if b.opts.Catalog != nil {
+		c, err = b.opts.Catalog(nc)
+	} else {
+		c, err = instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: b.opts.Region, Zones: b.opts.Zones, NodeClass: nc})
+	}
 	if err != nil {
 		if nc == nil {
 			b.errs = append(b.errs, fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))

@@ -44,6 +44,26 @@ type Options struct {
 	Region string
 	// Zones are the zones offerings are made in; default Region + a, b, c.
 	Zones []string
+	// Catalog, when set, gives the instance types of an EC2NodeClass (nil
+	// for the default class) instead of the embedded EC2 model: a catalog
+	// read from JSON, a synthetic one, or one another tool computed.
+	Catalog func(nodeClass *apis.EC2NodeClass) (instancetypes.Catalog, error)
+	// MaxPods bounds the pods workload controllers are expanded to, so that
+	// a manifest asking for billions of replicas is refused instead of
+	// exhausting memory; 0 means DefaultMaxPods.
+	MaxPods int
+}
+
+// DefaultMaxPods is the default bound on expanded pods: well beyond the
+// largest clusters Karpenter runs, and within what a solve handles in
+// seconds.
+const DefaultMaxPods = 200_000
+
+func (o Options) maxPods() int {
+	if o.MaxPods > 0 {
+		return o.MaxPods
+	}
+	return DefaultMaxPods
 }
 
 // Snapshot is a cluster as the decision packages see it. Every object in it

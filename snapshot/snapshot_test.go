@@ -256,3 +256,35 @@ func TestInput(t *testing.T) {
 	assert.True(t, in.Options.IgnorePreferences)
 	assert.NotEmpty(t, DefaultManifests())
 }
+
+func TestHugeReplicaCountsAreRefused(t *testing.T) {
+	set, err := manifests.Decode("huge.yaml", []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: huge, namespace: default}
+spec:
+  replicas: 2147483647
+  selector: {matchLabels: {app: huge}}
+  template:
+    metadata: {labels: {app: huge}}
+    spec: {containers: [{name: c, image: i}]}
+`))
+	require.NoError(t, err)
+	_, err = FromSet(set, Options{})
+	require.EqualError(t, err, "huge.yaml: Deployment/default/huge: spec.replicas: 2147483647 would take the pods to place past 200000, the most karpsim expands (snapshot.Options.MaxPods)")
+	small, err := manifests.Decode("small.yaml", []byte(strings.Replace(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: REPLICAS
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: i}]}
+`, "REPLICAS", "3", 1)))
+	require.NoError(t, err)
+	_, err = FromSet(small, Options{MaxPods: 2})
+	assert.ErrorContains(t, err, "spec.replicas: 3 would take the pods to place past 2")
+	snap, err := FromSet(small, Options{MaxPods: 3})
+	require.NoError(t, err)
+	assert.Len(t, snap.Pending, 3)
+}

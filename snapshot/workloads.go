@@ -93,6 +93,10 @@ func (e *expander) replicas(w *workload, path string, n *int32, def int32) (int3
 		e.b.fail(w.obj, manifests.ErrInvalid, w.label, path, fmt.Sprintf("%d: must be 0 or more", *n))
 		return 0, false
 	}
+	if max := e.b.opts.maxPods(); len(e.b.snap.Pending)+int(*n) > max {
+		e.b.fail(w.obj, manifests.ErrInvalid, w.label, path, fmt.Sprintf("%d would take the pods to place past %d, the most karpsim expands (snapshot.Options.MaxPods)", *n, max))
+		return 0, false
+	}
 	return *n, true
 }
 

@@ -1,10 +1,10 @@
-// Command karpsim answers what Karpenter would do, offline: which instance
-// types it can launch and what each offers (instance-types), and, as the
-// project grows, what it would launch for pending pods and what it would
-// consolidate.
+// Command karpsim answers what Karpenter would do, offline: what it would
+// launch for pending pods and why (plan), and which instance types it can
+// launch with what each offers (instance-types).
 //
 // Usage:
 //
+//	karpsim plan [-f PATH]... [-o table|json|yaml] [--explain POD] [--ignore-preferences]
 //	karpsim instance-types [-o table|json] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
 //
 // Every command reads only the files it is given and writes to standard
