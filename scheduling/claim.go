@@ -24,6 +24,10 @@ type claim struct {
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
 	hostPorts    []hostPort
+	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
+	// fewer distinct values than a minValues requirement asks for; the
+	// result says so in its warnings.
+	bestEffort bool
 }
 
 // placeholderHostname is the hostname requirement of the template's next
@@ -79,10 +83,14 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 			remaining = append(remaining, o)
 		}
 	}
-	if len(remaining) == 0 {
+	short := c.tmpl.minValues && minValuesShortfall(c, remaining, scratch.keys[:0]) != ""
+	if len(remaining) == 0 || (short && !c.tmpl.bestEffort) {
 		scratch.options = remaining
 		return false
 	}
+	// With MinValuesPolicy BestEffort the claim keeps fewer distinct values
+	// rather than refuse the pod, before any other NodePool is tried.
+	c.bestEffort = c.bestEffort || short
 	// The old options slice becomes the next scratch space.
 	scratch.options, c.options = c.options, remaining
 	c.requirements, c.requests = reqs, requests
@@ -139,8 +147,20 @@ func (c *claim) explain(p *podInfo, topo *topology) error {
 		metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
 		reqsAndFits = reqsAndFits || (itReqs && itFits)
 	}
+	why := filterFailure(metReqs, fits, offered, reqsAndFits)
+	if metReqs && fits && offered && c.tmpl.minValues {
+		var left []*typeOption
+		for _, o := range c.options {
+			if o.it.Requirements.IntersectsFast(reqs) && requests.Fits(o.room) && offerings.hasOffering(o.it) {
+				left = append(left, o)
+			}
+		}
+		if short := minValuesShortfall(&claim{requirements: reqs}, left, nil); short != "" {
+			why = short
+		}
+	}
 	return fmt.Errorf("no instance type satisfied resources %s and requirements %s (%s)",
-		requests.Add(minDaemons(c.options)), reqs.Without(apis.LabelHostname), filterFailure(metReqs, fits, offered, reqsAndFits))
+		requests.Add(minDaemons(c.options)), reqs.Without(apis.LabelHostname), why)
 }
 
 // filterFailure says which of the three criteria no single instance type met.

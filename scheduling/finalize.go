@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -30,6 +31,9 @@ func (s *solver) result() Result {
 	})
 	for _, c := range claims {
 		r.NodeClaims = append(r.NodeClaims, s.finalize(c))
+		if c.bestEffort {
+			s.warnings = append(s.warnings, fmt.Sprintf("NodeClaim %s launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): %s", c.name, minValuesShortfall(c, c.options, nil)))
+		}
 	}
 	for p, err := range s.failed {
 		r.Unschedulable = append(r.Unschedulable, Unschedulable{Pod: p.key, Reason: err.Error()})

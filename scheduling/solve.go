@@ -57,7 +57,7 @@ func newSolver(in Input) *solver {
 		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
 	}
 	s.existing = newExistingNodes(in.Nodes, daemons)
-	s.templates = compileTemplates(in.NodePools, daemons)
+	s.templates = compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort)
 	for _, t := range s.templates {
 		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)
 		for _, n := range in.Nodes {

@@ -247,3 +247,35 @@ func TestSolveIsDeterministicAndLeavesItsInputAlone(t *testing.T) {
 	assert.Equal(t, first, second)
 	assert.Equal(t, before, in.Pods)
 }
+
+func withMinValues(key string, n int) poolOption {
+	return func(np *apis.NodePool) {
+		np.Spec.Template.Spec.Requirements = append(np.Spec.Template.Spec.Requirements,
+			apis.NodeSelectorRequirementWithMinValues{Key: key, Operator: corev1.NodeSelectorOpExists, MinValues: &n})
+	}
+}
+
+func TestMinValuesStrictAndBestEffort(t *testing.T) {
+	// An 18-CPU pod leaves two types (19 and 20 CPUs): two distinct values
+	// of "integer", short of three.
+	big := []*corev1.Pod{newPod("big", "18", "1Gi")}
+	diverse := newPool("diverse", withWeight(10), withMinValues(instancetypes.FakeLabelInteger, 3))
+	fallback := newPool("fallback", withWeight(1))
+
+	r := Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse)}})
+	require.Len(t, r.Unschedulable, 1)
+	assert.Equal(t, `NodePool "diverse": no instance type satisfied resources {"cpu":"18","memory":"1Gi","pods":"1"} and requirements integer Exists minValues 3, karpenter.sh/nodepool In [diverse] (minValues: integer needs 3 distinct values, the instance types left have 2)`, r.Unschedulable[0].Reason)
+
+	r = Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse), pool(fallback)}})
+	assert.Equal(t, "fallback", r.NodeClaims[0].NodePool, "Strict: the next NodePool")
+
+	r = Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse), pool(fallback)}, Options: Options{MinValuesBestEffort: true}})
+	assert.Equal(t, "diverse", r.NodeClaims[0].NodePool, "BestEffort relaxes before falling back")
+	assert.Equal(t, []string{"fake-it-18", "fake-it-19"}, r.NodeClaims[0].InstanceTypeOptions)
+	assert.Equal(t, []string{"NodeClaim diverse-1 launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): minValues: integer needs 3 distinct values, the instance types left have 2"}, r.Warnings)
+
+	small := []*corev1.Pod{newPod("small", "1", "1Gi")}
+	r = Solve(Input{Pods: small, NodePools: []NodePool{pool(diverse)}})
+	assert.Len(t, r.NodeClaims[0].InstanceTypeOptions, 19, "met: no warning")
+	assert.Empty(t, r.Warnings)
+}

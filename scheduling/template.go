@@ -24,8 +24,11 @@ type template struct {
 	// well-known ones and those the pool's instance types carry.
 	undefined requirements.Undefined
 	taints    []corev1.Taint
-	options   []*typeOption
-	limits    limits
+	// minValues is set when some requirement asks for minValues;
+	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
+	minValues, bestEffort bool
+	options               []*typeOption
+	limits                limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
 	// claims counts the claims created from the pool, for naming.
@@ -43,10 +46,12 @@ type typeOption struct {
 
 // compileTemplates turns NodePools into templates, ordered by weight
 // (highest first) and then by name descending, as Karpenter orders them.
-func compileTemplates(pools []NodePool, daemons []*podInfo) []*template {
+func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort bool) []*template {
 	templates := make([]*template, 0, len(pools))
 	for _, p := range pools {
-		templates = append(templates, compileTemplate(p, daemons))
+		t := compileTemplate(p, daemons)
+		t.bestEffort = minValuesBestEffort
+		templates = append(templates, t)
 	}
 	slices.SortStableFunc(templates, func(a, b *template) int {
 		if c := cmp.Compare(b.weight, a.weight); c != 0 {
@@ -67,6 +72,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	}
 	t.requirements = reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
 	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
+	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)
 	for _, it := range p.InstanceTypes {
