@@ -159,3 +159,15 @@ func TestNodeClaimDefaultsAndValidate(t *testing.T) {
 		`spec.nodeClassRef.group: "karpenter.k8s.aws/v1" must be an API group without a version, e.g. karpenter.k8s.aws`,
 	}, nc.Validate())
 }
+
+func TestBalancedIsAConsolidationPolicy(t *testing.T) {
+	np := &NodePool{}
+	np.Name = "balanced"
+	np.Spec.Template.Spec.NodeClassRef = &NodeClassReference{Group: AWSGroup, Kind: "EC2NodeClass", Name: "default"}
+	np.Spec.Template.Spec.Requirements = []NodeSelectorRequirementWithMinValues{}
+	np.Spec.Disruption.ConsolidationPolicy = ConsolidationPolicyBalanced
+	np.SetDefaults()
+	if err := np.Validate(); err != nil {
+		t.Fatalf("Balanced (Karpenter v1.14) must validate: %v", err)
+	}
+}

@@ -32,7 +32,7 @@ var (
 	budgetSchedulePattern = regexp.MustCompile(`^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$`)
 
 	disruptionReasons     = []DisruptionReason{DisruptionReasonEmpty, DisruptionReasonDrifted, DisruptionReasonUnderutilized}
-	consolidationPolicies = []ConsolidationPolicy{ConsolidationPolicyWhenEmpty, ConsolidationPolicyWhenEmptyOrUnderutilized}
+	consolidationPolicies = []ConsolidationPolicy{ConsolidationPolicyWhenEmpty, ConsolidationPolicyWhenEmptyOrUnderutilized, ConsolidationPolicyBalanced}
 )
 
 // SetDefaults fills in the fields the NodePool CRD defaults: consolidation
@@ -114,7 +114,7 @@ func (in *NodePool) validateSizing(e *errs) {
 
 func validateDisruption(e *errs, path string, d Disruption) {
 	if !slices.Contains(consolidationPolicies, d.ConsolidationPolicy) {
-		e.add(child(path, "consolidationPolicy"), "%q is not a consolidation policy of karpenter.sh/v1 (use WhenEmpty or WhenEmptyOrUnderutilized)", d.ConsolidationPolicy)
+		e.add(child(path, "consolidationPolicy"), "%q is not a consolidation policy of karpenter.sh/v1 (use WhenEmpty, WhenEmptyOrUnderutilized or Balanced)", d.ConsolidationPolicy)
 	}
 	validateSeconds(e, child(path, "consolidateAfter"), d.ConsolidateAfter.Duration, true)
 	budgets := child(path, "budgets")

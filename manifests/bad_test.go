@@ -150,7 +150,7 @@ var badManifests = []struct {
 	{name: "weight not a number", yaml: nodePool(map[string]string{"spec": "weight: high"}),
 		errors: []string{np + `spec.weight: expected an integer, got the string "high"`}},
 	{name: "v1beta1 consolidation policy in v1", yaml: nodePool(map[string]string{"disruption": "{consolidationPolicy: WhenUnderutilized, consolidateAfter: 0s}"}),
-		errors: []string{np + `spec.disruption.consolidationPolicy: "WhenUnderutilized" is not a consolidation policy of karpenter.sh/v1 (use WhenEmpty or WhenEmptyOrUnderutilized)`}},
+		errors: []string{np + `spec.disruption.consolidationPolicy: "WhenUnderutilized" is not a consolidation policy of karpenter.sh/v1 (use WhenEmpty, WhenEmptyOrUnderutilized or Balanced)`}},
 	{name: "expireAfter in days", yaml: nodePool(map[string]string{"template": "expireAfter: 30d"}),
 		errors: []string{np + `spec.template.spec.expireAfter: "30d" is not a duration (use whole numbers with units s, m or h, e.g. "30s", "720h" or "1h30m", or "Never")`}},
 	{name: "fractional consolidateAfter", yaml: nodePool(map[string]string{"disruption": "{consolidateAfter: 1.5m}"}),

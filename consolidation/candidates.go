@@ -1,0 +1,256 @@
+package consolidation
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// poolInfo is a NodePool read once for an evaluation.
+type poolInfo struct {
+	name    string
+	np      *apis.NodePool
+	catalog instancetypes.Catalog
+	// reqs are the template's requirements, minValues included.
+	reqs requirements.Requirements
+	// total and disrupting are the budget counts: managed, initialized
+	// nodes not terminating, and those of them deleting or NotReady.
+	total, disrupting int
+}
+
+func (p *poolInfo) static() bool { return p.np.Spec.Replicas != nil }
+
+func (p *poolInfo) policy() apis.ConsolidationPolicy { return p.np.Spec.Disruption.ConsolidationPolicy }
+
+// nodeInfo is a node read once for an evaluation: what the candidate rules,
+// the costs, the order and the verdict need.
+type nodeInfo struct {
+	in       *Node
+	name     string
+	poolName string
+	pool     *poolInfo // nil when the node's NodePool is not known
+	// pods are the bound pods sorted by namespace/name; reschedulable are
+	// those that need a new place when the node goes.
+	pods, reschedulable []*corev1.Pod
+	// cost is the RescheduleDisruptionCost; 1 means empty.
+	cost float64
+	it   *instancetypes.InstanceType
+	// price is the node's offering price, 0 when unknown.
+	price        float64
+	capacityType string
+	// blocked says why the node is no candidate for any method.
+	blocked string
+	// podBlock says why its pods stop graceful disruption (emptiness and
+	// consolidation, and drift without a terminationGracePeriod).
+	podBlock string
+	// windowLeft is how long until consolidateAfter has passed; <= 0 once
+	// it has. consolidationOff is set when consolidateAfter is Never.
+	windowLeft       time.Duration
+	consolidationOff bool
+	// notes are what each method found about the node, in method order.
+	notes []string
+	// command is what the chosen command does with the node.
+	command string
+}
+
+func (n *nodeInfo) empty() bool { return n.cost <= 1 }
+
+func (n *nodeInfo) labels() map[string]string { return n.in.Node.Labels }
+
+func (n *nodeInfo) note(format string, args ...any) {
+	n.notes = append(n.notes, fmt.Sprintf(format, args...))
+}
+
+// savingsRatio orders consolidation candidates: price per unit of
+// disruption, highest first.
+func (n *nodeInfo) savingsRatio() float64 { return n.price / n.cost }
+
+// readPools indexes the NodePools by name. A nil NodePool is skipped; two
+// with one name keep the first.
+func readPools(pools []NodePool) map[string]*poolInfo {
+	out := map[string]*poolInfo{}
+	for _, p := range pools {
+		if p.NodePool == nil || out[p.NodePool.Name] != nil {
+			continue
+		}
+		reqs, _ := requirements.FromNodePool(p.NodePool.Spec.Template)
+		out[p.NodePool.Name] = &poolInfo{name: p.NodePool.Name, np: p.NodePool, catalog: p.InstanceTypes, reqs: reqs}
+	}
+	return out
+}
+
+// readNode reads one node: its NodePool, pods, costs and price, and the
+// candidate rules that do not depend on the method.
+func (e *evaluation) readNode(in *Node) *nodeInfo {
+	n := &nodeInfo{in: in, cost: 1}
+	if in.Node == nil {
+		n.name, n.blocked = "<unnamed>", "has no node object"
+		return n
+	}
+	n.name = in.Node.Name
+	n.poolName = in.Node.Labels[apis.LabelNodePool]
+	n.pool = e.pools[n.poolName]
+	n.pods = slices.Clone(in.Node.Pods)
+	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return cmp.Compare(podKey(a), podKey(b)) })
+	for _, p := range n.pods {
+		if isReschedulable(p) {
+			n.reschedulable = append(n.reschedulable, p)
+		}
+	}
+	n.cost = rescheduleDisruptionCost(n.reschedulable)
+	n.capacityType = in.Node.Labels[apis.LabelCapacityType]
+	if n.pool != nil {
+		n.it, _ = n.pool.catalog.Get(in.Node.Labels[apis.LabelInstanceType])
+		n.price, _ = offeringPrice(n.it, in.Node.Labels)
+		n.readWindow(e.now)
+	}
+	n.blocked = e.nodeBlock(n)
+	if n.blocked == "" {
+		n.podBlock = e.podsBlock(n)
+	}
+	return n
+}
+
+// nodeBlock applies the node-level candidate rules of upstream's
+// StateNode.ValidateNodeDisruptable and NewCandidate, in their order.
+func (e *evaluation) nodeBlock(n *nodeInfo) string {
+	in := n.in
+	switch {
+	case in.NodeClaim == nil:
+		return "not managed by Karpenter (no NodeClaim)"
+	case !in.Node.Initialized:
+		return "not initialized"
+	case in.Deleting || in.NodeClaim.DeletionTimestamp != nil || terminating(in.NodeClaim):
+		return "being deleted"
+	case !in.NominatedAt.IsZero() && e.now.Before(in.NominatedAt.Add(NominationWindow)):
+		return fmt.Sprintf("nominated for a pending pod (%s left)", in.NominatedAt.Add(NominationWindow).Sub(e.now))
+	case in.Annotations[apis.AnnotationDoNotDisrupt] == "true":
+		return fmt.Sprintf("has the %s: \"true\" annotation", apis.AnnotationDoNotDisrupt)
+	case n.poolName == "":
+		return fmt.Sprintf("has no %s label", apis.LabelNodePool)
+	case n.pool == nil:
+		return fmt.Sprintf("NodePool %s not found", n.poolName)
+	case len(n.pool.catalog) == 0:
+		return fmt.Sprintf("NodePool %s has no instance types", n.poolName)
+	}
+	return ""
+}
+
+// podsBlock applies the pod rules of StateNode.ValidatePodsDisruptable:
+// first any pod protected by karpenter.sh/do-not-disrupt, then the PDBs.
+func (e *evaluation) podsBlock(n *nodeInfo) string {
+	for _, p := range n.pods {
+		if ok, why := doNotDisrupt(p, e.now); ok {
+			return fmt.Sprintf("pod %s has the %s annotation (%s)", podKey(p), apis.AnnotationDoNotDisrupt, why)
+		}
+	}
+	for _, p := range n.pods {
+		if why := e.pdbs.blocks(p, false); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// terminating reports the NodeClaim's InstanceTerminating condition: the
+// instance is already being terminated.
+func terminating(nc *apis.NodeClaim) bool {
+	for _, c := range nc.Status.Conditions {
+		if c.Type == "InstanceTerminating" {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// readWindow works out consolidateAfter: it counts from the last pod event,
+// or from initialization when the node has seen none.
+func (n *nodeInfo) readWindow(now time.Time) {
+	after := n.pool.np.Spec.Disruption.ConsolidateAfter
+	if after.IsNever() {
+		n.consolidationOff = true
+		return
+	}
+	since := n.in.LastPodEventAt
+	if since.IsZero() {
+		since = n.in.InitializedAt
+	}
+	n.windowLeft = since.Add(*after.Duration).Sub(now)
+}
+
+// eventual reports whether a method of the eventual class (drift) may
+// ignore the node's pod blocks: only when its NodeClaim has a
+// terminationGracePeriod, which bounds how long they can hold the drain.
+func (n *nodeInfo) eventual() bool {
+	return n.in.NodeClaim.Spec.TerminationGracePeriod != nil
+}
+
+// gracefulBlock is why a graceful method (emptiness, consolidation) may not
+// take the node, or "".
+func (n *nodeInfo) gracefulBlock() string {
+	return cmp.Or(n.blocked, n.podBlock)
+}
+
+// eventualBlock is why an eventual method (drift) may not take the node.
+func (n *nodeInfo) eventualBlock() string {
+	if n.blocked != "" || n.eventual() {
+		return n.blocked
+	}
+	return n.podBlock
+}
+
+// consolidationBlock is why no consolidation method (emptiness included)
+// may take the node, or "": the candidate rules, then static NodePools,
+// consolidateAfter.
+func (n *nodeInfo) consolidationBlock() string {
+	if why := n.gracefulBlock(); why != "" {
+		return why
+	}
+	switch {
+	case n.pool.static():
+		return fmt.Sprintf("NodePool %s is static (replicas set): it is not consolidated", n.poolName)
+	case n.consolidationOff:
+		return fmt.Sprintf("NodePool %s has consolidation disabled (consolidateAfter: Never)", n.poolName)
+	case n.windowLeft > 0:
+		return fmt.Sprintf("consolidateAfter %s not elapsed (%s left)", apis.FormatDuration(*n.pool.np.Spec.Disruption.ConsolidateAfter.Duration), n.windowLeft)
+	}
+	return ""
+}
+
+// underutilizedBlock is why neither multi- nor single-node consolidation
+// may take the node, beyond consolidationBlock: emptiness handles empty
+// nodes, WhenEmpty pools allow nothing else, and a price needs the instance
+// type, zone and capacity type.
+func (n *nodeInfo) underutilizedBlock() string {
+	labels := n.labels()
+	switch {
+	case n.empty():
+		return "empty: left to emptiness"
+	case n.pool.policy() == apis.ConsolidationPolicyWhenEmpty:
+		return fmt.Sprintf("NodePool %s has consolidation policy WhenEmpty and the node is not empty", n.poolName)
+	case n.it == nil:
+		return fmt.Sprintf("instance type %q not found in NodePool %s's catalog", labels[apis.LabelInstanceType], n.poolName)
+	case labels[apis.LabelCapacityType] == "":
+		return fmt.Sprintf("has no %s label", apis.LabelCapacityType)
+	case labels[apis.LabelTopologyZone] == "":
+		return fmt.Sprintf("has no %s label", apis.LabelTopologyZone)
+	}
+	return ""
+}
+
+// standingBlock is what stops every graceful method whatever the others
+// find: pod blocks, consolidateAfter, the NodePool's policy.
+func (n *nodeInfo) standingBlock() string {
+	if why := n.consolidationBlock(); why != "" || n.empty() {
+		return why
+	}
+	return n.underutilizedBlock()
+}

@@ -1,0 +1,244 @@
+package consolidation
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// spotToSpotMinTypes is how many cheaper instance types a single spot node
+// needs before it is replaced by spot, and how many of the cheapest the
+// replacement keeps (MinInstanceTypesForSpotToSpotConsolidation).
+const spotToSpotMinTypes = 15
+
+// consolidate is upstream's computeConsolidation: simulate removing the
+// candidates, then delete them if their pods fit elsewhere, or replace them
+// with one cheaper node. It returns the command, or why there is none.
+//
+// The simulation only offers new nodes of types cheaper than the
+// candidates, as no other type could pass the price filter: a solve that
+// places every pod that way places them as a solve over every type would,
+// on the same nodes and claim. One exception is a pending pod that found
+// no cheap type: over every type it might have opened a claim of its own,
+// which counts against "exactly one new node" as upstream counts it; such
+// a solve is run again over every type when it would otherwise yield a
+// command. (A narrowed solve that needs several new nodes yields none over
+// every type either: what did not fit one cheap node fits no cheap node.)
+func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, string) {
+	sourcePrice := 0.0
+	for _, c := range cands {
+		sourcePrice += c.price
+	}
+	sim := e.simulator()
+	out := sim.run(cands, sourcePrice, true)
+	if out.narrowed && out.failure == "" && out.pendingFailed && len(out.claims) <= 1 {
+		out = sim.run(cands, 0, true)
+	}
+	if out.failure != "" {
+		return nil, out.failure
+	}
+	cmd := &Command{Method: method, Delete: nodeNames(cands), Replacements: []scheduling.NodeClaim{}, Moves: nonNil(out.moves)}
+	switch len(out.claims) {
+	case 0:
+		cmd.SavingsPerHour = round(sourcePrice)
+		cmd.Reason = fmt.Sprintf("%s/delete: the pods of %s fit on other nodes", apis.DisruptionReasonUnderutilized, plural(len(cands), "node"))
+	case 1:
+		claim, why := e.cheaper(cands, out.claims[0], sourcePrice, method == MethodMultiNode)
+		if why != "" {
+			return nil, why
+		}
+		cmd.Replacements = []scheduling.NodeClaim{claim}
+		cmd.SavingsPerHour = round(sourcePrice - claim.PricePerHour)
+		cmd.Reason = fmt.Sprintf("%s/replace: %s ($%.4f/h) by one %s %s ($%.4f/h)", apis.DisruptionReasonUnderutilized,
+			plural(len(cands), "node"), sourcePrice, claim.CapacityType, claim.InstanceType, claim.PricePerHour)
+	default:
+		cheaper := ""
+		if out.narrowed {
+			cheaper = fmt.Sprintf(" cheaper than $%.4f/h", sourcePrice)
+		}
+		return nil, fmt.Sprintf("would need %d new nodes%s, and consolidation launches at most one", len(out.claims), cheaper)
+	}
+	if ok, why := e.approve(cands, cmd.SavingsPerHour); !ok {
+		return nil, why
+	}
+	return cmd, ""
+}
+
+// cheaper keeps the replacement's instance types that make it cheaper than
+// the candidates, as upstream's price filter and spot rules do, and says
+// why there are none.
+func (e *evaluation) cheaper(cands []*nodeInfo, claim scheduling.NodeClaim, sourcePrice float64, multi bool) (scheduling.NodeClaim, string) {
+	pool := e.pools[claim.NodePool]
+	reqs, err := requirements.FromNodeSelectorRequirements(claim.Requirements...)
+	if pool == nil || err != nil {
+		return claim, fmt.Sprintf("replacement NodeClaim %s cannot be read", claim.Name)
+	}
+	options := make([]*instancetypes.InstanceType, 0, len(claim.InstanceTypeOptions))
+	for _, name := range claim.InstanceTypeOptions {
+		if it, ok := pool.catalog.Get(name); ok {
+			options = append(options, it)
+		}
+	}
+	allSpot := !slices.ContainsFunc(cands, func(c *nodeInfo) bool { return c.capacityType != apis.CapacityTypeSpot })
+	var why string
+	if capacity := reqs.Get(apis.LabelCapacityType); allSpot && capacity.Has(apis.CapacityTypeSpot) {
+		options, reqs, why = e.spotToSpot(options, reqs, pool, sourcePrice, len(cands) == 1)
+	} else {
+		options, why = e.byPrice(options, reqs, pool, sourcePrice)
+		// Priced as spot, so launched as spot: an on-demand fallback could
+		// cost more than the node it replaces.
+		spot := reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot))
+		if why == "" && capacity.Has(apis.CapacityTypeOnDemand) && slices.ContainsFunc(options, func(it *instancetypes.InstanceType) bool { return hasOffering(it, spot) }) {
+			reqs = spot
+		}
+	}
+	if why != "" {
+		return claim, why
+	}
+	if multi {
+		if options, why = e.notSameType(options, reqs, pool, cands); why != "" {
+			return claim, why
+		}
+	}
+	return finalize(claim, options, reqs), ""
+}
+
+// byPrice keeps the types whose worst launch price is below the
+// candidates' price, strictly, and checks that they still meet the
+// NodePool's minValues.
+func (e *evaluation) byPrice(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, limit float64) ([]*instancetypes.InstanceType, string) {
+	if len(options) == 0 {
+		return nil, "replacement has no instance type that can launch"
+	}
+	var kept []*instancetypes.InstanceType
+	cheapest, cheapestType := math.Inf(1), ""
+	for _, it := range options {
+		worst := worstLaunchPrice(it, reqs)
+		if worst < limit {
+			kept = append(kept, it)
+		}
+		if worst < cheapest {
+			cheapest, cheapestType = worst, it.Name
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Sprintf("replacement not cheaper: $%.4f (%s at its worst launch price) vs $%.4f", cheapest, cheapestType, limit)
+	}
+	if _, ok := minValuesMet(kept, pool.reqs); !ok && !e.opts.Scheduling.MinValuesBestEffort {
+		return nil, fmt.Sprintf("the %d cheaper instance types do not meet the minValues of NodePool %s", len(kept), pool.name)
+	}
+	return kept, ""
+}
+
+// spotToSpot replaces spot with spot only behind the feature gate; a single
+// node needs 15 cheaper types, of which the replacement keeps the cheapest
+// 15 (more if minValues needs them), so that it cannot launch a type that
+// would at once be consolidated again.
+func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, limit float64, single bool) ([]*instancetypes.InstanceType, requirements.Requirements, string) {
+	if !e.opts.SpotToSpotConsolidation {
+		return nil, reqs, "SpotToSpotConsolidation is disabled, so a spot node is not replaced by a spot node"
+	}
+	reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot))
+	options = slices.DeleteFunc(slices.Clone(options), func(it *instancetypes.InstanceType) bool { return !hasOffering(it, reqs) })
+	options = orderByPrice(options, reqs)
+	kept, why := e.byPrice(options, reqs, pool, limit)
+	if why != "" || !single {
+		return kept, reqs, why
+	}
+	if len(kept) < spotToSpotMinTypes {
+		return nil, reqs, fmt.Sprintf("spot-to-spot consolidation needs %d cheaper instance types, got %d", spotToSpotMinTypes, len(kept))
+	}
+	keep := spotToSpotMinTypes
+	if pool.reqs.HasMinValues() {
+		n, _ := minValuesMet(kept, pool.reqs)
+		keep = max(keep, n)
+	}
+	return kept[:min(keep, len(kept))], reqs, ""
+}
+
+// notSameType is upstream's filterOutSameType: when the replacement could
+// be one of the types being removed, it must be cheaper than the cheapest
+// candidate of such a type, or the command is just a deletion of the others
+// in disguise.
+func (e *evaluation) notSameType(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, cands []*nodeInfo) ([]*instancetypes.InstanceType, string) {
+	prices := map[string]float64{}
+	for _, c := range cands {
+		if c.it == nil {
+			continue
+		}
+		if p, ok := offeringPrice(c.it, c.labels()); ok {
+			if old, seen := prices[c.it.Name]; !seen || p < old {
+				prices[c.it.Name] = p
+			}
+		}
+	}
+	limit := math.MaxFloat64
+	for _, it := range options {
+		if p, ok := prices[it.Name]; ok && p < limit {
+			limit = p
+		}
+	}
+	kept, why := e.byPrice(options, reqs, pool, limit)
+	if why != "" {
+		return nil, fmt.Sprintf("would replace %d nodes with one of the same type: %s", len(cands), why)
+	}
+	return kept, ""
+}
+
+// finalize sets the replacement's options (those that can still launch
+// under its requirements), requirements and launch choice.
+func finalize(claim scheduling.NodeClaim, options []*instancetypes.InstanceType, reqs requirements.Requirements) scheduling.NodeClaim {
+	options = slices.DeleteFunc(slices.Clone(options), func(it *instancetypes.InstanceType) bool { return !hasOffering(it, reqs) })
+	claim.InstanceTypeOptions = make([]string, len(options))
+	for i, it := range options {
+		claim.InstanceTypeOptions[i] = it.Name
+	}
+	claim.Requirements = reqs.NodeSelectorRequirements()
+	claim.InstanceType, claim.Zone, claim.CapacityType, claim.PricePerHour = "", "", "", 0
+	if it, o, ok := launch(options, reqs); ok {
+		claim.InstanceType, claim.Zone, claim.CapacityType, claim.PricePerHour = it.Name, o.Zone, o.CapacityType, o.Price
+	}
+	return claim
+}
+
+// orderByPrice sorts types by their cheapest available offering reqs
+// allow, then by name.
+func orderByPrice(types []*instancetypes.InstanceType, reqs requirements.Requirements) []*instancetypes.InstanceType {
+	price := func(it *instancetypes.InstanceType) float64 {
+		if o, ok := it.CheapestOffering(reqs); ok {
+			return o.Price
+		}
+		return math.Inf(1)
+	}
+	slices.SortStableFunc(types, func(a, b *instancetypes.InstanceType) int {
+		return cmp.Or(cmp.Compare(price(a), price(b)), cmp.Compare(a.Name, b.Name))
+	})
+	return types
+}
+
+func nodeNames(nodes []*nodeInfo) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.name
+	}
+	slices.Sort(out)
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// round keeps money to a millionth of a dollar, so that sums print alike.
+func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }

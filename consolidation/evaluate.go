@@ -1,0 +1,148 @@
+package consolidation
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// evaluation is the state of one Evaluate call.
+type evaluation struct {
+	now   time.Time
+	opts  Options
+	pools map[string]*poolInfo
+	// nodes are every node of the cluster, sorted by name.
+	nodes []*nodeInfo
+	pdbs  pdbIndex
+	// sim runs the scheduling simulations; built on first use, since
+	// emptiness and static drift need none.
+	sim     *simulator
+	cluster Cluster
+	// underutilized are the consolidation candidates in savings-ratio
+	// order, worked out once for multi- and single-node consolidation.
+	underutilized []*nodeInfo
+	read          bool
+	totals        map[string]poolTotals
+	// acted names the method whose commands are returned.
+	acted string
+	// exhaustive turns off the shortcuts of the simulations (see prune.go),
+	// for tests that hold them against plain solves.
+	exhaustive bool
+}
+
+// method is one disruption method: it returns its commands, or none.
+type method struct {
+	name string
+	run  func(*evaluation) []Command
+}
+
+// methods are Karpenter's disruption methods in the order its controller
+// tries them (pkg/controllers/disruption/controller.go): the first that
+// returns a command ends the pass. Empty nodes go first since deleting them
+// disrupts no pod; drift comes before consolidation since drifted nodes must
+// go anyway; multi-node consolidation before single-node, since one command
+// that removes several nodes churns pods less than several commands.
+var methods = []method{
+	{MethodEmptiness, (*evaluation).emptiness},
+	{MethodStaticDrift, (*evaluation).staticDrift},
+	{MethodDrift, (*evaluation).drift},
+	{MethodMultiNode, (*evaluation).multiNode},
+	{MethodSingleNode, (*evaluation).singleNode},
+}
+
+// Evaluate decides what Karpenter would disrupt in the cluster at now, and
+// says for every node why it is or is not disrupted.
+func Evaluate(c Cluster, now time.Time, opts Options) Decision {
+	return evaluate(newEvaluation(c, now, opts))
+}
+
+func evaluate(e *evaluation) Decision {
+	var commands []Command
+	for _, m := range methods {
+		if commands = m.run(e); len(commands) > 0 {
+			e.acted = m.name
+			break
+		}
+	}
+	return Decision{Commands: nonNil(commands), Candidates: e.verdicts()}
+}
+
+func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {
+	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c}
+	var all []*corev1.Pod
+	bound := map[*corev1.Pod]bool{}
+	for _, n := range c.Nodes {
+		if n == nil || n.Node == nil {
+			continue
+		}
+		for _, p := range n.Node.Pods {
+			all = append(all, p)
+			bound[p] = true
+		}
+	}
+	all = append(all, c.Pending...)
+	e.pdbs = newPDBIndex(c.PDBs, all, bound)
+	for _, n := range c.Nodes {
+		if n != nil {
+			e.nodes = append(e.nodes, e.readNode(n))
+		}
+	}
+	slices.SortStableFunc(e.nodes, func(a, b *nodeInfo) int { return cmp.Compare(a.name, b.name) })
+	e.countBudgetNodes()
+	return e
+}
+
+// simulator returns the simulator, building it on first use.
+func (e *evaluation) simulator() *simulator {
+	if e.sim == nil {
+		e.sim = newSimulator(e)
+	}
+	return e.sim
+}
+
+// verdicts assembles one verdict per node: what the command does with it,
+// or every reason the methods found not to disrupt it.
+func (e *evaluation) verdicts() []CandidateVerdict {
+	out := make([]CandidateVerdict, 0, len(e.nodes))
+	for _, n := range e.nodes {
+		v := CandidateVerdict{Node: n.name, NodePool: n.poolName}
+		switch {
+		case n.command != "":
+			v.Disruptable, v.Reason = true, n.command
+		case n.blocked != "":
+			v.Reason = n.blocked
+		case len(n.notes) > 0:
+			v.Reason = strings.Join(dedupe(n.notes), "; ")
+		case n.standingBlock() != "":
+			// No method got to the node, but this would have stopped them.
+			v.Reason = n.standingBlock()
+		case e.acted != "":
+			v.Reason = "not evaluated: " + e.acted + " found a command first"
+		default:
+			v.Reason = "no method applies"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// dedupe drops notes that repeat an earlier one, in part or whole.
+func dedupe(notes []string) []string {
+	var out []string
+	for _, s := range notes {
+		if !slices.ContainsFunc(out, func(o string) bool { return strings.Contains(o, s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,251 @@
+package consolidation
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// maxMultiNodeBatch bounds the candidates multi-node consolidation weighs.
+const maxMultiNodeBatch = 100
+
+// bySavingsRatio is the consolidation order since v1.14: price per unit of
+// disruption, highest first, then by name.
+func bySavingsRatio(a, b *nodeInfo) int {
+	return cmp.Or(cmp.Compare(b.savingsRatio(), a.savingsRatio()), cmp.Compare(a.name, b.name))
+}
+
+// emptiness deletes every empty candidate the Empty budgets allow, in one
+// command (emptiness.go). Upstream re-checks the nodes 15 s later; a
+// snapshot cannot change in between, so that check always passes here.
+func (e *evaluation) emptiness() []Command {
+	var empty []*nodeInfo
+	for _, n := range e.nodes {
+		if n.blocked == "" && n.empty() {
+			if why := n.consolidationBlock(); why != "" {
+				n.note("%s", why)
+				continue
+			}
+			empty = append(empty, n)
+		}
+	}
+	slices.SortFunc(empty, bySavingsRatio)
+	b := e.newBudget(apis.DisruptionReasonEmpty)
+	var chosen []*nodeInfo
+	for _, n := range empty {
+		if ok, why := b.take(n.poolName); !ok {
+			n.note("%s", why)
+			continue
+		}
+		chosen = append(chosen, n)
+	}
+	if len(chosen) == 0 {
+		return nil
+	}
+	return []Command{e.deletion(MethodEmptiness, apis.DisruptionReasonEmpty, chosen, "empty")}
+}
+
+// deletion is a command that deletes nodes whose pods need no new place.
+func (e *evaluation) deletion(method string, reason apis.DisruptionReason, nodes []*nodeInfo, what string) Command {
+	savings := 0.0
+	for _, n := range nodes {
+		savings += n.price
+		n.command = fmt.Sprintf("%s: %s, deleted", method, what)
+	}
+	return Command{Method: method, Reason: fmt.Sprintf("%s/delete: %s %s", reason, plural(len(nodes), "node"), what),
+		Delete: nodeNames(nodes), Replacements: []scheduling.NodeClaim{}, Moves: []Move{}, SavingsPerHour: round(savings)}
+}
+
+// drifted returns the drifted candidates a drift method may take, oldest
+// drift first, noting why the others may not.
+func (e *evaluation) drifted(static bool) []*nodeInfo {
+	var out []*nodeInfo
+	for _, n := range e.nodes {
+		if n.in.Drift == nil || n.blocked != "" || n.pool.static() != static {
+			continue
+		}
+		if why := n.eventualBlock(); why != "" {
+			n.note("drifted (%s) but %s", n.in.Drift.Reason, why)
+			continue
+		}
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b *nodeInfo) int {
+		return cmp.Or(a.in.Drift.Since.Compare(b.in.Drift.Since), cmp.Compare(a.name, b.name))
+	})
+	return out
+}
+
+// drift replaces drifted nodes of dynamic NodePools (drift.go): every empty
+// one the budgets allow at once; otherwise the first whose pods all fit
+// elsewhere, with as many replacements as they need and no price check.
+func (e *evaluation) drift() []Command {
+	cands := e.drifted(false)
+	b := e.newBudget(apis.DisruptionReasonDrifted)
+	var empty []*nodeInfo
+	for _, n := range cands {
+		if !n.empty() {
+			continue
+		}
+		if ok, why := b.take(n.poolName); !ok {
+			n.note("%s", why)
+			continue
+		}
+		empty = append(empty, n)
+	}
+	if len(empty) > 0 {
+		return []Command{e.deletion(MethodDrift, apis.DisruptionReasonDrifted, empty, "drifted and empty")}
+	}
+	for _, n := range cands {
+		if ok, why := b.has(n.poolName); !ok {
+			n.note("%s", why)
+			continue
+		}
+		out := e.simulator().run([]*nodeInfo{n}, 0, false)
+		if out.failure != "" {
+			n.note("drift: %s", out.failure)
+			continue
+		}
+		return []Command{e.driftReplace(n, out)}
+	}
+	return nil
+}
+
+func (e *evaluation) driftReplace(n *nodeInfo, out outcome) Command {
+	cost := 0.0
+	for _, c := range out.claims {
+		cost += c.PricePerHour
+	}
+	decision, what := "replace", "replaced by "+plural(len(out.claims), "new node")
+	if len(out.claims) == 0 {
+		decision, what = "delete", "deleted, its pods fit on other nodes"
+	}
+	n.command = fmt.Sprintf("%s: drifted (%s), %s", MethodDrift, n.in.Drift.Reason, what)
+	reason := fmt.Sprintf("%s/%s: %s", apis.DisruptionReasonDrifted, decision, n.in.Drift.Reason)
+	if n.in.Drift.Detail != "" {
+		reason += ": " + n.in.Drift.Detail
+	}
+	return Command{Method: MethodDrift, Reason: reason, Delete: []string{n.name},
+		Replacements: nonNil(out.claims), Moves: nonNil(out.moves), SavingsPerHour: round(n.price - cost)}
+}
+
+// underutilizedCandidates are the nodes multi- and single-node
+// consolidation weigh, in savings-ratio order; the reasons the others are
+// left out are noted once.
+func (e *evaluation) underutilizedCandidates() []*nodeInfo {
+	if e.read {
+		return e.underutilized
+	}
+	e.read = true
+	for _, n := range e.nodes {
+		if n.blocked != "" {
+			continue
+		}
+		if why := cmp.Or(n.consolidationBlock(), n.underutilizedBlock()); why != "" {
+			if !n.empty() {
+				n.note("%s", why)
+			}
+			continue
+		}
+		e.underutilized = append(e.underutilized, n)
+	}
+	slices.SortFunc(e.underutilized, bySavingsRatio)
+	return e.underutilized
+}
+
+// multiNode looks for the longest prefix of the budget-allowed candidates
+// (at least two) that can go at once, by binary search over its length
+// (multinodeconsolidation.go, firstNConsolidationOption). As upstream, the
+// search runs over indexes 1…min(n−1, 100), so a prefix has at most 101
+// nodes when more than 100 are allowed. The one-minute timeout that keeps
+// the last valid command does not apply: karpsim has no clock.
+func (e *evaluation) multiNode() []Command {
+	b := e.newBudget(apis.DisruptionReasonUnderutilized)
+	var allowed []*nodeInfo
+	for _, n := range e.underutilizedCandidates() {
+		// Nodes past the budget are only left out of the batch: single-node
+		// consolidation still weighs them, so they get no note here.
+		if ok, _ := b.take(n.poolName); ok {
+			allowed = append(allowed, n)
+		}
+	}
+	if len(allowed) < 2 {
+		return nil
+	}
+	lo, hi := 1, maxMultiNodeBatch
+	if len(allowed) <= maxMultiNodeBatch {
+		hi = len(allowed) - 1
+	}
+	var best *Command
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		if cmd, _ := e.consolidate(MethodMultiNode, allowed[:mid+1]); cmd != nil {
+			best, lo = cmd, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	e.markReplaced(best)
+	return []Command{*best}
+}
+
+// singleNode tries the candidates one at a time, interleaving NodePools so
+// that one pool cannot starve the others (singlenodeconsolidation.go); the
+// first that yields a command wins.
+func (e *evaluation) singleNode() []Command {
+	b := e.newBudget(apis.DisruptionReasonUnderutilized)
+	for _, n := range interleave(e.underutilizedCandidates()) {
+		if ok, why := b.has(n.poolName); !ok {
+			n.note("%s", why)
+			continue
+		}
+		if ok, why := e.canPass(n); !ok {
+			n.note("single-node: %s", why)
+			continue
+		}
+		cmd, why := e.consolidate(MethodSingleNode, []*nodeInfo{n})
+		if cmd == nil {
+			n.note("single-node: %s", why)
+			continue
+		}
+		e.markReplaced(cmd)
+		return []Command{*cmd}
+	}
+	return nil
+}
+
+// markReplaced records the command in its nodes' verdicts.
+func (e *evaluation) markReplaced(cmd *Command) {
+	for _, name := range cmd.Delete {
+		i, _ := slices.BinarySearchFunc(e.nodes, name, func(n *nodeInfo, name string) int { return cmp.Compare(n.name, name) })
+		e.nodes[i].command = fmt.Sprintf("%s: %s", cmd.Method, cmd.Reason)
+	}
+}
+
+// interleave takes one candidate of each NodePool in turn, pools in the
+// order their first candidate appears.
+func interleave(cands []*nodeInfo) []*nodeInfo {
+	var order []string
+	byPool := map[string][]*nodeInfo{}
+	for _, n := range cands {
+		if _, ok := byPool[n.poolName]; !ok {
+			order = append(order, n.poolName)
+		}
+		byPool[n.poolName] = append(byPool[n.poolName], n)
+	}
+	out := make([]*nodeInfo, 0, len(cands))
+	for i := 0; len(out) < len(cands); i++ {
+		for _, pool := range order {
+			if i < len(byPool[pool]) {
+				out = append(out, byPool[pool][i])
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package consolidation
+
+import (
+	"math"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// offeringPrice is the price of the offering a node runs on: its zone and
+// capacity type (and reservation, for reserved capacity) from its labels,
+// looked up among the type's offerings whether available or not, as
+// Karpenter resolves a running node's price. False when there is none.
+func offeringPrice(it *instancetypes.InstanceType, labels map[string]string) (float64, bool) {
+	if it == nil {
+		return 0, false
+	}
+	zone, capacityType := labels[apis.LabelTopologyZone], labels[apis.LabelCapacityType]
+	for _, o := range it.Offerings {
+		if o.Zone != zone || o.CapacityType != capacityType {
+			continue
+		}
+		if id := labels[apis.LabelCapacityReservationID]; o.ReservationID != "" && id != "" && o.ReservationID != id {
+			continue
+		}
+		return o.Price, true
+	}
+	return 0, false
+}
+
+// launchOrder is the capacity-type preference of a launch: reserved when
+// allowed and offered, then spot, then on-demand.
+var launchOrder = []string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand}
+
+// worstLaunchPrice is the most a launch of the type could cost under reqs:
+// the most expensive available offering reqs allow, of the first capacity
+// type in launch order that has one; +Inf when there is none.
+func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirements) float64 {
+	for _, capacityType := range launchOrder {
+		worst, found := 0.0, false
+		for _, o := range it.Offerings {
+			if o.Available && o.CapacityType == capacityType && o.Compatible(reqs) {
+				worst, found = max(worst, o.Price), true
+			}
+		}
+		if found {
+			return worst
+		}
+	}
+	return math.Inf(1)
+}
+
+// launch is the offering the cloud provider would launch among the types:
+// reserved, then spot, then on-demand; the cheapest of that capacity type,
+// ties to the earlier type and offering.
+func launch(types []*instancetypes.InstanceType, reqs requirements.Requirements) (*instancetypes.InstanceType, instancetypes.Offering, bool) {
+	for _, capacityType := range launchOrder {
+		var bestType *instancetypes.InstanceType
+		var best instancetypes.Offering
+		for _, it := range types {
+			for _, o := range it.Offerings {
+				if o.Available && o.CapacityType == capacityType && o.Compatible(reqs) && (bestType == nil || o.Price < best.Price) {
+					bestType, best = it, o
+				}
+			}
+		}
+		if bestType != nil {
+			return bestType, best, true
+		}
+	}
+	return nil, instancetypes.Offering{}, false
+}
+
+// hasOffering reports whether the type has an available offering reqs allow.
+func hasOffering(it *instancetypes.InstanceType, reqs requirements.Requirements) bool {
+	for _, o := range it.Offerings {
+		if o.Available && o.Compatible(reqs) {
+			return true
+		}
+	}
+	return false
+}
+
+// minValuesMet reports how many of the types, taken in order, it takes to
+// meet every minValues of reqs (counting the distinct values each type's
+// requirement on the key allows), and whether all of them do. With no
+// minValues the answer is 0 and true.
+func minValuesMet(types []*instancetypes.InstanceType, reqs requirements.Requirements) (int, bool) {
+	var keyed []requirements.Requirement
+	for _, r := range reqs.Items() {
+		if r.MinValues() > 0 {
+			keyed = append(keyed, r)
+		}
+	}
+	if len(keyed) == 0 {
+		return 0, true
+	}
+	seen := make([]map[string]bool, len(keyed))
+	for i := range seen {
+		seen[i] = map[string]bool{}
+	}
+	for n, it := range types {
+		met := true
+		for i, r := range keyed {
+			for _, v := range it.Requirements.Get(r.Key()).Values() {
+				seen[i][v] = true
+			}
+			met = met && len(seen[i]) >= r.MinValues()
+		}
+		if met {
+			return n + 1, true
+		}
+	}
+	return len(types), false
+}

@@ -1,0 +1,265 @@
+package consolidation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// A solve compiles every NodePool over its catalog and every node with its
+// pods, whatever the pods to place. Two reductions keep consolidation's many
+// solves small without changing what they decide:
+//
+//   - a node that none of the pods being placed could land on is left out
+//     (its capacity still counts against its NodePool's limits);
+//   - a consolidation solve only offers new-node types whose cheapest
+//     offering is below the candidates' price, since no other type can pass
+//     the price filter afterwards.
+//
+// Both are necessary-condition filters; see run and consolidate for why the
+// answers stay the same. The same conditions also answer some simulations
+// without a solve: a pod of a candidate that no remaining node and no
+// offered type could take fails in the solve too, and a pending pod that no
+// node and no type could take fails in every solve, so it is left out.
+
+// shape is what a pod needs of a node, read once, in its most permissive
+// form: the solver may relax preferences and move to later required
+// node-affinity terms, so a node compatible with none of the terms, or
+// without room for the requests, can never take the pod.
+type shape struct {
+	requests    resources.Vector
+	forms       []requirements.Requirements
+	tolerations []corev1.Toleration
+	// invalid pods are placed nowhere.
+	invalid bool
+}
+
+// shapeKey tells pods apart by what shape reads of them, so that the pods
+// of one workload share a shape and each simulation checks it once.
+func shapeKey(p *corev1.Pod, requests resources.Vector) string {
+	var b strings.Builder
+	b.WriteString(requests.String())
+	for _, k := range sortedKeys(p.Spec.NodeSelector) {
+		b.WriteString("|" + k + "=" + p.Spec.NodeSelector[k])
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		fmt.Fprintf(&b, "|%v", a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+	}
+	if len(p.Spec.Tolerations) > 0 {
+		fmt.Fprintf(&b, "|%v", p.Spec.Tolerations)
+	}
+	return b.String()
+}
+
+func newShape(p *corev1.Pod, requests resources.Vector) *shape {
+	sh := &shape{requests: requests, tolerations: p.Spec.Tolerations}
+	terms := []corev1.NodeSelectorTerm{{}}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		if t := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(t) > 0 {
+			terms = t
+		}
+	}
+	selector := requirements.FromLabels(p.Spec.NodeSelector)
+	for _, term := range terms {
+		reqs, err := requirements.FromNodeSelectorRequirements(term.MatchExpressions...)
+		if err != nil {
+			continue
+		}
+		sh.forms = append(sh.forms, selector.Intersect(reqs))
+	}
+	sh.invalid = len(sh.forms) == 0
+	return sh
+}
+
+// accepts reports whether the pod might land on the node: it fits the
+// node's room (an upper bound of what the solver finds), tolerates its hard
+// taints (ignored on uninitialized nodes, whose startup taints the solver
+// ignores) and is compatible with its labels in some form.
+func (d *destination) accepts(sh *shape) bool {
+	if sh.invalid || !sh.requests.Fits(d.room) {
+		return false
+	}
+	for _, taint := range d.hardTaints {
+		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return tolerates(t, taint) }) {
+			return false
+		}
+	}
+	for _, form := range sh.forms {
+		if d.labels.CompatibleFast(form, requirements.DenyUndefined) {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsType reports whether some type of the catalogs, narrowed to limit
+// when it is positive, has the room and a label set the pod may accept.
+func (s *simulator) fitsType(sh *shape, limit float64) bool {
+	for _, pr := range s.priced {
+		if !pr.suits(sh) {
+			continue
+		}
+		for i, it := range pr.catalog {
+			if (limit > 0 && pr.cheapest[i] >= limit) || !sh.requests.Fits(it.Allocatable()) {
+				continue
+			}
+			if suits(it, sh) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cannotFit says why the candidates' pods cannot all be placed, judged
+// without a solve, or "". The pods come as distinct shapes, each with the
+// first pod of that shape and how many pods share it. A pod that fits on no remaining node must go to a
+// new node: it needs a type (below limit, if set) with room for it and
+// labels it accepts. With oneClaim those pods must even share one new node,
+// so one type must have room for all of them and suit each of them.
+func (s *simulator) cannotFit(own []*corev1.Pod, shapes []*shape, weights []int, homeless []bool, limit float64, oneClaim bool) string {
+	var total resources.Vector
+	var lost []*shape
+	count := 0
+	for j, sh := range shapes {
+		if !homeless[j] || sh.invalid {
+			continue
+		}
+		if !s.fitsType(sh, limit) {
+			if limit > 0 {
+				return fmt.Sprintf("no replacement cheaper than $%.4f/h: pod %s fits neither on another node nor on a cheaper new one", limit, podKey(own[j]))
+			}
+			return fmt.Sprintf("pod %s would not schedule: it fits neither on another node nor on any instance type", podKey(own[j]))
+		}
+		total = total.Add(sh.requests.Scale(int64(weights[j])))
+		lost = append(lost, sh)
+		count += weights[j]
+	}
+	if !oneClaim || count < 2 || s.fitsTogether(lost, total, limit) {
+		return ""
+	}
+	if limit > 0 {
+		return fmt.Sprintf("no replacement cheaper than $%.4f/h: %d pods fit on no other node, and on no single cheaper new node together", limit, count)
+	}
+	return fmt.Sprintf("would need more than one new node: %d pods fit on no other node, and on no single new node together", count)
+}
+
+// fitsTogether reports whether one type below limit has room for total and
+// suits every shape.
+func (s *simulator) fitsTogether(shapes []*shape, total resources.Vector, limit float64) bool {
+	for _, pr := range s.priced {
+		if slices.ContainsFunc(shapes, func(sh *shape) bool { return !pr.suits(sh) }) {
+			continue
+		}
+		for i, it := range pr.catalog {
+			if (limit > 0 && pr.cheapest[i] >= limit) || !total.Fits(it.Allocatable()) {
+				continue
+			}
+			if !slices.ContainsFunc(shapes, func(sh *shape) bool { return !suits(it, sh) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// suits reports whether the pool's requirements meet some form of the pod.
+func (p priced) suits(sh *shape) bool {
+	return slices.ContainsFunc(sh.forms, func(form requirements.Requirements) bool { return p.reqs.IntersectsFast(form) })
+}
+
+// suits reports whether the type's labels meet some form of the pod.
+func suits(it *instancetypes.InstanceType, sh *shape) bool {
+	return slices.ContainsFunc(sh.forms, func(form requirements.Requirements) bool { return it.Requirements.IntersectsFast(form) })
+}
+
+// hardTaints are the taints relaxation never tolerates: NoSchedule and
+// NoExecute; none on an uninitialized node.
+func hardTaints(initialized bool, taints []corev1.Taint) []corev1.Taint {
+	if !initialized {
+		return nil
+	}
+	return slices.DeleteFunc(slices.Clone(taints), func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectPreferNoSchedule })
+}
+
+// priced is a NodePool's launchable catalog with each type's cheapest
+// available offering the pool allows, for narrowing.
+type priced struct {
+	catalog  instancetypes.Catalog
+	cheapest []float64
+	// reqs are the pool's requirements, its own label included.
+	reqs requirements.Requirements
+	// uniform is set when every type constrains the same label keys, so
+	// that any part of the catalog has the catalog's label keys, which the
+	// solver reads.
+	uniform bool
+}
+
+func newPriced(p *poolInfo) priced {
+	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
+	out := priced{catalog: launchable(p), uniform: true, reqs: reqs}
+	keys := out.catalog.LabelKeys()
+	for _, it := range out.catalog {
+		cheapest := 0.0
+		if o, ok := it.CheapestOffering(reqs); ok {
+			cheapest = o.Price
+		}
+		out.cheapest = append(out.cheapest, cheapest)
+		out.uniform = out.uniform && it.Requirements.Len() == len(keys)
+	}
+	return out
+}
+
+// below returns the types whose cheapest offering is under limit, in
+// catalog order, and whether that is fewer than all of them. It returns
+// the whole catalog when a part would change what the solver reads: label
+// keys that differ, no type at all (the solver names the catalog's size),
+// or more types than a NodeClaim keeps (truncation would differ).
+func (p priced) below(limit float64, maxTypes int) (instancetypes.Catalog, bool) {
+	if !p.uniform {
+		return p.catalog, false
+	}
+	out := make(instancetypes.Catalog, 0, len(p.catalog))
+	for i, it := range p.catalog {
+		if p.cheapest[i] < limit {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 || len(out) >= maxTypes || len(out) == len(p.catalog) {
+		return p.catalog, false
+	}
+	return out, true
+}
+
+// launchable narrows a NodePool's catalog to the types the solver would
+// keep for it (compatible with its requirements, with an available offering
+// in an allowed zone and capacity type). The solver sees the same options
+// in the same order; the full catalog is kept when narrowing would change
+// anything else it reads: the label keys it may leave undefined, or the
+// count it reports when no type fits.
+func launchable(p *poolInfo) instancetypes.Catalog {
+	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
+	zones, capacityTypes := reqs.Get(apis.LabelTopologyZone), reqs.Get(apis.LabelCapacityType)
+	var out instancetypes.Catalog
+	for _, it := range p.catalog {
+		if !it.Requirements.IntersectsFast(reqs) {
+			continue
+		}
+		if slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool {
+			return o.Available && zones.Has(o.Zone) && capacityTypes.Has(o.CapacityType)
+		}) {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 || !slices.Equal(out.LabelKeys(), p.catalog.LabelKeys()) {
+		return p.catalog
+	}
+	return out
+}

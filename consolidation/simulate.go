@@ -1,0 +1,398 @@
+package consolidation
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// simulationTaint keeps pods off a node in a simulation only. It marks
+// nodes inside their consolidateAfter window, which pods of disrupted nodes
+// may not move to (pending pods tolerate it: the rule is about
+// consolidation, not provisioning), and the placeholder nodes that stand in
+// for nodes left out of a simulation.
+var simulationTaint = corev1.Taint{Key: "consolidation.karpsim.io/not-a-destination", Effect: corev1.TaintEffectNoSchedule}
+
+// simulator runs Karpenter's SimulateScheduling: the candidates are
+// removed, and their reschedulable pods, the pending pods and the pods of
+// nodes already being deleted are placed on the remaining nodes or on new
+// NodeClaims. What does not change between simulations is built once.
+type simulator struct {
+	base scheduling.Input
+	// priced are the base NodePools' catalogs with prices, same order.
+	priced []priced
+	dest   []*destination
+	// byRoom are the indexes of dest, most free CPU first; fixed those
+	// some pending or displaced pod might land on.
+	byRoom, fixed []int
+	// capacity is, per NodePool, the capacity of its destinations and of
+	// its deleting nodes: what a solve over every node charges its limits.
+	capacity map[string]resources.Vector
+	// pending are the pending pods, tolerating simulationTaint when some
+	// node is inside its consolidateAfter window.
+	pending []*corev1.Pod
+	// displaced are the pods of deleting nodes that will need a place.
+	displaced []*corev1.Pod
+	// gone is the capacity, per NodePool, of the nodes being deleted: it
+	// still counts against the pool's limits.
+	gone map[string]resources.Vector
+	// requests and shapes are read once per pod.
+	requests map[*corev1.Pod]resources.Vector
+	shapes   map[*corev1.Pod]*shape
+	byKey    map[string]*shape
+	// prune lets a simulation leave out nodes that cannot take any pod it
+	// places; off when some pod has topology constraints, which count the
+	// pods of every node.
+	prune bool
+	// uninitialized and window name the nodes moved pods may not land on.
+	uninitialized, window map[string]bool
+	// exhaustive solves every simulation over every node and type.
+	exhaustive bool
+	// solves counts the simulations run, for benchmarks.
+	solves int
+}
+
+// destination is a node pods may go to.
+type destination struct {
+	info *nodeInfo
+	node *scheduling.Node
+	// room is allocatable less every bound pod: at least what the solver
+	// will find free.
+	room       resources.Vector
+	capacity   resources.Vector
+	labels     requirements.Requirements
+	hardTaints []corev1.Taint
+}
+
+func newSimulator(e *evaluation) *simulator {
+	s := &simulator{
+		gone: map[string]resources.Vector{}, uninitialized: map[string]bool{}, window: map[string]bool{},
+		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
+		prune: !e.exhaustive, exhaustive: e.exhaustive,
+	}
+	s.base = scheduling.Input{DaemonSets: e.cluster.DaemonSets, Options: e.opts.Scheduling}
+	for _, name := range sortedKeys(e.pools) {
+		// Static NodePools keep their replicas and provision nothing.
+		if p := e.pools[name]; !p.static() {
+			pr := newPriced(p)
+			s.priced = append(s.priced, pr)
+			s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: p.np, InstanceTypes: pr.catalog})
+		}
+	}
+	for _, n := range e.nodes {
+		if n.in.Node != nil {
+			s.addNode(e, n)
+		}
+	}
+	s.pending = e.cluster.Pending
+	if len(s.window) > 0 {
+		s.pending = withToleration(s.pending, simulationTaint)
+	}
+	// A pending pod no node and no type could take fails in every solve
+	// and changes nothing else there: it is left out.
+	s.pending = slices.DeleteFunc(slices.Clone(s.pending), func(p *corev1.Pod) bool {
+		sh := s.shape(p)
+		return !s.exhaustive && (sh.invalid || (!s.fitsType(sh, 0) && !slices.ContainsFunc(s.dest, func(d *destination) bool { return d.accepts(sh) })))
+	})
+	for _, p := range slices.Concat(s.pending, s.displaced, e.cluster.DaemonSets) {
+		s.prune = s.prune && !hasTopology(p)
+	}
+	s.byRoom = make([]int, len(s.dest))
+	for i := range s.byRoom {
+		s.byRoom[i] = i
+	}
+	slices.SortStableFunc(s.byRoom, func(a, b int) int { return cmp.Compare(s.dest[b].room.CPU(), s.dest[a].room.CPU()) })
+	s.capacity = maps.Clone(s.gone)
+	fixed := slices.Concat(s.pending, s.displaced)
+	for i, d := range s.dest {
+		s.capacity[d.info.poolName] = s.capacity[d.info.poolName].Add(d.capacity)
+		if slices.ContainsFunc(fixed, func(p *corev1.Pod) bool { return d.accepts(s.shape(p)) }) {
+			s.fixed = append(s.fixed, i)
+		}
+	}
+	return s
+}
+
+// addNode files one node: a deleting node gives its pods to every
+// simulation and its capacity to its pool's limits; any other is a
+// destination.
+func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
+	capacity := resources.FromList(n.in.Node.Capacity)
+	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
+		s.gone[n.poolName] = s.gone[n.poolName].Add(capacity)
+		for _, p := range n.reschedulable {
+			if ok, _ := doNotDisrupt(p, e.now); !ok && e.pdbs.blocks(p, true) == "" {
+				s.displaced = append(s.displaced, p)
+			}
+		}
+		return
+	}
+	node := n.in.Node
+	d := &destination{info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable), labels: requirements.FromLabels(node.Labels)}
+	for _, p := range n.pods {
+		d.room = d.room.Sub(s.request(p))
+		s.prune = s.prune && !hasTopology(p)
+	}
+	switch {
+	case !node.Initialized:
+		s.uninitialized[n.name] = true
+	case n.in.NodeClaim != nil && n.pool != nil && !n.pool.static() && !n.consolidationOff && n.windowLeft > 0:
+		s.window[n.name] = true
+		tainted := *node
+		tainted.Taints = append(slices.Clone(node.Taints), simulationTaint)
+		d.node = &tainted
+	}
+	d.hardTaints = hardTaints(node.Initialized, d.node.Taints)
+	s.dest = append(s.dest, d)
+}
+
+func (s *simulator) request(p *corev1.Pod) resources.Vector {
+	r, ok := s.requests[p]
+	if !ok {
+		r, _ = resources.PodRequests(p)
+		s.requests[p] = r
+	}
+	return r
+}
+
+func (s *simulator) shape(p *corev1.Pod) *shape {
+	sh, ok := s.shapes[p]
+	if !ok {
+		r := s.request(p)
+		key := shapeKey(p, r)
+		if sh, ok = s.byKey[key]; !ok {
+			sh = newShape(p, r)
+			s.byKey[key] = sh
+		}
+		s.shapes[p] = sh
+	}
+	return sh
+}
+
+// outcome is what a simulation says about removing some candidates.
+type outcome struct {
+	// failure says why the candidates cannot go: a pod that would not fit
+	// anywhere, or that would land on a node it may not move to.
+	failure string
+	// claims are the new NodeClaims the pods need.
+	claims []scheduling.NodeClaim
+	// moves say where the candidates' pods go.
+	moves []Move
+	// narrowed is set when new nodes were limited to types below a price;
+	// pendingFailed when some pending pod fit nowhere.
+	narrowed, pendingFailed bool
+}
+
+// run simulates removing the candidates. Nodes that none of the pods being
+// placed could land on are left out: the solver would try them and place
+// nothing there, since a node's room only shrinks during a solve. One
+// untolerated placeholder per NodePool carries their capacity, and the
+// candidates', so that NodePool limits count as in a solve over every node.
+// With a price limit, new nodes may only be of types whose cheapest
+// offering is below it. With oneClaim, a simulation that could only succeed
+// with several new nodes is answered without a solve (see cannotFit).
+func (s *simulator) run(cands []*nodeInfo, limit float64, oneClaim bool) outcome {
+	leaving := make(map[*nodeInfo]bool, len(cands))
+	var own []*corev1.Pod
+	for _, c := range cands {
+		leaving[c] = true
+		own = append(own, c.reschedulable...)
+	}
+	// Pods of one shape count once for reachability, and each for room.
+	var shapes []*shape
+	var weights []int
+	var first []*corev1.Pod
+	for _, p := range own {
+		sh := s.shape(p)
+		if j := slices.Index(shapes, sh); j >= 0 {
+			weights[j]++
+			continue
+		}
+		shapes, weights, first = append(shapes, sh), append(weights, 1), append(first, p)
+	}
+	if s.exhaustive {
+		limit = 0
+	}
+	kept, homeless := s.reachable(shapes, leaving)
+	if why := s.cannotFit(first, shapes, weights, homeless, limit, oneClaim); why != "" && !s.exhaustive {
+		return outcome{failure: why}
+	}
+	in := s.base
+	in.Pods = slices.Concat(s.pending, s.displaced, own)
+	in.Nodes = make([]*scheduling.Node, 0, len(kept)+len(s.capacity))
+	elsewhere := maps.Clone(s.capacity)
+	for _, i := range kept {
+		d := s.dest[i]
+		in.Nodes = append(in.Nodes, d.node)
+		if d.info.poolName != "" {
+			elsewhere[d.info.poolName] = elsewhere[d.info.poolName].Sub(d.capacity)
+		}
+	}
+	for _, pool := range sortedKeys(elsewhere) {
+		if pool != "" && !elsewhere[pool].IsZero() {
+			in.Nodes = append(in.Nodes, placeholder(pool, elsewhere[pool]))
+		}
+	}
+	narrowed := false
+	if limit > 0 {
+		in.NodePools = slices.Clone(s.base.NodePools)
+		maxTypes := cmp.Or(max(s.base.Options.MaxInstanceTypes, 0), scheduling.MaxInstanceTypes)
+		for i := range in.NodePools {
+			var part bool
+			in.NodePools[i].InstanceTypes, part = s.priced[i].below(limit, maxTypes)
+			narrowed = narrowed || part
+		}
+	}
+	s.solves++
+	if !narrowed {
+		limit = 0
+	}
+	out := s.interpret(scheduling.Solve(in), own, limit)
+	out.narrowed = narrowed
+	return out
+}
+
+// reachable works out which destinations to keep in a solve — those some
+// pod being placed might land on, the pods of deleting nodes and pending
+// pods included; every one but the leaving when pruning is off — in
+// destination order, and which of the candidates' pods could land on no
+// remaining node at all. Only the nodes with at least the smallest CPU
+// request free are checked, so a packed cluster costs little.
+func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept []int, homeless []bool) {
+	homeless = make([]bool, len(shapes))
+	least := int64(math.MaxInt64)
+	for j, sh := range shapes {
+		homeless[j] = true
+		least = min(least, sh.requests.CPU())
+	}
+	keep := map[int]bool{}
+	for _, i := range s.fixed {
+		keep[i] = true
+	}
+	for _, i := range s.byRoom {
+		d := s.dest[i]
+		if d.room.CPU() < least {
+			break
+		}
+		for j, sh := range shapes {
+			if (homeless[j] || !keep[i]) && !leaving[d.info] && d.accepts(sh) {
+				keep[i], homeless[j] = true, false
+			}
+		}
+	}
+	if !s.prune {
+		for i, d := range s.dest {
+			if !leaving[d.info] {
+				kept = append(kept, i)
+			}
+		}
+		return kept, homeless
+	}
+	for i := range keep {
+		if !leaving[s.dest[i].info] {
+			kept = append(kept, i)
+		}
+	}
+	slices.Sort(kept)
+	return kept, homeless
+}
+
+// placeholder is a node no pod can use that carries capacity for a
+// NodePool's limits.
+func placeholder(pool string, capacity resources.Vector) *scheduling.Node {
+	return &scheduling.Node{Name: "consolidation.karpsim.io/elsewhere-" + pool, NodePool: pool, Capacity: capacity.List(),
+		Taints: []corev1.Taint{simulationTaint}, Initialized: true}
+}
+
+// interpret reads a solve: every pod of the candidates and of deleting
+// nodes must be placed, none on a node it may not move to; the
+// candidates' pods' places are the moves.
+func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit float64) outcome {
+	moving := make(map[string]bool, len(own)+len(s.displaced))
+	ownKeys := make(map[string]bool, len(own))
+	for _, p := range s.displaced {
+		moving[podKey(p)] = true
+	}
+	for _, p := range own {
+		moving[podKey(p)], ownKeys[podKey(p)] = true, true
+	}
+	var out outcome
+	var failed []scheduling.Unschedulable
+	for _, u := range r.Unschedulable {
+		if moving[u.Pod] {
+			failed = append(failed, u)
+		} else {
+			out.pendingFailed = true
+		}
+	}
+	if len(failed) > 0 {
+		more := ""
+		if len(failed) > 1 {
+			more = fmt.Sprintf(" (and %d more pods)", len(failed)-1)
+		}
+		out.failure = fmt.Sprintf("pod %s would not schedule: %s%s", failed[0].Pod, failed[0].Reason, more)
+		if limit > 0 {
+			// The solve only offered types below the limit.
+			out.failure = fmt.Sprintf("no replacement cheaper than $%.4f/h: pod %s fits neither on another node nor on a cheaper new one: %s%s",
+				limit, failed[0].Pod, failed[0].Reason, more)
+		}
+		return out
+	}
+	for _, b := range r.Bindings {
+		switch {
+		case moving[b.Pod] && s.uninitialized[b.Node]:
+			out.failure = fmt.Sprintf("pod %s would schedule against uninitialized node %s", b.Pod, b.Node)
+			return out
+		case moving[b.Pod] && s.window[b.Node]:
+			out.failure = fmt.Sprintf("pod %s would move to node %s, which is inside its consolidateAfter window", b.Pod, b.Node)
+			return out
+		case ownKeys[b.Pod]:
+			out.moves = append(out.moves, Move{Pod: b.Pod, To: b.Node})
+		}
+	}
+	for _, c := range r.NodeClaims {
+		for _, p := range c.Pods {
+			if ownKeys[p] {
+				out.moves = append(out.moves, Move{Pod: p, To: c.Name})
+			}
+		}
+	}
+	slices.SortFunc(out.moves, func(a, b Move) int { return cmp.Compare(a.Pod, b.Pod) })
+	out.claims = r.NodeClaims
+	return out
+}
+
+// withToleration returns copies of the pods that also tolerate the taint.
+func withToleration(pods []*corev1.Pod, taint corev1.Taint) []*corev1.Pod {
+	out := make([]*corev1.Pod, len(pods))
+	for i, p := range pods {
+		c := *p
+		c.Spec.Tolerations = append(slices.Clone(p.Spec.Tolerations), corev1.Toleration{Key: taint.Key, Operator: corev1.TolerationOpExists, Effect: taint.Effect})
+		out[i] = &c
+	}
+	return out
+}
+
+// hasTopology reports constraints that count other pods: topology spread,
+// pod affinity or anti-affinity.
+func hasTopology(p *corev1.Pod) bool {
+	a := p.Spec.Affinity
+	return len(p.Spec.TopologySpreadConstraints) > 0 || (a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

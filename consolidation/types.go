@@ -1,0 +1,157 @@
+package consolidation
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// Cluster is everything a disruption decision depends on.
+type Cluster struct {
+	// Nodes are the cluster's nodes, managed or not, initialized or not.
+	Nodes []*Node
+	// Pending are the pods waiting for a node. Consolidation simulations
+	// place them too, as Karpenter's do, but a pending pod that fits nowhere
+	// never blocks a command.
+	Pending []*corev1.Pod
+	// NodePools are the NodePools with the instance types each may launch.
+	NodePools []NodePool
+	// DaemonSets are one pod per DaemonSet, as scheduling.Input has them.
+	DaemonSets []*corev1.Pod
+	// PDBs are every PodDisruptionBudget in the cluster.
+	PDBs []*policyv1.PodDisruptionBudget
+}
+
+// NodePool is a NodePool with the instance types its EC2NodeClass yields.
+// A node's price is looked up in its NodePool's catalog.
+type NodePool struct {
+	NodePool      *apis.NodePool
+	InstanceTypes instancetypes.Catalog
+}
+
+// Node is one node as the disruption controller sees it.
+type Node struct {
+	// Node is the node as scheduling sees it: name, labels (its NodePool,
+	// instance type, zone and capacity type come from them), taints,
+	// capacity, allocatable, the pods bound to it and whether it is
+	// initialized.
+	Node *scheduling.Node
+	// NodeClaim is the node's NodeClaim; nil for a node Karpenter does not
+	// manage, which is never a candidate.
+	NodeClaim *apis.NodeClaim
+	// Annotations are the node object's annotations; karpenter.sh/do-not-disrupt
+	// "true" here keeps the node out of every method.
+	Annotations map[string]string
+	// Deleting is set once the node is marked for deletion; it is no
+	// candidate and counts as disrupting against its NodePool's budgets.
+	Deleting bool
+	// NotReady is set while the node's Ready condition is not True; it
+	// counts as disrupting against its NodePool's budgets.
+	NotReady bool
+	// NominatedAt is when a provisioning pass last chose the node for a
+	// pending pod; the node is no candidate for NominationWindow after.
+	NominatedAt time.Time
+	// InitializedAt is when the node became initialized; consolidateAfter
+	// counts from it until the node sees a pod event.
+	InitializedAt time.Time
+	// LastPodEventAt is when a pod was last bound to the node or left it
+	// (terminal or terminating); consolidateAfter counts from it.
+	LastPodEventAt time.Time
+	// Drift is the node's drift, nil when it has not drifted. The caller
+	// runs drift detection (package drift) and passes the result in.
+	Drift *DriftStatus
+}
+
+// DriftStatus is why a node drifted.
+type DriftStatus struct {
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+	// Since is when the node's Drifted condition turned true; drift
+	// disrupts the longest-drifted node first. Nodes with a zero Since sort
+	// first, then by name.
+	Since time.Time `json:"since,omitzero"`
+}
+
+// NominationWindow is how long after a nomination a node is no candidate:
+// Karpenter's nomination lasts max(2 × BatchMaxDuration, 10s), 20s with the
+// default 10s batch.
+const NominationWindow = 20 * time.Second
+
+// Options are the knobs of an evaluation. The zero value is Karpenter's
+// default configuration.
+type Options struct {
+	// SpotToSpotConsolidation is the feature gate of that name (off by
+	// default upstream): without it a spot node is never replaced by a
+	// spot node.
+	SpotToSpotConsolidation bool
+	// Scheduling are the options of every simulation.
+	Scheduling scheduling.Options
+}
+
+// The methods, in the order Karpenter tries them.
+const (
+	MethodEmptiness   = "emptiness"
+	MethodStaticDrift = "static-drift"
+	MethodDrift       = "drift"
+	MethodMultiNode   = "multi-node-consolidation"
+	MethodSingleNode  = "single-node-consolidation"
+)
+
+// Decision is what Karpenter would do next: the commands of the first method
+// that found any, and a verdict on every node.
+type Decision struct {
+	// Commands are to be executed together; empty when no method found
+	// anything to do. Every command comes from the same method.
+	Commands []Command `json:"commands"`
+	// Candidates has one verdict per node of the cluster, sorted by name.
+	Candidates []CandidateVerdict `json:"candidates"`
+}
+
+// Command is one disruption: delete some nodes, launching replacements
+// first if there are any.
+type Command struct {
+	// Method is the method that found the command (Method* constants).
+	Method string `json:"method"`
+	// Reason starts with the disruption reason the budgets counted it
+	// under (Empty, Drifted or Underutilized) and the decision (delete or
+	// replace), then says why.
+	Reason string `json:"reason"`
+	// Delete are the names of the nodes to delete, sorted.
+	Delete []string `json:"delete"`
+	// Replacements are the NodeClaims to launch, and wait for, before the
+	// nodes are deleted.
+	Replacements []scheduling.NodeClaim `json:"replacements"`
+	// Moves say where each reschedulable pod of the deleted nodes would go,
+	// sorted by pod: an existing node or a replacement's name. Empty for
+	// methods that simulate nothing (emptiness, static drift).
+	Moves []Move `json:"moves"`
+	// SavingsPerHour is the deleted nodes' price less the replacements'
+	// launch price; negative for a drift replacement that costs more.
+	SavingsPerHour float64 `json:"savingsPerHour"`
+}
+
+// Move is where one pod of a deleted node would go.
+type Move struct {
+	// Pod is "namespace/name".
+	Pod string `json:"pod"`
+	// To is an existing node's name or a replacement NodeClaim's name.
+	To string `json:"to"`
+}
+
+// CandidateVerdict says whether a node is disrupted and why, or why not.
+type CandidateVerdict struct {
+	Node     string `json:"node"`
+	NodePool string `json:"nodePool"`
+	// Disruptable is true for the nodes the commands delete.
+	Disruptable bool `json:"disruptable"`
+	// Reason names what the command does with the node, or the first thing
+	// that stops each method from disrupting it: the node, pod, PDB,
+	// annotation, NodePool, budget or time left, or the simulation's
+	// verdict.
+	Reason string `json:"reason"`
+}
