@@ -24,15 +24,16 @@ type existingNode struct {
 	// to come; placed pods are subtracted as they are bound.
 	room      resources.Vector
 	hostPorts []hostPort
+	volumes   volumeUsage
 	placed    []*podInfo
 }
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
 // initialized nodes first, then by name.
-func newExistingNodes(nodes []*Node, daemons []*podInfo) []*existingNode {
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes) []*existingNode {
 	out := make([]*existingNode, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, newExistingNode(n, daemons))
+		out = append(out, newExistingNode(n, daemons, vols))
 	}
 	slices.SortStableFunc(out, func(a, b *existingNode) int {
 		if a.node.Initialized != b.node.Initialized {
@@ -46,7 +47,7 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo) []*existingNode {
 	return out
 }
 
-func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
+func newExistingNode(n *Node, daemons []*podInfo, vols *volumes) *existingNode {
 	labels := n.Labels
 	if _, ok := labels[apis.LabelHostname]; !ok {
 		// The kubelet sets the hostname label; until it does, the node's
@@ -57,7 +58,7 @@ func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
 		}
 		labels[apis.LabelHostname] = n.Name
 	}
-	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(labels)}
+	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(labels), volumes: volumeUsage{}}
 	if !n.Initialized {
 		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
@@ -69,6 +70,9 @@ func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
 			boundDaemons = boundDaemons.Add(requests)
 		}
 		e.hostPorts = append(e.hostPorts, podHostPorts(p)...)
+		if _, uses, err := vols.forPod(p); err == nil {
+			e.volumes.add(uses)
+		}
 	}
 	// DaemonSet pods that would run here but are not bound yet still need
 	// their room, as far as their requests exceed what is bound.
@@ -90,7 +94,7 @@ func newExistingNode(n *Node, daemons []*podInfo) *existingNode {
 // checks: taints, host ports, resources, then labels (the node's labels are
 // final, so every label the pod requires must be there).
 func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
-	if tolerates(e.taints, p.pod.Spec.Tolerations) != nil || portConflict(e.hostPorts, p.hostPorts) != nil ||
+	if tolerates(e.taints, p.pod.Spec.Tolerations) != nil || e.volumeLimitsExceeded(p) != nil || portConflict(e.hostPorts, p.hostPorts) != nil ||
 		!p.requests.Fits(e.room) || !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
 		return false
 	}
@@ -105,6 +109,7 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	}
 	e.room = e.room.Sub(p.requests)
 	e.hostPorts = append(e.hostPorts, p.hostPorts...)
+	e.volumes.add(p.volumes)
 	e.placed = append(e.placed, p)
 	return true
 }
@@ -112,6 +117,9 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 // explain says why tryAdd refuses the pod, naming the first failed check.
 func (e *existingNode) explain(p *podInfo, topo *topology) error {
 	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
+		return err
+	}
+	if err := e.volumeLimitsExceeded(p); err != nil {
 		return err
 	}
 	if err := portConflict(e.hostPorts, p.hostPorts); err != nil {
@@ -133,6 +141,15 @@ func (e *existingNode) explain(p *podInfo, topo *topology) error {
 		}
 	}
 	return nil
+}
+
+// volumeLimitsExceeded checks the pod's volumes against the node's CSI
+// attach limits.
+func (e *existingNode) volumeLimitsExceeded(p *podInfo) error {
+	if len(p.volumes) == 0 || len(e.node.VolumeLimits) == 0 {
+		return nil
+	}
+	return e.volumes.exceeds(p.volumes, e.node.VolumeLimits)
 }
 
 func isDaemonSetPod(p *corev1.Pod) bool {

@@ -9,6 +9,7 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -33,7 +34,16 @@ type Input struct {
 	// DaemonSets are the pods the cluster's DaemonSets would run on every
 	// node they tolerate and select: one pod per DaemonSet.
 	DaemonSets []*corev1.Pod
-	Options    Options
+	// PersistentVolumeClaims, PersistentVolumes and StorageClasses are what
+	// the pods' volumes refer to: their topology constrains where the pods
+	// may run, and their CSI drivers count against nodes' volume limits.
+	// When none of the three is given, pods' volumes are not checked; when
+	// any is, a claim, volume or class a pod needs and that is missing makes
+	// the pod unplaceable, as in Karpenter.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
+	Options                Options
 }
 
 // NodePool is a NodePool with the instance types it may launch.

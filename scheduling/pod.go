@@ -29,6 +29,8 @@ type podInfo struct {
 	// inverse are the inverse anti-affinity groups that select the pod.
 	inverse   []*inverseGroup
 	hostPorts []hostPort
+	// volumes are the persistent volumes the pod attaches.
+	volumes []volumeUse
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
 }

@@ -2,7 +2,9 @@ package scheduling
 
 import (
 	"cmp"
+
 	"fmt"
+	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 
@@ -56,7 +58,8 @@ func newSolver(in Input) *solver {
 	for _, d := range in.DaemonSets {
 		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
 	}
-	s.existing = newExistingNodes(in.Nodes, daemons)
+	vols := newVolumes(in)
+	s.existing = newExistingNodes(in.Nodes, daemons, vols)
 	s.templates = compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort)
 	for _, t := range s.templates {
 		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)
@@ -71,12 +74,29 @@ func newSolver(in Input) *solver {
 		if s.opts.IgnorePreferences {
 			pod = stripPreferences(p)
 		}
-		s.pods = append(s.pods, newPodInfo(pod, s.prefs))
+		s.pods = append(s.pods, podWithVolumes(pod, s.prefs, vols))
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
 	}
 	return s
+}
+
+// podWithVolumes reads a pod with the requirements of its volumes added to
+// its node affinity, as Karpenter injects them before scheduling.
+func podWithVolumes(pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) *podInfo {
+	reqs, uses, err := vols.forPod(pod)
+	if err != nil {
+		info := newPodInfo(pod, prefs)
+		info.invalid = err
+		return info
+	}
+	if len(reqs) > 0 {
+		pod = withVolumeRequirements(pod, reqs)
+	}
+	info := newPodInfo(pod, prefs)
+	info.volumes = uses
+	return info
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -123,6 +143,7 @@ func (s *solver) try(p *podInfo) error {
 			return err
 		}
 		next.relaxations = current.relaxations + 1
+		next.volumes = current.volumes
 		if s.topo != nil {
 			s.topo.attach(next)
 		}

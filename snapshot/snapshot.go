@@ -30,6 +30,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -92,6 +93,12 @@ type Snapshot struct {
 	DaemonSets []*corev1.Pod
 	// PDBs are the PodDisruptionBudgets, sorted by namespace/name.
 	PDBs []*policyv1.PodDisruptionBudget
+	// PersistentVolumeClaims, PersistentVolumes and StorageClasses are
+	// those given, plus the claims of StatefulSet pods' volumeClaimTemplates
+	// that were not; claims without a class have the default class.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	PersistentVolumes      []*corev1.PersistentVolume
+	StorageClasses         []*storagev1.StorageClass
 	// Warnings say what FromSet worked around or left out, in the order
 	// found; the Set's own Warnings are not repeated here.
 	Warnings []string
@@ -105,11 +112,14 @@ type Snapshot struct {
 // input shares the snapshot's slices and objects; Solve changes neither.
 func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 	return scheduling.Input{
-		Pods:       s.Pending,
-		Nodes:      s.Nodes,
-		NodePools:  s.NodePools,
-		DaemonSets: s.DaemonSets,
-		Options:    o,
+		Pods:                   s.Pending,
+		Nodes:                  s.Nodes,
+		NodePools:              s.NodePools,
+		DaemonSets:             s.DaemonSets,
+		PersistentVolumeClaims: s.PersistentVolumeClaims,
+		PersistentVolumes:      s.PersistentVolumes,
+		StorageClasses:         s.StorageClasses,
+		Options:                o,
 	}
 }
 
@@ -125,6 +135,7 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 //  4. Workload controllers: each creates the replicas the given pods do not
 //     already account for.
 //  5. DaemonSets, then PodDisruptionBudgets.
+//  6. Volume objects, with the claims StatefulSets would create.
 //
 // The error joins one *manifests.Error per problem, each naming the file,
 // the object and the field, as manifests.Load's errors do.
@@ -139,6 +150,7 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	b.addWorkloads()
 	b.addDaemonSets()
 	b.addPDBs()
+	b.volumeObjects()
 	if err := errors.Join(b.errs...); err != nil {
 		return nil, err
 	}

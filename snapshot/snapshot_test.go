@@ -288,3 +288,42 @@ spec:
 	require.NoError(t, err)
 	assert.Len(t, snap.Pending, 3)
 }
+
+func TestStatefulSetClaimsAreCreatedWithTheDefaultClass(t *testing.T) {
+	set, err := manifests.Decode("sts.yaml", []byte(`apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: gp3
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: ebs.csi.aws.com
+allowedTopologies:
+- matchLabelExpressions:
+  - {key: topology.kubernetes.io/zone, values: [us-east-1b]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: c, image: i, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 10Gi}}}
+`))
+	require.NoError(t, err)
+	snap, err := FromSet(set, Options{})
+	require.NoError(t, err)
+	require.Len(t, snap.PersistentVolumeClaims, 2)
+	assert.Equal(t, "data-db-0", snap.PersistentVolumeClaims[0].Name)
+	assert.Equal(t, "gp3", *snap.PersistentVolumeClaims[0].Spec.StorageClassName)
+	r := scheduling.Solve(snap.Input(scheduling.Options{}))
+	require.Empty(t, r.Unschedulable)
+	for _, c := range r.NodeClaims {
+		assert.Equal(t, "us-east-1b", c.Zone, "the storage class's allowed topology")
+	}
+}

@@ -1,0 +1,210 @@
+package scheduling
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// volumes indexes the persistent volume claims, volumes and storage
+// classes pods mount, to derive where their volumes let them run and how
+// many volumes of each CSI driver they attach.
+type volumes struct {
+	// known is false when the input gave no claim, volume or storage class
+	// at all: pods' volumes are then not checked, since nothing is known of
+	// them (a partial snapshot, not a cluster without volumes).
+	known   bool
+	claims  map[string]*corev1.PersistentVolumeClaim // namespace/name
+	pvs     map[string]*corev1.PersistentVolume
+	classes map[string]*storagev1.StorageClass
+}
+
+// volumeUse is one persistent volume a pod attaches: the claim, shared by
+// every pod that mounts it, and its CSI driver.
+type volumeUse struct {
+	driver string
+	claim  string
+}
+
+func newVolumes(in Input) *volumes {
+	v := &volumes{claims: map[string]*corev1.PersistentVolumeClaim{}, pvs: map[string]*corev1.PersistentVolume{}, classes: map[string]*storagev1.StorageClass{}}
+	for _, c := range in.PersistentVolumeClaims {
+		v.claims[namespaceOfMeta(c.Namespace)+"/"+c.Name] = c
+	}
+	for _, pv := range in.PersistentVolumes {
+		v.pvs[pv.Name] = pv
+	}
+	for _, sc := range in.StorageClasses {
+		v.classes[sc.Name] = sc
+	}
+	v.known = len(v.claims)+len(v.pvs)+len(v.classes) > 0
+	return v
+}
+
+// forPod returns the node requirements the pod's volumes impose and the
+// volumes it attaches. A bound claim takes the first term of its volume's
+// node affinity (less hostname for local and hostPath volumes, which a
+// rescheduled pod cannot keep); an unbound one the first term of its
+// storage class's allowedTopologies. A claim that does not exist, an
+// unbound claim without a storage class, or a missing volume or class
+// makes the pod unplaceable, as in Karpenter.
+func (v *volumes) forPod(p *corev1.Pod) ([]corev1.NodeSelectorRequirement, []volumeUse, error) {
+	if !v.known {
+		return nil, nil, nil
+	}
+	var reqs []corev1.NodeSelectorRequirement
+	var uses []volumeUse
+	for _, vol := range p.Spec.Volumes {
+		claim, err := v.claimOf(p, vol)
+		if err != nil || claim == nil {
+			if err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		r, driver, err := v.claimRequirements(claim)
+		if err != nil {
+			return nil, nil, fmt.Errorf("volume %q: %w", vol.Name, err)
+		}
+		reqs = append(reqs, r...)
+		if driver != "" {
+			uses = append(uses, volumeUse{driver: driver, claim: namespaceOfMeta(claim.Namespace) + "/" + claim.Name})
+		}
+	}
+	return reqs, uses, nil
+}
+
+// claimOf returns the claim a volume mounts: a persistentVolumeClaim
+// source, or the claim Kubernetes creates for a generic ephemeral volume
+// (named <pod>-<volume>, from the volume's template when not created yet).
+func (v *volumes) claimOf(p *corev1.Pod, vol corev1.Volume) (*corev1.PersistentVolumeClaim, error) {
+	ns := namespaceOf(p)
+	switch {
+	case vol.PersistentVolumeClaim != nil:
+		c, ok := v.claims[ns+"/"+vol.PersistentVolumeClaim.ClaimName]
+		if !ok {
+			return nil, fmt.Errorf("volume %q: PersistentVolumeClaim %s/%s not found", vol.Name, ns, vol.PersistentVolumeClaim.ClaimName)
+		}
+		return c, nil
+	case vol.Ephemeral != nil && vol.Ephemeral.VolumeClaimTemplate != nil:
+		name := p.Name + "-" + vol.Name
+		if c, ok := v.claims[ns+"/"+name]; ok {
+			return c, nil
+		}
+		c := &corev1.PersistentVolumeClaim{Spec: vol.Ephemeral.VolumeClaimTemplate.Spec}
+		c.Name, c.Namespace = name, ns
+		return c, nil
+	}
+	return nil, nil
+}
+
+func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([]corev1.NodeSelectorRequirement, string, error) {
+	if name := c.Spec.VolumeName; name != "" {
+		pv, ok := v.pvs[name]
+		if !ok {
+			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s not found", name, c.Name)
+		}
+		driver := ""
+		if pv.Spec.CSI != nil {
+			driver = pv.Spec.CSI.Driver
+		}
+		return pvRequirements(pv), driver, nil
+	}
+	className := ptrValue(c.Spec.StorageClassName)
+	if className == "" {
+		return nil, "", fmt.Errorf("unbound PersistentVolumeClaim %s must name a storage class", c.Name)
+	}
+	sc, ok := v.classes[className]
+	if !ok {
+		return nil, "", fmt.Errorf("StorageClass %q of claim %s not found", className, c.Name)
+	}
+	var reqs []corev1.NodeSelectorRequirement
+	if len(sc.AllowedTopologies) > 0 {
+		for _, e := range sc.AllowedTopologies[0].MatchLabelExpressions {
+			reqs = append(reqs, corev1.NodeSelectorRequirement{Key: e.Key, Operator: corev1.NodeSelectorOpIn, Values: e.Values})
+		}
+	}
+	return reqs, sc.Provisioner, nil
+}
+
+func pvRequirements(pv *corev1.PersistentVolume) []corev1.NodeSelectorRequirement {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil || len(pv.Spec.NodeAffinity.Required.NodeSelectorTerms) == 0 {
+		return nil
+	}
+	reqs := pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions
+	if pv.Spec.Local != nil || pv.Spec.HostPath != nil {
+		reqs = slices.DeleteFunc(slices.Clone(reqs), func(r corev1.NodeSelectorRequirement) bool { return r.Key == apis.LabelHostname })
+	}
+	return reqs
+}
+
+// withVolumeRequirements returns a copy of the pod with the volume
+// requirements added to every required node-selector term (one term if it
+// had none), so that relaxation, which drops terms, never drops them.
+func withVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement) *corev1.Pod {
+	out := p.DeepCopy()
+	if out.Spec.Affinity == nil {
+		out.Spec.Affinity = &corev1.Affinity{}
+	}
+	if out.Spec.Affinity.NodeAffinity == nil {
+		out.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+	}
+	na := out.Spec.Affinity.NodeAffinity
+	if na.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{}
+	}
+	terms := &na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(*terms) == 0 {
+		*terms = []corev1.NodeSelectorTerm{{}}
+	}
+	for i := range *terms {
+		(*terms)[i].MatchExpressions = append((*terms)[i].MatchExpressions, reqs...)
+	}
+	return out
+}
+
+// volumeUsage counts the claims attached to a node per CSI driver; a claim
+// shared by several pods counts once.
+type volumeUsage map[string]map[string]bool
+
+func (u volumeUsage) add(uses []volumeUse) {
+	for _, use := range uses {
+		if u[use.driver] == nil {
+			u[use.driver] = map[string]bool{}
+		}
+		u[use.driver][use.claim] = true
+	}
+}
+
+// exceeds returns an error naming the first driver whose limit the pod's
+// volumes would exceed on a node with these limits.
+func (u volumeUsage) exceeds(uses []volumeUse, limits map[string]int) error {
+	added := volumeUsage{}
+	for _, use := range uses {
+		if _, limited := limits[use.driver]; limited && !u[use.driver][use.claim] {
+			added.add([]volumeUse{use})
+		}
+	}
+	drivers := make([]string, 0, len(added))
+	for driver := range added {
+		drivers = append(drivers, driver)
+	}
+	slices.Sort(drivers)
+	for _, driver := range drivers {
+		if count := len(u[driver]) + len(added[driver]); count > limits[driver] {
+			return fmt.Errorf("would attach %d volumes of CSI driver %s, over its limit of %d", count, driver, limits[driver])
+		}
+	}
+	return nil
+}
+
+func namespaceOfMeta(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
+}
