@@ -29,6 +29,7 @@ type planOptions struct {
 	output            string
 	explain           string
 	ignorePreferences bool
+	minValuesPolicy   string
 	region            string
 	zones             string
 }
@@ -64,7 +65,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printWarnings(stderr, snap.Warnings)
-	in := snap.Input(scheduling.Options{IgnorePreferences: opts.ignorePreferences})
+	in := snap.Input(scheduling.Options{IgnorePreferences: opts.ignorePreferences, MinValuesBestEffort: opts.minValuesPolicy == "BestEffort"})
 	if opts.explain != "" {
 		return explainPod(stdout, stderr, snap, in, opts.explain, opts.output)
 	}
@@ -80,6 +81,7 @@ func parsePlanFlags(args []string, stderr io.Writer) (planOptions, error) {
 	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
 	fs.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
 	fs.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
+	fs.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	fs.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	fs.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	if err := parseFlags(fs, args); err != nil {
@@ -89,6 +91,9 @@ func parsePlanFlags(args []string, stderr io.Writer) (planOptions, error) {
 	case "table", "json", "yaml":
 	default:
 		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	}
+	if opts.minValuesPolicy != "Strict" && opts.minValuesPolicy != "BestEffort" {
+		return opts, fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)
 	}
 	if opts.region == "" {
 		return opts, fmt.Errorf("%w: --region is empty", errUsage)

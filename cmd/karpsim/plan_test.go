@@ -191,3 +191,11 @@ func TestPlanIgnorePreferences(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanRejectsAnUnknownMinValuesPolicy(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"plan", "--min-values-policy", "Sometimes"}, &stdout, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), `--min-values-policy "Sometimes": want Strict or BestEffort`) {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
