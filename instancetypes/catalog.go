@@ -55,10 +55,17 @@ func (c Catalog) Names() []string {
 // or karpenter.kwok.sh/* labels) are the ones Karpenter registers as
 // well-known when such a catalog is in use.
 func (c Catalog) LabelKeys() []string {
-	var keys []string
+	seen := map[string]bool{}
+	var keys, buf []string
 	for _, it := range c {
-		keys = append(keys, it.Requirements.Keys()...)
+		buf = it.Requirements.AppendKeys(buf[:0])
+		for _, key := range buf {
+			if !seen[key] {
+				seen[key] = true
+				keys = append(keys, key)
+			}
+		}
 	}
 	slices.Sort(keys)
-	return slices.Compact(keys)
+	return keys
 }

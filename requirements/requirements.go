@@ -448,3 +448,11 @@ func (r Requirements) AllowsFast(req Requirement, undefined Undefined) bool {
 	}
 	return !existing.intersectionIsEmpty(req) || (existing.isNegative() && req.isNegative())
 }
+
+// AppendKeys appends the keys, in order, to dst.
+func (r Requirements) AppendKeys(dst []string) []string {
+	for i := range r.items {
+		dst = append(dst, r.items[i].key)
+	}
+	return dst
+}
