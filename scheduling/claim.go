@@ -23,7 +23,18 @@ type claim struct {
 	pods         []*podInfo
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
-	hostPorts    []hostPort
+	// maxRoom is, per resource, the most room any option has: requests
+	// that do not fit it fit no option.
+	maxRoom resources.Vector
+	// witness is an option known to hold every pod so far. While the
+	// requirements stay the same and the witness still fits, a pod is
+	// added without filtering the options, which then become stale: they
+	// may hold types too small for the requests, removed by settle. Since
+	// requests only grow, filtering once at the end removes exactly what
+	// filtering at every step would have.
+	witness   *typeOption
+	stale     bool
+	hostPorts []hostPort
 	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
 	// fewer distinct values than a minValues requirement asks for; the
 	// result says so in its warnings.
@@ -44,6 +55,9 @@ func placeholderHostname(t *template) requirements.Requirement {
 // when it returns false; explain says why.
 func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 	if topo != nil && c.name != "" && topo.rejectsHost(p, c.name) {
+		return false
+	}
+	if c.name != "" && !c.requests.Add(p.requests).Fits(c.maxRoom) {
 		return false
 	}
 	if tolerates(c.tmpl.taints, p.pod.Spec.Tolerations) != nil || portConflict(c.hostPorts, p.hostPorts) != nil {
@@ -68,19 +82,31 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 	// Every option meets the claim's requirements so far: only the keys
 	// that changed need checking, and offerings only if their keys did.
 	var keys []string
-	var offerings offeringFilter
-	checkOfferings := false
 	if changed {
 		keys = c.requirements.ChangedKeys(reqs, scratch.keys[:0])
 		scratch.keys = keys
-		if checkOfferings = slices.ContainsFunc(keys, isOfferingKey); checkOfferings {
-			offerings = newOfferingFilter(reqs)
-		}
+		changed = len(keys) > 0
+	}
+	if !changed && c.witness != nil && !c.tmpl.minValues && requests.Fits(c.witness.room) {
+		c.requests, c.stale = requests, true
+		c.commit(p, reqs, topo)
+		return true
+	}
+	var offerings offeringFilter
+	checkOfferings := slices.ContainsFunc(keys, isOfferingKey)
+	if checkOfferings {
+		offerings = newOfferingFilter(reqs)
 	}
 	remaining := scratch.options[:0]
+	var room resources.Vector
+	var witness *typeOption
 	for _, o := range c.options {
 		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) {
 			remaining = append(remaining, o)
+			room = room.Max(o.room)
+			if witness == nil || roomier(o, witness) {
+				witness = o
+			}
 		}
 	}
 	short := c.tmpl.minValues && minValuesShortfall(c, remaining, scratch.keys[:0]) != ""
@@ -93,13 +119,38 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 	c.bestEffort = c.bestEffort || short
 	// The old options slice becomes the next scratch space.
 	scratch.options, c.options = c.options, remaining
-	c.requirements, c.requests = reqs, requests
+	c.maxRoom, c.witness, c.stale = room, witness, false
+	c.requests = requests
+	c.commit(p, reqs, topo)
+	return true
+}
+
+// commit records the pod on the claim.
+func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topology) {
+	c.requirements = reqs
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
 	if topo != nil {
 		topo.record(p, reqs, c.tmpl.taints, c.tmpl.undefined)
 	}
-	return true
+}
+
+// settle drops the stale options that no longer hold the requests.
+func (c *claim) settle() {
+	if !c.stale {
+		return
+	}
+	c.options = slices.DeleteFunc(slices.Clone(c.options), func(o *typeOption) bool { return !c.requests.Fits(o.room) })
+	c.stale = false
+}
+
+// roomier prefers, as the witness, the option with the most CPU room, then
+// the most memory room: the one most pods will still fit.
+func roomier(a, b *typeOption) bool {
+	if a.room.CPU() != b.room.CPU() {
+		return a.room.CPU() > b.room.CPU()
+	}
+	return a.room.Memory() > b.room.Memory()
 }
 
 // scratchSpace is memory tryAdd reuses from one call to the next.
@@ -116,6 +167,7 @@ func isOfferingKey(key string) bool {
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
 func (c *claim) explain(p *podInfo, topo *topology) error {
+	c.settle()
 	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}

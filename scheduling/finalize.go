@@ -65,6 +65,7 @@ func claimNumber(c *claim) int {
 // finalize orders a claim's instance types by price, truncates them, and
 // picks the launch offering.
 func (s *solver) finalize(c *claim) NodeClaim {
+	c.settle()
 	reqs := c.requirements.Without(apis.LabelHostname)
 	priced := priceOptions(c.options, reqs, sameOfferingKeys(reqs, c.tmpl.requirements))
 	if max := s.opts.maxInstanceTypes(); len(priced) > max {
