@@ -44,6 +44,9 @@ type topologyGroup struct {
 	counts  map[string]int32
 	// buf is reused by candidates.
 	buf []string
+	// single memoizes the requirement "key In [domain]" per domain, the
+	// answer of most calls, so that answering allocates nothing.
+	single map[string]requirements.Requirement
 }
 
 // nodeFilter says which nodes a spread constraint counts: with
@@ -178,9 +181,9 @@ func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requir
 		}
 	}
 	if best == "" {
-		return requirements.MustNew(g.key, corev1.NodeSelectorOpDoesNotExist)
+		return g.in(nil)
 	}
-	return requirements.MustNew(g.key, corev1.NodeSelectorOpIn, best)
+	return g.in([]string{best})
 }
 
 // minCount is the smallest count among the domains the pod allows; always 0
@@ -218,7 +221,7 @@ func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requ
 			options = g.firstDomain(podDomains.Has)
 		}
 	}
-	return inOrDoesNotExist(g.key, options)
+	return g.in(options)
 }
 
 func (g *topologyGroup) firstDomain(ok func(string) bool) []string {
@@ -239,14 +242,27 @@ func (g *topologyGroup) nextAntiAffinity(podDomains, nodeDomains requirements.Re
 			options = append(options, d)
 		}
 	}
-	return inOrDoesNotExist(g.key, options)
+	return g.in(options)
 }
 
-func inOrDoesNotExist(key string, values []string) requirements.Requirement {
-	if len(values) == 0 {
-		return requirements.MustNew(key, corev1.NodeSelectorOpDoesNotExist)
+// in is the requirement "key In values", DoesNotExist when there are none;
+// single values come from the memo.
+func (g *topologyGroup) in(values []string) requirements.Requirement {
+	switch len(values) {
+	case 0:
+		return requirements.MustNew(g.key, corev1.NodeSelectorOpDoesNotExist)
+	case 1:
+		if r, ok := g.single[values[0]]; ok {
+			return r
+		}
+		if g.single == nil {
+			g.single = map[string]requirements.Requirement{}
+		}
+		r := requirements.MustNew(g.key, corev1.NodeSelectorOpIn, values[0])
+		g.single[values[0]] = r
+		return r
 	}
-	return requirements.MustNew(key, corev1.NodeSelectorOpIn, values...)
+	return requirements.MustNew(g.key, corev1.NodeSelectorOpIn, values...)
 }
 
 // describe prints the counts, for explanations.
