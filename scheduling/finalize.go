@@ -3,6 +3,7 @@ package scheduling
 import (
 	"cmp"
 	"fmt"
+	"strings"
 	"math"
 	"slices"
 
@@ -67,7 +68,7 @@ func claimNumber(c *claim) int {
 func (s *solver) finalize(c *claim) NodeClaim {
 	c.settle()
 	reqs := c.requirements.Without(apis.LabelHostname)
-	priced := priceOptions(c.options, reqs, sameOfferingKeys(reqs, c.tmpl.requirements))
+	priced := c.tmpl.priceClaim(c.options, reqs)
 	if max := s.opts.maxInstanceTypes(); len(priced) > max {
 		priced = priced[:max]
 	}
@@ -139,17 +140,44 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 	return out
 }
 
-// sameOfferingKeys reports whether a and b allow the same offerings: equal
-// requirements on zone, capacity type and capacity reservation.
-func sameOfferingKeys(a, b requirements.Requirements) bool {
-	for _, key := range []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
-		ra, okA := a.Lookup(key)
-		rb, okB := b.Lookup(key)
-		if okA != okB || (okA && ra.String() != rb.String()) {
-			return false
+// priceClaim prices a claim's options under its requirements. Prices
+// depend only on the requirements' offering keys, so the pool's whole
+// option list is priced and sorted once per distinct offering filter, and
+// a claim keeps, in that order, the options it still has.
+func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements) []pricedOption {
+	key := offeringSignature(reqs)
+	all, ok := t.priced[key]
+	if !ok {
+		all = priceOptions(t.options, reqs, false)
+		if t.priced == nil {
+			t.priced = map[string][]pricedOption{}
+		}
+		t.priced[key] = all
+	}
+	keep := make([]bool, len(t.options))
+	for _, o := range options {
+		keep[o.index] = true
+	}
+	out := make([]pricedOption, 0, len(options))
+	for _, p := range all {
+		if keep[p.option.index] {
+			out = append(out, p)
 		}
 	}
-	return true
+	return out
+}
+
+// offeringSignature identifies what requirements allow of offerings: their
+// zone, capacity type and capacity reservation requirements.
+func offeringSignature(reqs requirements.Requirements) string {
+	var b strings.Builder
+	for _, key := range []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
+		if r, ok := reqs.Lookup(key); ok {
+			b.WriteString(r.String())
+		}
+		b.WriteByte('|')
+	}
+	return b.String()
 }
 
 // launch is the offering the cloud provider would launch.

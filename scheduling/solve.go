@@ -167,7 +167,11 @@ func (s *solver) add(p *podInfo) error {
 			return nil
 		}
 	}
-	for i, c := range s.claims {
+	claims := s.claims
+	if a == nil && s.topo != nil && s.topo.rejectsAllClaims(p, len(claims)) {
+		claims = nil
+	}
+	for i, c := range claims {
 		ok := c.tryAdd(p, s.topo, &s.scratch)
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s.topo) })
 		if ok {

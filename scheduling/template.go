@@ -24,6 +24,9 @@ type template struct {
 	// well-known ones and those the pool's instance types carry.
 	undefined requirements.Undefined
 	taints    []corev1.Taint
+	// priced memoizes the options priced and sorted under each offering
+	// filter claims of this pool have, keyed by offeringSignature.
+	priced map[string][]pricedOption
 	// minValues is set when some requirement asks for minValues;
 	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
 	minValues, bestEffort bool
@@ -42,6 +45,8 @@ type typeOption struct {
 	daemons resources.Vector
 	// room is what pods may use: allocatable less daemons.
 	room resources.Vector
+	// index is the option's place in its template's options.
+	index int
 }
 
 // compileTemplates turns NodePools into templates, ordered by weight
@@ -93,6 +98,9 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	// In price order, claims that keep the pool's offering requirements
 	// inherit their options already sorted (filtering keeps the order).
 	t.options = sortByPrice(t.options, t.requirements)
+	for i, o := range t.options {
+		o.index = i
+	}
 	return t
 }
 

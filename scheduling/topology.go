@@ -29,6 +29,8 @@ type topology struct {
 	sources  map[string][]domainSource
 	s        *solver
 	warnings []string
+	// claimHosts are the claims' placeholder hostnames.
+	claimHosts map[string]bool
 }
 
 // inverseGroup is an anti-affinity group owned by the pods whose term it is.
@@ -46,7 +48,7 @@ type domainSource struct {
 // already bound in the cluster. It returns nil when no pod, to place or
 // bound, has a topology constraint: the solver then skips topology.
 func newTopology(s *solver) *topology {
-	t := &topology{groups: map[string]*topologyGroup{}, sources: map[string][]domainSource{}, s: s}
+	t := &topology{groups: map[string]*topologyGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
 			if hasRequiredAntiAffinity(p) && !ignoredForTopology(p) {
@@ -93,6 +95,7 @@ func (t *topology) attach(p *podInfo) {
 		if existing, ok := t.groups[g.signature]; ok {
 			g = existing
 		} else {
+			g.claimHosts = t.claimHosts
 			t.count(g)
 			t.groups[g.signature] = g
 			t.order = append(t.order, g)
@@ -118,6 +121,7 @@ func (t *topology) addInverse(p *corev1.Pod, nodeLabels requirements.Requirement
 			}
 		}
 		if ig == nil {
+			g.claimHosts = t.claimHosts
 			ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
 			t.registerDomains(g)
 			t.inverse = append(t.inverse, ig)
@@ -295,6 +299,7 @@ func (t *topology) domainSources(key string) []domainSource {
 // registerClaim makes a new claim's placeholder hostname a domain of every
 // hostname group.
 func (t *topology) registerClaim(hostname string) {
+	t.claimHosts[hostname] = true
 	for _, g := range t.order {
 		if g.key == apis.LabelHostname {
 			g.register(hostname)
@@ -402,6 +407,27 @@ func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []c
 			g.record(reqs.Get(g.key).Values()...)
 		}
 	}
+}
+
+// rejectsAllClaims reports whether hostname anti-affinity rejects every one
+// of the claims: each already holds a pod the pod's anti-affinity, or an
+// inverse anti-affinity that selects it, repels. The solver then skips
+// them; rejectsHost would refuse each.
+func (t *topology) rejectsAllClaims(p *podInfo, claims int) bool {
+	if claims == 0 {
+		return false
+	}
+	for _, g := range p.groups {
+		if g.kind == antiAffinityGroup && g.key == apis.LabelHostname && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	for _, g := range p.inverse {
+		if g.key == apis.LabelHostname && g.occupiedClaims >= claims {
+			return true
+		}
+	}
+	return false
 }
 
 // constrains reports whether placing the pod involves topology at all.

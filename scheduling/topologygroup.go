@@ -47,6 +47,12 @@ type topologyGroup struct {
 	// single memoizes the requirement "key In [domain]" per domain, the
 	// answer of most calls, so that answering allocates nothing.
 	single map[string]requirements.Requirement
+	// claimHosts are the placeholder hostnames of claims (shared by every
+	// group of a solve), and occupiedClaims how many of them count a pod
+	// here: when it reaches the number of claims, hostname anti-affinity
+	// rejects every claim.
+	claimHosts     map[string]bool
+	occupiedClaims int
 }
 
 // nodeFilter says which nodes a spread constraint counts: with
@@ -110,6 +116,9 @@ func (g *topologyGroup) register(domain string) {
 func (g *topologyGroup) record(domains ...string) {
 	for _, d := range domains {
 		g.register(d)
+		if g.counts[d] == 0 && g.claimHosts[d] {
+			g.occupiedClaims++
+		}
 		g.counts[d]++
 	}
 }
