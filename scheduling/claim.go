@@ -96,6 +96,10 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 	checkOfferings := slices.ContainsFunc(keys, isOfferingKey)
 	if checkOfferings {
 		offerings = newOfferingFilter(reqs)
+		// A type's zone, capacity-type and reservation requirements come
+		// from its offerings: one it may launch intersects them already.
+		keys = slices.DeleteFunc(keys, isOfferingKey)
+		scratch.keys = keys
 	}
 	remaining := scratch.options[:0]
 	var room resources.Vector
