@@ -17,8 +17,10 @@ import (
 // them all.
 type claim struct {
 	tmpl *template
-	// name is also the claim's placeholder hostname.
+	// name is set once the claim exists; hostname, its placeholder
+	// hostname, from the first try on (they are equal).
 	name         string
+	hostname     string
 	requirements requirements.Requirements
 	pods         []*podInfo
 	requests     resources.Vector // the pods' requests, without daemons
@@ -53,7 +55,8 @@ func placeholderHostname(t *template) requirements.Requirement {
 // (undefined well-known and instance-type labels allowed), then the
 // instance types that can hold every pod so far. The claim is unchanged
 // when it returns false; explain says why.
-func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
+func (c *claim) tryAdd(p *podInfo, s *solver) bool {
+	topo, scratch := s.topo, &s.scratch
 	if topo != nil && c.name != "" && topo.rejectsHost(p, c.name) {
 		return false
 	}
@@ -87,7 +90,7 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 		scratch.keys = keys
 		changed = len(keys) > 0
 	}
-	if !changed && c.witness != nil && !c.tmpl.minValues && requests.Fits(c.witness.room) {
+	if !changed && c.witness != nil && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		c.requests, c.stale = requests, true
 		c.commit(p, reqs, topo)
 		return true
@@ -117,6 +120,13 @@ func (c *claim) tryAdd(p *podInfo, topo *topology, scratch *scratchSpace) bool {
 	if len(remaining) == 0 || (short && !c.tmpl.bestEffort) {
 		scratch.options = remaining
 		return false
+	}
+	if c.tmpl.reserved {
+		f := newOfferingFilter(reqs)
+		if s.reservations.reserve(c.hostname, remaining, &f, !s.opts.ReservedFallback) != nil {
+			scratch.options = remaining
+			return false
+		}
 	}
 	// With MinValuesPolicy BestEffort the claim keeps fewer distinct values
 	// rather than refuse the pod, before any other NodePool is tried.
@@ -170,8 +180,9 @@ func isOfferingKey(key string) bool {
 }
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
-func (c *claim) explain(p *podInfo, topo *topology) error {
+func (c *claim) explain(p *podInfo, s *solver) error {
 	c.settle()
+	topo := s.topo
 	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}
@@ -202,6 +213,17 @@ func (c *claim) explain(p *podInfo, topo *topology) error {
 		itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), offerings.hasOffering(o.it)
 		metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
 		reqsAndFits = reqsAndFits || (itReqs && itFits)
+	}
+	if c.tmpl.reserved && !s.opts.ReservedFallback {
+		var left []*typeOption
+		for _, o := range c.options {
+			if o.it.Requirements.IntersectsFast(reqs) && requests.Fits(o.room) && offerings.hasOffering(o.it) {
+				left = append(left, o)
+			}
+		}
+		if len(left) > 0 && s.reservations.wouldFail(c.hostname, left, &offerings) {
+			return fmt.Errorf("%w: every capacity reservation these instance types could launch into is held by other NodeClaims", errReservationsExhausted)
+		}
 	}
 	why := filterFailure(metReqs, fits, offered, reqsAndFits)
 	if metReqs && fits && offered && c.tmpl.minValues {

@@ -115,7 +115,8 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 }
 
 // explain says why tryAdd refuses the pod, naming the first failed check.
-func (e *existingNode) explain(p *podInfo, topo *topology) error {
+func (e *existingNode) explain(p *podInfo, s *solver) error {
+	topo := s.topo
 	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
 		return err
 	}

@@ -3,9 +3,11 @@ package scheduling
 import (
 	"cmp"
 	"fmt"
-	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -68,6 +70,14 @@ func claimNumber(c *claim) int {
 func (s *solver) finalize(c *claim) NodeClaim {
 	c.settle()
 	reqs := c.requirements.Without(apis.LabelHostname)
+	// A claim holding reservations launches into one of them, and not into
+	// another claim's.
+	if ids := s.reservations.heldIDs(c.hostname); len(ids) > 0 {
+		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpIn, ids...))
+	} else if c.tmpl.reserved {
+		// Holding none, it cannot launch into any (ReservedFallback).
+		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpNotIn, apis.CapacityTypeReserved))
+	}
 	priced := c.tmpl.priceClaim(c.options, reqs)
 	if max := s.opts.maxInstanceTypes(); len(priced) > max {
 		priced = priced[:max]

@@ -90,6 +90,11 @@ type Options struct {
 	// MinValuesBestEffort lowers minValues instead of failing when too few
 	// instance types remain (MinValuesPolicy=BestEffort).
 	MinValuesBestEffort bool
+	// ReservedFallback lets a claim launch spot or on-demand when the
+	// capacity reservations it could use are all held (Karpenter's mode
+	// during consolidation); by default such a pod waits instead, neither
+	// relaxed nor moved to other capacity, as Karpenter provisions.
+	ReservedFallback bool
 }
 
 func (o Options) maxInstanceTypes() int {

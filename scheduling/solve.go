@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"cmp"
+	"errors"
 
 	"fmt"
 	corev1 "k8s.io/api/core/v1"
@@ -50,6 +51,8 @@ type solver struct {
 	trace *Explanation
 	// topo is nil when no pod has a topology constraint.
 	topo *topology
+	// reservations tracks the capacity reservations claims hold.
+	reservations *reservations
 }
 
 func newSolver(in Input) *solver {
@@ -61,6 +64,7 @@ func newSolver(in Input) *solver {
 	vols := newVolumes(in)
 	s.existing = newExistingNodes(in.Nodes, daemons, vols)
 	s.templates = compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort)
+	s.reservations = newReservations(s.templates)
 	for _, t := range s.templates {
 		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)
 		for _, n := range in.Nodes {
@@ -134,6 +138,11 @@ func (s *solver) try(p *podInfo) error {
 		if err == nil {
 			return nil
 		}
+		// Reservations may free up on a later pass: Karpenter does not
+		// relax a pod that only waits for them.
+		if errors.Is(err, errReservationsExhausted) {
+			return err
+		}
 		relaxed, ok := relax(current.pod, s.relaxPreferNoSchedule)
 		if !ok {
 			return err
@@ -162,7 +171,7 @@ func (s *solver) add(p *podInfo) error {
 	}
 	for _, e := range s.existing {
 		ok := e.tryAdd(p, s.topo)
-		a.record(nodeVerdict, e.node.Name, ok, func() error { return e.explain(p, s.topo) })
+		a.record(nodeVerdict, e.node.Name, ok, func() error { return e.explain(p, s) })
 		if ok {
 			return nil
 		}
@@ -172,8 +181,8 @@ func (s *solver) add(p *podInfo) error {
 		claims = nil
 	}
 	for i, c := range claims {
-		ok := c.tryAdd(p, s.topo, &s.scratch)
-		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s.topo) })
+		ok := c.tryAdd(p, s)
+		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		if ok {
 			s.claimGrew(i)
 			return nil
@@ -182,17 +191,31 @@ func (s *solver) add(p *podInfo) error {
 	if len(s.templates) == 0 {
 		return fmt.Errorf("no NodePool to launch a node from")
 	}
-	var reasons []string
+	var reasons poolErrors
 	for _, t := range s.templates {
 		err := s.newClaim(t, p)
 		a.record(poolVerdict, t.name, err == nil, func() error { return err })
 		if err == nil {
 			return nil
 		}
-		reasons = append(reasons, fmt.Sprintf("NodePool %q: %v", t.name, err))
+		reasons = append(reasons, fmt.Errorf("NodePool %q: %w", t.name, err))
 	}
-	return fmt.Errorf("%s", strings.Join(reasons, "; "))
+	return reasons
 }
+
+// poolErrors are the reasons every NodePool refused a pod, one per pool,
+// printed on one line; errors.Is sees each.
+type poolErrors []error
+
+func (e poolErrors) Error() string {
+	parts := make([]string, len(e))
+	for i, err := range e {
+		parts[i] = err.Error()
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (e poolErrors) Unwrap() []error { return e }
 
 // newClaim starts a claim from the template for the pod. The template's
 // limits are charged pessimistically with the largest capacity among the
@@ -217,9 +240,11 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	if s.topo != nil {
 		s.topo.registerClaim(hostname.Any())
 	}
-	c := &claim{tmpl: t, options: options, requirements: t.requirements.Add(hostname)}
-	if !c.tryAdd(p, s.topo, &s.scratch) {
-		return c.explain(p, s.topo)
+	c := &claim{tmpl: t, options: options, requirements: t.requirements.Add(hostname), hostname: hostname.Any()}
+	if !c.tryAdd(p, s) {
+		err := c.explain(p, s)
+		s.reservations.release(c.hostname)
+		return err
 	}
 	t.claims++
 	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)

@@ -27,6 +27,8 @@ type template struct {
 	// priced memoizes the options priced and sorted under each offering
 	// filter claims of this pool have, keyed by offeringSignature.
 	priced map[string][]pricedOption
+	// reserved is set when some option has a reserved offering.
+	reserved bool
 	// minValues is set when some requirement asks for minValues;
 	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
 	minValues, bestEffort bool

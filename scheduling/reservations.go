@@ -1,0 +1,120 @@
+package scheduling
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// reservations tracks capacity reservations during a solve, as Karpenter's
+// reservation manager does: each claim holds one unit of every reserved
+// offering it could launch into, since which one it launches is not known
+// until the end (reference §1, "Launch decision").
+type reservations struct {
+	capacity map[string]int             // reservation ID → units left
+	held     map[string]map[string]bool // claim hostname → reservation IDs
+}
+
+// errReservationsExhausted marks a failure to reserve capacity: Karpenter
+// neither relaxes the pod's preferences nor falls back to other capacity
+// types for it, since the reservations may free up on a later pass.
+var errReservationsExhausted = errors.New("reserved capacity exhausted")
+
+func newReservations(templates []*template) *reservations {
+	r := &reservations{capacity: map[string]int{}, held: map[string]map[string]bool{}}
+	for _, t := range templates {
+		for _, o := range t.options {
+			for _, of := range o.it.Offerings {
+				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {
+					continue
+				}
+				t.reserved = true
+				// Several catalogs may list one reservation: the smallest
+				// capacity wins, as upstream takes it.
+				if n, ok := r.capacity[of.ReservationID]; !ok || of.ReservationCapacity < n {
+					r.capacity[of.ReservationID] = of.ReservationCapacity
+				}
+			}
+		}
+	}
+	return r
+}
+
+// reserve holds, for the claim with this hostname, every reserved offering
+// of the options the filter allows, and lets go of those it no longer
+// allows. With strict (Karpenter's provisioning mode) it fails when some
+// option has a compatible reserved offering but none can be held, or when
+// the claim would lose every reservation it held; the claim's holdings are
+// then unchanged.
+func (r *reservations) reserve(hostname string, options []*typeOption, f *offeringFilter, strict bool) error {
+	before := r.held[hostname]
+	now := map[string]bool{}
+	compatible := false
+	for _, o := range options {
+		for i := range o.it.Offerings {
+			of := &o.it.Offerings[i]
+			if of.CapacityType != apis.CapacityTypeReserved || !of.Available || !f.allows(of) {
+				continue
+			}
+			compatible = true
+			if before[of.ReservationID] || now[of.ReservationID] || r.capacity[of.ReservationID] > 0 {
+				now[of.ReservationID] = true
+			}
+		}
+	}
+	if strict && ((compatible && len(now) == 0) || (len(before) > 0 && len(now) == 0)) {
+		return errReservationsExhausted
+	}
+	for id := range now {
+		if !before[id] {
+			r.capacity[id]--
+		}
+	}
+	for id := range before {
+		if !now[id] {
+			r.capacity[id]++
+		}
+	}
+	if len(now) == 0 {
+		delete(r.held, hostname)
+	} else {
+		r.held[hostname] = now
+	}
+	return nil
+}
+
+// wouldFail reports, without holding anything, whether reserve would fail.
+func (r *reservations) wouldFail(hostname string, options []*typeOption, f *offeringFilter) bool {
+	before := r.held[hostname]
+	compatible, reservable := false, false
+	for _, o := range options {
+		for i := range o.it.Offerings {
+			of := &o.it.Offerings[i]
+			if of.CapacityType != apis.CapacityTypeReserved || !of.Available || !f.allows(of) {
+				continue
+			}
+			compatible = true
+			reservable = reservable || before[of.ReservationID] || r.capacity[of.ReservationID] > 0
+		}
+	}
+	return (compatible || len(before) > 0) && !reservable
+}
+
+// release lets go of everything the claim with this hostname holds.
+func (r *reservations) release(hostname string) {
+	for id := range r.held[hostname] {
+		r.capacity[id]++
+	}
+	delete(r.held, hostname)
+}
+
+// heldIDs returns the reservation IDs the claim holds, sorted.
+func (r *reservations) heldIDs(hostname string) []string {
+	ids := make([]string, 0, len(r.held[hostname]))
+	for id := range r.held[hostname] {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
