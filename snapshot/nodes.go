@@ -56,12 +56,21 @@ func (b *builder) matchClaims() (map[*corev1.Node]*apis.NodeClaim, []*apis.NodeC
 	return claimOf, inFlight
 }
 
-// addNode converts a node, with the NodeClaim that launched it if any.
+// addNode files a node, with the NodeClaim that launched it if any, or
+// notes it as deleting.
 func (b *builder) addNode(node *corev1.Node, claim *apis.NodeClaim) {
+	if claim != nil {
+		b.claims[node.Name] = claim
+	}
 	if node.DeletionTimestamp != nil || (claim != nil && claim.DeletionTimestamp != nil) {
 		b.deleting[node.Name] = true
 		return
 	}
+	b.nodes[node.Name] = b.newNode(node, claim)
+}
+
+// newNode converts a node, with the NodeClaim that launched it if any.
+func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.Node {
 	pool := node.Labels[apis.LabelNodePool]
 	if pool == "" && claim != nil {
 		pool = claim.Labels[apis.LabelNodePool]
@@ -101,7 +110,7 @@ func (b *builder) addNode(node *corev1.Node, claim *apis.NodeClaim) {
 			b.resourcesFromCatalog(n, "Node/"+node.Name, b.nodeClassOf(pool, claim))
 		}
 	}
-	b.nodes[n.Name] = n
+	return n
 }
 
 // addInFlight converts a NodeClaim that has no node yet. Its labels are its
@@ -148,6 +157,7 @@ func (b *builder) addInFlight(claim *apis.NodeClaim) {
 		b.resourcesFromCatalog(n, "NodeClaim/"+claim.Name, b.nodeClassOf(pool, claim))
 	}
 	b.nodes[n.Name] = n
+	b.claims[n.Name] = claim
 }
 
 // nodeClassOf names the EC2NodeClass of a node: its claim's, else its

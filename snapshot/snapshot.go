@@ -140,6 +140,16 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 // The error joins one *manifests.Error per problem, each naming the file,
 // the object and the field, as manifests.Load's errors do.
 func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
+	b, err := runStages(set, opts)
+	if err != nil {
+		return nil, err
+	}
+	return b.finish(), nil
+}
+
+// runStages runs FromSet's stages and returns the builder before finish, for
+// FromSet and ForDisruption.
+func runStages(set *manifests.Set, opts Options) (*builder, error) {
 	if set == nil {
 		return nil, errors.New("snapshot: no manifests (nil Set)")
 	}
@@ -154,7 +164,7 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	if err := errors.Join(b.errs...); err != nil {
 		return nil, err
 	}
-	return b.finish(), nil
+	return b, nil
 }
 
 // builder is the state of one FromSet call.
@@ -173,6 +183,9 @@ type builder struct {
 	// being deleted, whose pods are pending again.
 	nodes    map[string]*scheduling.Node
 	deleting map[string]bool
+	// claims are the NodeClaims of the nodes, by node name, deleting
+	// nodes and in-flight claims included.
+	claims map[string]*apis.NodeClaim
 	// active are the copies of the given pods that still run or wait to,
 	// which workload controllers count as existing replicas.
 	active []*corev1.Pod
@@ -188,6 +201,7 @@ func newBuilder(set *manifests.Set, opts Options) *builder {
 		pools:    map[string]*apis.NodePool{},
 		nodes:    map[string]*scheduling.Node{},
 		deleting: map[string]bool{},
+		claims:   map[string]*apis.NodeClaim{},
 	}
 }
 

@@ -1,10 +1,12 @@
 // Command karpsim answers what Karpenter would do, offline: what it would
-// launch for pending pods and why (plan), and which instance types it can
-// launch with what each offers (instance-types).
+// launch for pending pods and why (plan), which nodes it would disrupt next
+// and why it leaves the others alone (disrupt), and which instance types it
+// can launch with what each offers (instance-types).
 //
 // Usage:
 //
 //	karpsim plan [-f PATH]... [-o table|json|yaml] [--explain POD] [--ignore-preferences]
+//	karpsim disrupt -f PATH... [--at RFC3339] [-o table|json|yaml] [--spot-to-spot]
 //	karpsim instance-types [-o table|json] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
 //
 // Every command reads only the files it is given and writes to standard
@@ -28,6 +30,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"disrupt", "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others", runDisrupt},
 	{"instance-types", "list the instance-type catalog with capacity, overhead, allocatable and offerings", runInstanceTypes},
 	{"plan", "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why", runPlan},
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// disruptOptions are the flags of `karpsim disrupt`.
+type disruptOptions struct {
+	files      fileList
+	at         string
+	output     string
+	spotToSpot bool
+}
+
+// disruptResult is what `karpsim disrupt -o json` prints: the decision of
+// consolidation.Evaluate and the expired NodeClaims.
+type disruptResult struct {
+	Commands   []consolidation.Command          `json:"commands"`
+	Candidates []consolidation.CandidateVerdict `json:"candidates"`
+	// Expiring are the NodeClaims that have expired: Karpenter deletes
+	// them whatever the budgets, outside the disruption methods.
+	Expiring []snapshot.Expired `json:"expiring"`
+}
+
+func runDisrupt(args []string, stdout, stderr io.Writer) error {
+	opts, err := parseDisruptFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	set, err := manifests.Load(opts.files...)
+	if err != nil {
+		return err
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	now, err := disruptTime(opts.at, set, stderr)
+	if err != nil {
+		return err
+	}
+	d, err := snapshot.ForDisruption(set, snapshot.Options{}, now)
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, d.Warnings)
+	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot})
+	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
+	if result.Expiring == nil {
+		result.Expiring = []snapshot.Expired{}
+	}
+	switch opts.output {
+	case "json":
+		return writeJSON(stdout, result)
+	case "yaml":
+		return writeYAML(stdout, result)
+	default:
+		return writeDisruptTable(stdout, result, now)
+	}
+}
+
+func parseDisruptFlags(args []string, stderr io.Writer) (disruptOptions, error) {
+	var opts disruptOptions
+	fs := newFlagSet("disrupt", "-f PATH... [flags]", stderr)
+	fs.Var(&opts.files, "f", "manifest `PATH` (a file or a folder of .yaml, .yml and .json files): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses; repeatable, required")
+	fs.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
+	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
+	fs.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
+	if err := parseFlags(fs, args); err != nil {
+		return opts, err
+	}
+	switch opts.output {
+	case "table", "json", "yaml":
+	default:
+		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	}
+	if len(opts.files) == 0 {
+		return opts, fmt.Errorf("%w: no -f given: disrupt needs the cluster's manifests", errUsage)
+	}
+	if opts.at != "" {
+		if _, err := time.Parse(time.RFC3339, opts.at); err != nil {
+			return opts, fmt.Errorf("%w: --at %q: want an RFC 3339 time such as 2026-03-02T12:00:00Z", errUsage, opts.at)
+		}
+	}
+	return opts, nil
+}
+
+// disruptTime is --at, or else the latest timestamp of the input, said on
+// stderr; an input without any timestamp needs --at.
+func disruptTime(at string, set *manifests.Set, stderr io.Writer) (time.Time, error) {
+	if at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		return t.UTC(), err
+	}
+	latest := snapshot.LatestTime(set)
+	if latest.IsZero() {
+		return time.Time{}, fmt.Errorf("%w: the input has no timestamp to evaluate at: give --at", errUsage)
+	}
+	fmt.Fprintf(stderr, "karpsim disrupt: no --at given: evaluating at %s, the latest timestamp in the input\n", latest.UTC().Format(time.RFC3339))
+	return latest, nil
+}
+
+// writeDisruptTable prints the commands, then a verdict per node, then the
+// expired NodeClaims.
+func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
+	fmt.Fprintf(w, "At %s:\n\n", now.UTC().Format(time.RFC3339))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if len(r.Commands) == 0 {
+		fmt.Fprintln(tw, "No disruption: no method found a command.")
+	} else {
+		fmt.Fprintln(tw, "METHOD\tREASON\tDELETE\tREPLACEMENTS\tSAVINGS $/HOUR")
+		for _, c := range r.Commands {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\n", c.Method, c.Reason, strings.Join(c.Delete, ","), replacementsCell(c), c.SavingsPerHour)
+		}
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "NODE\tNODEPOOL\tDISRUPTABLE\tREASON")
+	for _, v := range r.Candidates {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Node, orDash(v.NodePool), yesNo(v.Disruptable), v.Reason)
+	}
+	if len(r.Expiring) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "EXPIRED NODECLAIM\tNODE\tNODEPOOL\tEXPIRED AT")
+		for _, e := range r.Expiring {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.NodeClaim, orDash(e.Node), orDash(e.NodePool), e.ExpiredAt.UTC().Format(time.RFC3339))
+		}
+	}
+	return tw.Flush()
+}
+
+// replacementsCell lists a command's replacements: instance type, zone,
+// capacity type and price of each.
+func replacementsCell(c consolidation.Command) string {
+	if len(c.Replacements) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(c.Replacements))
+	for i, r := range c.Replacements {
+		parts[i] = fmt.Sprintf("%s %s %s $%.4f", r.InstanceType, r.Zone, r.CapacityType, r.PricePerHour)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
