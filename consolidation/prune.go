@@ -196,46 +196,19 @@ type priced struct {
 	cheapest []float64
 	// reqs are the pool's requirements, its own label included.
 	reqs requirements.Requirements
-	// uniform is set when every type constrains the same label keys, so
-	// that any part of the catalog has the catalog's label keys, which the
-	// solver reads.
-	uniform bool
 }
 
 func newPriced(p *poolInfo) priced {
 	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
-	out := priced{catalog: launchable(p), uniform: true, reqs: reqs}
-	keys := out.catalog.LabelKeys()
+	out := priced{catalog: launchable(p), reqs: reqs}
 	for _, it := range out.catalog {
 		cheapest := 0.0
 		if o, ok := it.CheapestOffering(reqs); ok {
 			cheapest = o.Price
 		}
 		out.cheapest = append(out.cheapest, cheapest)
-		out.uniform = out.uniform && it.Requirements.Len() == len(keys)
 	}
 	return out
-}
-
-// below returns the types whose cheapest offering is under limit, in
-// catalog order, and whether that is fewer than all of them. It returns
-// the whole catalog when a part would change what the solver reads: label
-// keys that differ, no type at all (the solver names the catalog's size),
-// or more types than a NodeClaim keeps (truncation would differ).
-func (p priced) below(limit float64, maxTypes int) (instancetypes.Catalog, bool) {
-	if !p.uniform {
-		return p.catalog, false
-	}
-	out := make(instancetypes.Catalog, 0, len(p.catalog))
-	for i, it := range p.catalog {
-		if p.cheapest[i] < limit {
-			out = append(out, it)
-		}
-	}
-	if len(out) == 0 || len(out) >= maxTypes || len(out) == len(p.catalog) {
-		return p.catalog, false
-	}
-	return out, true
 }
 
 // launchable narrows a NodePool's catalog to the types the solver would

@@ -27,6 +27,8 @@ var simulationTaint = corev1.Taint{Key: "consolidation.karpsim.io/not-a-destinat
 // NodeClaims. What does not change between simulations is built once.
 type simulator struct {
 	base scheduling.Input
+	// prepared is base's NodePools and DaemonSets compiled for every solve.
+	prepared *scheduling.Prepared
 	// priced are the base NodePools' catalogs with prices, same order.
 	priced []priced
 	dest   []*destination
@@ -87,6 +89,9 @@ func newSimulator(e *evaluation) *simulator {
 			s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: p.np, InstanceTypes: pr.catalog})
 		}
 	}
+	// The NodePools and DaemonSets are the same in every simulation:
+	// compiled once.
+	s.prepared = scheduling.Prepare(s.base.NodePools, s.base.DaemonSets, s.base.Options)
 	for _, n := range e.nodes {
 		if n.in.Node != nil {
 			s.addNode(e, n)
@@ -241,21 +246,12 @@ func (s *simulator) run(cands []*nodeInfo, limit float64, oneClaim bool) outcome
 			in.Nodes = append(in.Nodes, placeholder(pool, elsewhere[pool]))
 		}
 	}
-	narrowed := false
-	if limit > 0 {
-		in.NodePools = slices.Clone(s.base.NodePools)
-		maxTypes := cmp.Or(max(s.base.Options.MaxInstanceTypes, 0), scheduling.MaxInstanceTypes)
-		for i := range in.NodePools {
-			var part bool
-			in.NodePools[i].InstanceTypes, part = s.priced[i].below(limit, maxTypes)
-			narrowed = narrowed || part
-		}
-	}
 	s.solves++
+	result, narrowed := s.prepared.SolveBelow(in, limit)
 	if !narrowed {
 		limit = 0
 	}
-	out := s.interpret(scheduling.Solve(in), own, limit)
+	out := s.interpret(result, own, limit)
 	out.narrowed = narrowed
 	return out
 }

@@ -32,6 +32,21 @@ func Solve(in Input) Result {
 	return s.result()
 }
 
+// newSolver compiles the input's NodePools and DaemonSets and reads the
+// rest of it.
+func newSolver(in Input) *solver {
+	daemons := readDaemons(in.DaemonSets)
+	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort))
+}
+
+func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
+	daemons := make([]*podInfo, 0, len(daemonSets))
+	for _, d := range daemonSets {
+		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
+	}
+	return daemons
+}
+
 // solver is the state of one solve.
 type solver struct {
 	opts      Options
@@ -55,15 +70,13 @@ type solver struct {
 	reservations *reservations
 }
 
-func newSolver(in Input) *solver {
+// newSolverWith reads the input's pods and nodes against compiled
+// templates, which the solve may change (its claim counts and limits).
+func newSolverWith(in Input, daemons []*podInfo, templates []*template) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
-	daemons := make([]*podInfo, 0, len(in.DaemonSets))
-	for _, d := range in.DaemonSets {
-		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
-	}
 	vols := newVolumes(in)
 	s.existing = newExistingNodes(in.Nodes, daemons, vols)
-	s.templates = compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort)
+	s.templates = templates
 	s.reservations = newReservations(s.templates)
 	for _, t := range s.templates {
 		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)

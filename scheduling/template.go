@@ -27,6 +27,8 @@ type template struct {
 	// priced memoizes the options priced and sorted under each offering
 	// filter claims of this pool have, keyed by offeringSignature.
 	priced map[string][]pricedOption
+	// limitList is the NodePool's limits, which limits counts down.
+	limitList corev1.ResourceList
 	// reserved is set when some option has a reserved offering.
 	reserved bool
 	// minValues is set when some requirement asks for minValues;
@@ -47,8 +49,10 @@ type typeOption struct {
 	daemons resources.Vector
 	// room is what pods may use: allocatable less daemons.
 	room resources.Vector
-	// index is the option's place in its template's options.
+	// index is the option's place in its template's options, which are in
+	// order of price: the cheapest offering the pool allows.
 	index int
+	price float64
 }
 
 // compileTemplates turns NodePools into templates, ordered by weight
@@ -71,7 +75,7 @@ func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort 
 
 func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	np := p.NodePool
-	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limits: newLimits(np.Spec.Limits)}
+	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	reqs, err := requirements.FromNodePool(np.Spec.Template)
 	if err != nil {
 		t.refused = fmt.Sprintf("invalid requirements: %v", err)
@@ -113,6 +117,7 @@ func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeO
 	out := make([]*typeOption, len(priced))
 	for i := range priced {
 		out[i] = priced[i].option
+		out[i].price = priced[i].cheapest
 	}
 	return out
 }

@@ -1,0 +1,65 @@
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Prepared is a set of NodePools and DaemonSets compiled once, for callers
+// that solve many variations of one cluster: consolidation simulates
+// removing each candidate in turn, with the same NodePools every time.
+// Compiling (matching the catalogs to each NodePool, working out DaemonSet
+// overhead per instance type, ordering by price) is then done once instead
+// of per solve. A Prepared is not safe for concurrent use.
+type Prepared struct {
+	daemons   []*podInfo
+	templates []*template
+	opts      Options
+}
+
+// Prepare compiles the NodePools and DaemonSets with the options.
+func Prepare(pools []NodePool, daemonSets []*corev1.Pod, opts Options) *Prepared {
+	daemons := readDaemons(daemonSets)
+	return &Prepared{daemons: daemons, templates: compileTemplates(pools, daemons, opts.MinValuesBestEffort), opts: opts}
+}
+
+// Solve is Solve with the input's NodePools, DaemonSets and Options taken
+// from the preparation: only its pods, nodes and volumes are read.
+func (p *Prepared) Solve(in Input) Result {
+	r, _ := p.SolveBelow(in, 0)
+	return r
+}
+
+// SolveBelow is Solve offering new NodeClaims only the instance types whose
+// cheapest offering the NodePool allows costs less than maxPrice (all when
+// maxPrice is 0), as a consolidation that must find something cheaper
+// does. A NodePool keeps all its types when none would be left or more
+// than a NodeClaim keeps (the answer would then read or truncate
+// differently). It reports whether any type was left out.
+func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
+	in.Options = p.opts
+	templates := make([]*template, len(p.templates))
+	narrowed := false
+	for i, t := range p.templates {
+		fresh := *t
+		fresh.claims, fresh.limits, fresh.priced = 0, newLimits(t.limitList), nil
+		if maxPrice > 0 {
+			n := cheaperCount(t.options, maxPrice)
+			if n > 0 && n < len(t.options) && n < p.opts.maxInstanceTypes() {
+				fresh.options, narrowed = t.options[:n], true
+			}
+		}
+		templates[i] = &fresh
+	}
+	s := newSolverWith(in, p.daemons, templates)
+	s.run()
+	return s.result(), narrowed
+}
+
+// cheaperCount is how many options, in price order, cost less than price.
+func cheaperCount(options []*typeOption, price float64) int {
+	n := 0
+	for n < len(options) && options[n].price < price {
+		n++
+	}
+	return n
+}

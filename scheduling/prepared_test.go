@@ -1,0 +1,41 @@
+package scheduling
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+)
+
+func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
+	pools := []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
+	daemons := []*corev1.Pod{daemonSet("logging", "100m", "64Mi")}
+	p := Prepare(pools, daemons, Options{})
+	for _, in := range []Input{
+		{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}},
+		{Pods: pods(6, "spread", "1", "1Gi", withLabels("app", "s"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))},
+		{Pods: pods(30, "limited", "1", "1Gi")},
+	} {
+		want := Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons})
+		assert.Equal(t, want, p.Solve(in))
+		assert.Equal(t, want, p.Solve(in), "a second solve starts from the same state: limits and claim names are per solve")
+	}
+}
+
+func TestSolveBelowOffersOnlyCheaperTypes(t *testing.T) {
+	np := newPool("default")
+	p := Prepare([]NodePool{pool(np)}, nil, Options{})
+	in := Input{Pods: pods(3, "web", "1", "1Gi")}
+	// fake-it-(k-1) costs 0.3147483648·k: below 2.0 are the first six.
+	got, narrowed := p.SolveBelow(in, 2.0)
+	assert.True(t, narrowed)
+	cheap := Solve(Input{Pods: in.Pods, NodePools: []NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(6)}}})
+	assert.Equal(t, cheap.NodeClaims[0].InstanceTypeOptions, got.NodeClaims[0].InstanceTypeOptions)
+
+	all, narrowed := p.SolveBelow(in, 0.1)
+	assert.False(t, narrowed, "no type below: all are kept")
+	assert.Equal(t, Solve(Input{Pods: in.Pods, NodePools: []NodePool{pool(np)}}), all)
+}
