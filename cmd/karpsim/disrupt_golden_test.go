@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,42 +16,7 @@ import (
 // that is how two scenarios evaluate the same kind of cluster at two times
 // (--at). Each scenario's README.md says why the output is Karpenter's.
 func TestDisruptGolden(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "disrupt", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(dirs) == 0 {
-		t.Fatal("no scenarios under testdata/disrupt")
-	}
-	for _, dir := range dirs {
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			args := []string{"disrupt", "-f", filepath.Join(dir, "input.yaml"), "-o", "json"}
-			if extra, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
-				args = append(args, strings.Fields(string(extra))...)
-			}
-			var stdout, stderr bytes.Buffer
-			if code := run(args, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
-			}
-			golden := filepath.Join(dir, "expected.json")
-			if *update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/karpsim -run TestDisruptGolden -update to create it)", err)
-			}
-			if !bytes.Equal(stdout.Bytes(), want) {
-				t.Errorf("disrupt of %s differs from %s; run with -update and review the diff\n%s", dir, golden, firstDifference(string(want), stdout.String()))
-			}
-			if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
-				t.Errorf("scenario %s has no README.md saying why its expected output is right", dir)
-			}
-		})
-	}
+	runGolden(t, "disrupt")
 }
 
 func disruptScenario(name string) string {

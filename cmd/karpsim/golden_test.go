@@ -5,27 +5,41 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/plan/*/expected.json from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/{plan,disrupt}/*/expected.json from the current output")
 
 // TestPlanGolden plans every scenario under testdata/plan and compares the
 // JSON with the scenario's expected.json. Each scenario's README.md says
 // why that output is what Karpenter would do; review the diff of any
 // -update against it.
 func TestPlanGolden(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "plan", "*"))
+	runGolden(t, "plan")
+}
+
+// runGolden runs `karpsim <command> -f input.yaml -o json` on every scenario
+// folder under testdata/<command>, with the flags of the folder's args file
+// if it has one (one line, split on spaces), and compares the output with
+// its expected.json, which -update rewrites. Every scenario needs a
+// README.md saying why its output is Karpenter's.
+func runGolden(t *testing.T, command string) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", command, "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(dirs) == 0 {
-		t.Fatal("no scenarios under testdata/plan")
+		t.Fatalf("no scenarios under testdata/%s", command)
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			args := []string{command, "-f", filepath.Join(dir, "input.yaml"), "-o", "json"}
+			if extra, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
+				args = append(args, strings.Fields(string(extra))...)
+			}
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"plan", "-f", filepath.Join(dir, "input.yaml"), "-o", "json"}, &stdout, &stderr); code != 0 {
+			if code := run(args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			golden := filepath.Join(dir, "expected.json")
@@ -37,10 +51,10 @@ func TestPlanGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/karpsim -run TestPlanGolden -update to create it)", err)
+				t.Fatalf("%v (run go test ./cmd/karpsim -run %s -update to create it)", err, t.Name())
 			}
 			if !bytes.Equal(stdout.Bytes(), want) {
-				t.Errorf("plan of %s differs from %s; run with -update and review the diff\n%s", dir, golden, firstDifference(string(want), stdout.String()))
+				t.Errorf("%s of %s differs from %s; run with -update and review the diff\n%s", command, dir, golden, firstDifference(string(want), stdout.String()))
 			}
 			if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 				t.Errorf("scenario %s has no README.md saying why its expected output is right", dir)
