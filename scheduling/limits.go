@@ -13,7 +13,10 @@ import (
 // limits is what a NodePool's limits leave for new nodes. Only the
 // resources the NodePool limits count; a pool without limits has none.
 type limits struct {
-	names     []corev1.ResourceName // sorted
+	names []corev1.ResourceName // sorted
+	// slots are the names' fixed slots in a resources.Vector, -1 for the
+	// others, resolved once for the hot check in allows.
+	slots     []int
 	remaining resources.Vector
 	// Each node counts one "nodes", kept apart from the capacity vectors.
 	limitsNodes    bool
@@ -29,6 +32,13 @@ func newLimits(list corev1.ResourceList) limits {
 		l.names = append(l.names, name)
 	}
 	slices.Sort(l.names)
+	for _, name := range l.names {
+		slot, ok := resources.Slot(name)
+		if !ok {
+			slot = -1
+		}
+		l.slots = append(l.slots, slot)
+	}
 	if q, ok := list[resourceNodes]; ok {
 		l.limitsNodes, l.remainingNodes = true, q.Value()
 	}
@@ -47,8 +57,12 @@ func (l *limits) charge(capacity resources.Vector) {
 // allows reports whether a node of this capacity stays within the limits;
 // if not, it names the first limited resource it would exceed.
 func (l *limits) allows(capacity resources.Vector) (bool, string) {
-	for _, name := range l.names {
-		if name == resourceNodes {
+	for i, name := range l.names {
+		if slot := l.slots[i]; slot >= 0 {
+			if capacity.Slot(slot) <= l.remaining.Slot(slot) {
+				continue
+			}
+		} else if name == resourceNodes {
 			if l.remainingNodes < 1 {
 				return false, fmt.Sprintf("nodes (%d left)", l.remainingNodes)
 			}
