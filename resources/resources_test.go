@@ -178,3 +178,11 @@ func BenchmarkPodRequests(b *testing.B) {
 		_, _ = PodRequests(pod)
 	}
 }
+
+func TestRaiseIsMaxInPlace(t *testing.T) {
+	a := FromList(list("cpu", "1", "memory", "4Gi", "example.com/foo", "1"))
+	b := FromList(list("cpu", "2", "memory", "1Gi", "example.com/foo", "3", "example.com/bar", "1"))
+	want := a.Max(b)
+	a.Raise(&b)
+	assert.Equal(t, want, a)
+}

@@ -370,3 +370,18 @@ func mergeExtra(a, b []Extra, sign int64) []Extra {
 	}
 	return out
 }
+
+// Raise sets each amount of v to the larger of it and o's, in place: Max
+// without copying the vectors, for hot loops.
+func (v *Vector) Raise(o *Vector) {
+	for i := range v.slots {
+		if o.slots[i] > v.slots[i] {
+			v.slots[i] = o.slots[i]
+		}
+	}
+	for _, e := range o.extra {
+		if e.Value > v.Get(e.Name) {
+			*v = v.With(e.Name, e.Value)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	for _, o := range c.options {
 		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) {
 			remaining = append(remaining, o)
-			room = room.Max(o.room)
+			room.Raise(&o.room)
 			if witness == nil || roomier(o, witness) {
 				witness = o
 			}
