@@ -266,7 +266,8 @@ func filterFailure(metReqs, fits, offered, reqsAndFits bool) string {
 // minDaemons is the smallest DaemonSet overhead among the options, per
 // resource: the overhead a claim reports in its requests.
 func minDaemons(options []*typeOption) resources.Vector {
-	if len(options) == 0 {
+	if len(options) == 0 || options[0].daemons.IsZero() {
+		// The minimum of anything and nothing is nothing.
 		return resources.Vector{}
 	}
 	m := options[0].daemons

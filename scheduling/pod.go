@@ -27,8 +27,11 @@ type podInfo struct {
 	strict requirements.Requirements
 	groups []*topologyGroup // the topology groups the pod's constraints form
 	// inverse are the inverse anti-affinity groups that select the pod.
-	inverse   []*inverseGroup
-	hostPorts []hostPort
+	inverse []*inverseGroup
+	// groupDomains and inverseDomains are the domains the pod's required
+	// terms allow on each group's key, in the same order, read once.
+	groupDomains, inverseDomains []requirements.Requirement
+	hostPorts                    []hostPort
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// relaxations counts the preference relaxations applied so far.

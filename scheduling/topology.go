@@ -68,7 +68,7 @@ func newTopology(s *solver) *topology {
 	}
 	for _, p := range s.pods {
 		if p.invalid == nil {
-			p.inverse = t.selectingInverse(p.pod)
+			t.setInverse(p)
 		}
 	}
 	return t
@@ -105,7 +105,20 @@ func (t *topology) attach(p *podInfo) {
 	if hasRequiredAntiAffinity(p.pod) {
 		t.addInverse(p.pod, requirements.Requirements{})
 	}
+	t.setInverse(p)
+}
+
+// setInverse records the inverse groups that select the pod, and the
+// domains the pod allows on every group's key.
+func (t *topology) setInverse(p *podInfo) {
 	p.inverse = t.selectingInverse(p.pod)
+	p.groupDomains, p.inverseDomains = p.groupDomains[:0], p.inverseDomains[:0]
+	for _, g := range p.groups {
+		p.groupDomains = append(p.groupDomains, p.strict.Get(g.key))
+	}
+	for _, g := range p.inverse {
+		p.inverseDomains = append(p.inverseDomains, p.strict.Get(g.key))
+	}
 }
 
 // addInverse registers the pod as an owner of the inverse groups of its
@@ -320,18 +333,18 @@ func (t *topology) registerClaim(hostname string) {
 // taints, one requirement per group; it returns the group at fault when
 // some group leaves no domain.
 func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined, dst []requirements.Requirement) ([]requirements.Requirement, *topologyGroup) {
-	for _, g := range p.groups {
-		next := g.next(p.pod, p.strict.Get(g.key), reqs.Get(g.key))
+	for i, g := range p.groups {
+		next := g.next(p.pod, p.groupDomains[i], reqs.Get(g.key))
 		if next.Len() == 0 {
 			return dst, g
 		}
 		dst = append(dst, next)
 	}
-	for _, g := range p.inverse {
+	for i, g := range p.inverse {
 		if !g.filter.matches(taints, reqs, undefined) {
 			continue
 		}
-		next := g.next(p.pod, p.strict.Get(g.key), reqs.Get(g.key))
+		next := g.next(p.pod, p.inverseDomains[i], reqs.Get(g.key))
 		if next.Len() == 0 {
 			return dst, g.topologyGroup
 		}
