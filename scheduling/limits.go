@@ -54,26 +54,33 @@ func (l *limits) charge(capacity resources.Vector) {
 	l.remainingNodes--
 }
 
-// allows reports whether a node of this capacity stays within the limits;
-// if not, it names the first limited resource it would exceed.
-func (l *limits) allows(capacity resources.Vector) (bool, string) {
+// exceeded returns the index in names of the first limited resource a node
+// of this capacity would exceed, or -1 when it stays within the limits.
+func (l *limits) exceeded(capacity resources.Vector) int {
 	for i, name := range l.names {
-		if slot := l.slots[i]; slot >= 0 {
-			if capacity.Slot(slot) <= l.remaining.Slot(slot) {
-				continue
+		switch slot := l.slots[i]; {
+		case slot >= 0:
+			if capacity.Slot(slot) > l.remaining.Slot(slot) {
+				return i
 			}
-		} else if name == resourceNodes {
+		case name == resourceNodes:
 			if l.remainingNodes < 1 {
-				return false, fmt.Sprintf("nodes (%d left)", l.remainingNodes)
+				return i
 			}
-			continue
-		}
-		if capacity.Get(name) > l.remaining.Get(name) {
-			q := l.remaining.Quantity(name)
-			return false, fmt.Sprintf("%s (%s left)", name, q.String())
+		case capacity.Get(name) > l.remaining.Get(name):
+			return i
 		}
 	}
-	return true, ""
+	return -1
+}
+
+// describe says what is left of the i-th limited resource.
+func (l *limits) describe(i int) string {
+	if l.names[i] == resourceNodes {
+		return fmt.Sprintf("nodes (%d left)", l.remainingNodes)
+	}
+	q := l.remaining.Quantity(l.names[i])
+	return fmt.Sprintf("%s (%s left)", l.names[i], q.String())
 }
 
 // String lists what remains of each limited resource.

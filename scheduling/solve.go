@@ -238,16 +238,16 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 		return fmt.Errorf("%s", t.refused)
 	}
 	options := make([]*typeOption, 0, len(t.options))
-	var exceeded string
+	first := -1
 	for _, o := range t.options {
-		if ok, why := t.limits.allows(o.it.Capacity); ok {
+		if i := t.limits.exceeded(o.it.Capacity); i < 0 {
 			options = append(options, o)
-		} else if exceeded == "" {
-			exceeded = why
+		} else if first < 0 {
+			first = i
 		}
 	}
 	if len(options) == 0 {
-		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", exceeded)
+		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", t.limits.describe(first))
 	}
 	hostname := placeholderHostname(t)
 	if s.topo != nil {

@@ -1,0 +1,145 @@
+// Package cloud holds the seams between Karpenter's control loop and the
+// world it acts on — a Clock, a Launcher that creates and deletes instances,
+// and a ClusterWatcher that reports the cluster — together with in-memory
+// implementations of each: ManualClock, Memory (a cloud that launches
+// instantly as data, models registration and initialization delays,
+// insufficient capacity, spot interruptions and prices, and records every
+// call) and MemoryCluster.
+//
+// The interfaces live here, next to their reference implementations (as
+// etcd-io/raft keeps Storage beside MemoryStorage), rather than in the
+// simulator: the simulator, a future live controller loop, capacity-planning
+// helpers and users' custom launchers all program against the same three
+// seams, and none of them should have to import the simulator to implement
+// one. Each interface is as small as its one consumer needs.
+package cloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// Clock tells the time. The simulator's virtual clock implements it; a live
+// loop would use the wall clock. Callers read it once per step and pass the
+// time down, so the decision packages never see a Clock.
+type Clock interface {
+	Now() time.Time
+}
+
+// LaunchRequest is one NodeClaim to launch, with the offering chosen for it
+// (Karpenter's cheapest available offering; see scheduling.NodeClaim).
+type LaunchRequest struct {
+	// NodeClaim is the claim's name, "<nodepool>-<n>".
+	NodeClaim    string `json:"nodeClaim"`
+	NodePool     string `json:"nodePool"`
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	CapacityType string `json:"capacityType"`
+	// PricePerHour is the price the scheduler expected; the launcher's own
+	// price (Instance.PricePerHour) is what is billed.
+	PricePerHour float64 `json:"pricePerHour"`
+}
+
+// Instance is a launched machine and when it becomes a usable node.
+type Instance struct {
+	// ID is the launcher's unique name for the instance.
+	ID           string  `json:"id"`
+	NodeClaim    string  `json:"nodeClaim"`
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	PricePerHour float64 `json:"pricePerHour"`
+	// LaunchedAt is when Create returned.
+	LaunchedAt time.Time `json:"launchedAt"`
+	// RegisteredAt is when the kubelet registers the node with the API
+	// server; InitializedAt is when the node is ready, its startup taints
+	// are gone and its resources are reported (Karpenter's Initialized).
+	// The caller schedules its own events at these times.
+	RegisteredAt  time.Time `json:"registeredAt"`
+	InitializedAt time.Time `json:"initializedAt"`
+}
+
+// Launcher creates and deletes instances: the part of Karpenter's
+// CloudProvider the control loop calls.
+type Launcher interface {
+	// Create launches the request's offering. An offering without capacity
+	// fails with an error wrapping *InsufficientCapacityError, which the
+	// caller records for pricing.DefaultUnavailableTTL.
+	Create(ctx context.Context, req LaunchRequest) (Instance, error)
+	// Delete terminates the instance; an unknown ID fails with an error
+	// wrapping ErrNotFound.
+	Delete(ctx context.Context, id string) error
+}
+
+// ErrNotFound is wrapped by Delete's error for an instance the launcher does
+// not know (never launched, or already deleted).
+var ErrNotFound = errors.New("instance not found")
+
+// InsufficientCapacityError says that one offering has no capacity now
+// (EC2's InsufficientInstanceCapacity).
+type InsufficientCapacityError struct {
+	InstanceType, Zone, CapacityType string
+}
+
+func (e *InsufficientCapacityError) Error() string {
+	return fmt.Sprintf("insufficient capacity for %s %s in %s", e.CapacityType, e.InstanceType, e.Zone)
+}
+
+// IsInsufficientCapacity returns the insufficient-capacity error err wraps.
+func IsInsufficientCapacity(err error) (*InsufficientCapacityError, bool) {
+	var ice *InsufficientCapacityError
+	ok := errors.As(err, &ice)
+	return ice, ok
+}
+
+// ClusterState is the cluster as the API server holds it, every list sorted
+// by namespace/name.
+type ClusterState struct {
+	Pods       []*corev1.Pod                   `json:"pods"`
+	Nodes      []*corev1.Node                  `json:"nodes"`
+	NodeClaims []*apis.NodeClaim               `json:"nodeClaims"`
+	PDBs       []*policyv1.PodDisruptionBudget `json:"pdbs"`
+}
+
+// ClusterWatcher reports the cluster. A live implementation would list
+// through informers; MemoryCluster serves a state the caller sets, and the
+// simulator reports its own virtual cluster.
+type ClusterWatcher interface {
+	// Snapshot returns the cluster now. The objects are copies the caller
+	// owns.
+	Snapshot() ClusterState
+}
+
+// ManualClock is a Clock that moves only when told to. Its zero value reads
+// the zero time.
+type ManualClock struct {
+	t time.Time
+}
+
+// NewManualClock returns a clock reading t.
+func NewManualClock(t time.Time) *ManualClock { return &ManualClock{t: t} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time { return c.t }
+
+// Set moves the clock to t; a t before the current time is ignored, so the
+// clock never runs backwards.
+func (c *ManualClock) Set(t time.Time) {
+	if t.After(c.t) {
+		c.t = t
+	}
+}
+
+// Advance moves the clock forward by d (a negative d is ignored).
+func (c *ManualClock) Advance(d time.Duration) {
+	if d > 0 {
+		c.t = c.t.Add(d)
+	}
+}

@@ -1,0 +1,291 @@
+package cloud
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/karpsim/karpsim/instancetypes"
+)
+
+// Default launch timings of Memory, in line with what Karpenter sees on EC2
+// with AL2023: CreateFleet returns within a couple of seconds, the kubelet
+// registers about half a minute later, and the node is Ready with its
+// resources reported some ten seconds after that. With the default jitter a
+// node is initialized 47–57 s after launch, inside the 45–60 s Karpenter's
+// own launch metrics typically show.
+const (
+	DefaultRegistrationDelay   = 35 * time.Second
+	DefaultInitializationDelay = 12 * time.Second
+	DefaultLaunchJitter        = 10 * time.Second
+	// DefaultInterruptionNotice is EC2's spot interruption warning.
+	DefaultInterruptionNotice = 2 * time.Minute
+)
+
+// OfferingKey names one offering: what insufficient capacity is tracked by.
+type OfferingKey struct {
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	CapacityType string `json:"capacityType"`
+}
+
+// MemoryConfig configures a Memory cloud. The zero value launches
+// everything, with the default delays, at the requested price, reading the
+// zero time.
+type MemoryConfig struct {
+	// Clock dates launches; nil reads the zero time.
+	Clock Clock
+	// Catalog prices instances from its offerings, and refuses offerings it
+	// does not have; nil bills the request's price.
+	Catalog instancetypes.Catalog
+	// RegistrationDelay, InitializationDelay and LaunchJitter time a launch:
+	// registered RegistrationDelay + a uniform [0, LaunchJitter) after
+	// launch, initialized InitializationDelay after that. Zero means the
+	// default; a negative value means none.
+	RegistrationDelay, InitializationDelay, LaunchJitter time.Duration
+	// Capacity limits how many instances of an offering may run at once;
+	// an offering it does not name is unlimited. Deleted instances give
+	// their capacity back.
+	Capacity map[OfferingKey]int
+	// FailureRate is the probability, drawn from the seeded source, that a
+	// launch fails with insufficient capacity whatever Capacity says.
+	FailureRate float64
+	// Seed seeds the jitter and the failures (PCG).
+	Seed uint64
+	// InterruptionNotice is how long before termination a spot
+	// interruption is announced; zero means DefaultInterruptionNotice.
+	InterruptionNotice time.Duration
+}
+
+func (c *MemoryConfig) validate() error {
+	var errs []error
+	if c.FailureRate < 0 || c.FailureRate > 1 {
+		errs = append(errs, fmt.Errorf("cloud: FailureRate %v is not in [0, 1]", c.FailureRate))
+	}
+	for k, n := range c.Capacity {
+		if n < 0 {
+			errs = append(errs, fmt.Errorf("cloud: Capacity of %s %s in %s is negative (%d)", k.CapacityType, k.InstanceType, k.Zone, n))
+		}
+	}
+	if c.InterruptionNotice < 0 {
+		errs = append(errs, fmt.Errorf("cloud: InterruptionNotice %v is negative", c.InterruptionNotice))
+	}
+	return errors.Join(errs...)
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// Call is one recorded call to a Memory cloud.
+type Call struct {
+	At time.Time `json:"at"`
+	// Op is "create", "delete" or "interrupt".
+	Op string `json:"op"`
+	// Request is set for create.
+	Request *LaunchRequest `json:"request,omitempty"`
+	// Instance is the instance created, deleted or interrupted; empty when
+	// the call failed before one was known.
+	Instance string `json:"instance,omitempty"`
+	// Error is the call's error, "" when it succeeded.
+	Error string `json:"error,omitempty"`
+}
+
+// Interruption is a spot interruption notice: the instance is terminated at
+// TerminateAt whatever the caller does.
+type Interruption struct {
+	Instance    Instance  `json:"instance"`
+	NoticeAt    time.Time `json:"noticeAt"`
+	TerminateAt time.Time `json:"terminateAt"`
+}
+
+// Memory is an in-memory cloud: a Launcher whose instances exist as data.
+// It is deterministic for a given config and call sequence, and not safe for
+// concurrent use.
+type Memory struct {
+	cfg     MemoryConfig
+	rng     *rand.Rand
+	running map[string]Instance
+	inUse   map[OfferingKey]int
+	calls   []Call
+	nextID  uint64
+}
+
+var _ Launcher = (*Memory)(nil)
+
+// NewMemory validates cfg and returns an empty cloud. cfg.Capacity is
+// copied.
+func NewMemory(cfg MemoryConfig) (*Memory, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.Capacity = cloneCapacity(cfg.Capacity)
+	cfg.RegistrationDelay = orDefault(cfg.RegistrationDelay, DefaultRegistrationDelay)
+	cfg.InitializationDelay = orDefault(cfg.InitializationDelay, DefaultInitializationDelay)
+	cfg.LaunchJitter = orDefault(cfg.LaunchJitter, DefaultLaunchJitter)
+	cfg.InterruptionNotice = orDefault(cfg.InterruptionNotice, DefaultInterruptionNotice)
+	return &Memory{
+		cfg:     cfg,
+		rng:     rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x6b61727073696d)),
+		running: map[string]Instance{},
+		inUse:   map[OfferingKey]int{},
+	}, nil
+}
+
+func cloneCapacity(in map[OfferingKey]int) map[OfferingKey]int {
+	out := make(map[OfferingKey]int, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+func (m *Memory) now() time.Time {
+	if m.cfg.Clock == nil {
+		return time.Time{}
+	}
+	return m.cfg.Clock.Now()
+}
+
+// SetCapacity changes how many instances of an offering may run at once; a
+// negative n removes the limit.
+func (m *Memory) SetCapacity(k OfferingKey, n int) {
+	if n < 0 {
+		delete(m.cfg.Capacity, k)
+		return
+	}
+	m.cfg.Capacity[k] = n
+}
+
+// Create launches the request's offering, or fails with
+// *InsufficientCapacityError when the offering's capacity is used up or the
+// seeded failure rate says so.
+func (m *Memory) Create(ctx context.Context, req LaunchRequest) (Instance, error) {
+	now := m.now()
+	inst, err := m.create(ctx, req, now)
+	call := Call{At: now, Op: "create", Request: &req, Instance: inst.ID}
+	if err != nil {
+		call.Error = err.Error()
+	}
+	m.calls = append(m.calls, call)
+	return inst, err
+}
+
+func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (Instance, error) {
+	if err := ctx.Err(); err != nil {
+		return Instance{}, err
+	}
+	price, err := m.price(req)
+	if err != nil {
+		return Instance{}, err
+	}
+	key := OfferingKey{InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType}
+	// The failure draw happens on every launch so that one launch's
+	// outcome does not shift the random stream of the next.
+	fail := m.rng.Float64() < m.cfg.FailureRate
+	if limit, ok := m.cfg.Capacity[key]; (ok && m.inUse[key] >= limit) || fail {
+		return Instance{}, &InsufficientCapacityError{InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType}
+	}
+	var jitter time.Duration
+	if m.cfg.LaunchJitter > 0 {
+		jitter = time.Duration(m.rng.Int64N(int64(m.cfg.LaunchJitter)/int64(time.Second)+1)) * time.Second
+	}
+	m.nextID++
+	registered := now.Add(m.cfg.RegistrationDelay + jitter)
+	inst := Instance{
+		ID: fmt.Sprintf("i-%017x", m.nextID), NodeClaim: req.NodeClaim,
+		InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType, PricePerHour: price,
+		LaunchedAt: now, RegisteredAt: registered, InitializedAt: registered.Add(m.cfg.InitializationDelay),
+	}
+	m.running[inst.ID] = inst
+	m.inUse[key]++
+	return inst, nil
+}
+
+// price is the catalog's price of the requested offering.
+func (m *Memory) price(req LaunchRequest) (float64, error) {
+	if m.cfg.Catalog == nil {
+		return req.PricePerHour, nil
+	}
+	it, ok := m.cfg.Catalog.Get(req.InstanceType)
+	if !ok {
+		return 0, fmt.Errorf("cloud: instance type %q is not in the catalog", req.InstanceType)
+	}
+	for _, o := range it.Offerings {
+		if o.Zone == req.Zone && o.CapacityType == req.CapacityType {
+			return o.Price, nil
+		}
+	}
+	return 0, fmt.Errorf("cloud: instance type %q has no %s offering in %s", req.InstanceType, req.CapacityType, req.Zone)
+}
+
+// Delete terminates a running instance.
+func (m *Memory) Delete(ctx context.Context, id string) error {
+	err := m.delete(ctx, id)
+	call := Call{At: m.now(), Op: "delete", Instance: id}
+	if err != nil {
+		call.Error = err.Error()
+	}
+	m.calls = append(m.calls, call)
+	return err
+}
+
+func (m *Memory) delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	inst, ok := m.running[id]
+	if !ok {
+		return fmt.Errorf("cloud: delete %s: %w", id, ErrNotFound)
+	}
+	delete(m.running, id)
+	m.inUse[OfferingKey{InstanceType: inst.InstanceType, Zone: inst.Zone, CapacityType: inst.CapacityType}]--
+	return nil
+}
+
+// Interrupt announces a spot interruption of a running spot instance: it
+// will be terminated InterruptionNotice from now. The instance keeps running
+// until the caller deletes it; Memory does not terminate it on its own,
+// since only the caller's clock knows when the deadline passes.
+func (m *Memory) Interrupt(id string) (Interruption, error) {
+	now := m.now()
+	inst, ok := m.running[id]
+	var err error
+	switch {
+	case !ok:
+		err = fmt.Errorf("cloud: interrupt %s: %w", id, ErrNotFound)
+	case inst.CapacityType != "spot":
+		err = fmt.Errorf("cloud: interrupt %s: a %s instance cannot be interrupted", id, inst.CapacityType)
+	}
+	call := Call{At: now, Op: "interrupt", Instance: id}
+	if err != nil {
+		call.Error = err.Error()
+		m.calls = append(m.calls, call)
+		return Interruption{}, err
+	}
+	m.calls = append(m.calls, call)
+	return Interruption{Instance: inst, NoticeAt: now, TerminateAt: now.Add(m.cfg.InterruptionNotice)}, nil
+}
+
+// Instances returns the running instances, sorted by ID.
+func (m *Memory) Instances() []Instance {
+	out := make([]Instance, 0, len(m.running))
+	for _, inst := range m.running {
+		out = append(out, inst)
+	}
+	slices.SortFunc(out, func(a, b Instance) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Calls returns every call made so far, in call order.
+func (m *Memory) Calls() []Call { return slices.Clone(m.calls) }

@@ -1,0 +1,284 @@
+// Package simulator runs Karpenter's control loop over virtual time: a
+// discrete-event engine whose events (scenario steps, provisioning batches,
+// node registration and initialization, disruption polls and validations,
+// samples) sit in one queue ordered by (time, sequence), so a run is a pure
+// function of its Scenario and seed. Provisioning calls scheduling.Solve,
+// disruption calls consolidation.Evaluate, expiration and drift come from
+// package drift, and instances are launched through a cloud.Launcher — by
+// default the in-memory cloud.Memory.
+//
+// One pass of the loop, per event, in this order: the event's handler runs
+// (a step, a batch, a lifecycle change, a disruption poll or validation, a
+// sample); then, if pods became pending or a node became ready, the
+// in-memory kube-scheduler binds what it can; then any pod still pending
+// opens or extends a provisioning batch (1 s idle, 10 s max).
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// Karpenter's timings the loop follows.
+const (
+	BatchIdleDuration  = time.Second
+	BatchMaxDuration   = 10 * time.Second
+	DisruptionInterval = 10 * time.Second
+	ValidationDelay    = 15 * time.Second
+	// UnschedulableRetry is how long pods that fit nowhere wait before
+	// another provisioning pass is opened for them alone.
+	UnschedulableRetry = time.Minute
+	// disruptionRecheck bounds how long an unchanged cluster goes without
+	// a disruption evaluation (budget schedules, drift age).
+	disruptionRecheck  = 5 * time.Minute
+	defaultSampleEvery = 5 * time.Minute
+)
+
+// Config are the pluggable parts of a run. The zero value simulates with
+// the in-memory cloud, the embedded EC2 catalog and Karpenter's default
+// options.
+type Config struct {
+	// Launcher launches and deletes instances; nil means a cloud.Memory
+	// built from Scenario.Cloud, priced from the NodePools' catalogs and
+	// seeded from the scenario's seed. A launcher that also implements
+	// Interrupter can serve interrupt steps.
+	Launcher cloud.Launcher
+	// Cluster, when set, adds the pods, nodes, NodeClaims and PDBs it
+	// reports to the scenario's manifests at the start of the run (read
+	// once: the simulator owns the cluster from then on). NodePools and
+	// EC2NodeClasses still come from the manifests.
+	Cluster cloud.ClusterWatcher
+	// Snapshot are the options the manifests are read with (region, zones,
+	// catalogs).
+	Snapshot snapshot.Options
+	// Consolidation are the disruption options.
+	Consolidation consolidation.Options
+}
+
+// Interrupter sends spot interruption notices; cloud.Memory implements it.
+type Interrupter interface {
+	Interrupt(id string) (cloud.Interruption, error)
+}
+
+// sim is the state of one run.
+type sim struct {
+	ctx      context.Context
+	cfg      Config
+	sc       Scenario
+	start    time.Time
+	end      time.Time
+	now      time.Time
+	clock    *cloud.ManualClock
+	rng      *rand.Rand
+	q        queue
+	launcher cloud.Launcher
+
+	pools       map[string]*apis.NodePool
+	classes     map[string]*apis.EC2NodeClass
+	catalogs    map[string]instancetypes.Catalog // by EC2NodeClass name
+	deployments map[string]*appsv1.Deployment    // by namespace/name
+	daemonSets  []*corev1.Pod
+	pdbs        []*policyv1.PodDisruptionBudget
+	unavailable *pricing.UnavailableOfferings
+
+	nodes   map[string]*simNode
+	pods    map[string]*simPod // every pod, bound or pending
+	pending map[string]*simPod
+	claimNo map[string]int // per NodePool
+
+	bindDirty bool
+	// lastUnschedulable is the last unschedulable decision's reason.
+	lastUnschedulable string
+	// provisionDirty is set when pods became pending since the last batch
+	// was opened or extended.
+	provisionDirty bool
+	batchStart     time.Time // zero when no batch is open
+	batchLast      time.Time
+	// generation counts changes that can alter a disruption decision.
+	generation   uint64
+	disrupt      disruptState
+	driftDirty   bool
+	res          *Result
+	pendingTimes []time.Duration
+	costSoFar    float64
+}
+
+// Run simulates the scenario and returns what happened. The error is
+// about the scenario or its manifests, or the context's; what goes wrong
+// inside the run (a launch failure, a step naming nothing) is a decision in
+// the result.
+func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
+	if err := sc.validate(); err != nil {
+		return nil, err
+	}
+	s, err := newSim(ctx, sc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
+	return s.finish(), nil
+}
+
+func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
+	start := DefaultStart
+	if !sc.Start.IsZero() {
+		start = sc.Start.UTC()
+	}
+	s := &sim{
+		ctx: ctx, cfg: cfg, sc: sc, start: start, end: start.Add(sc.Duration.Duration), now: start,
+		clock:       cloud.NewManualClock(start),
+		rng:         rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f)),
+		pools:       map[string]*apis.NodePool{},
+		classes:     map[string]*apis.EC2NodeClass{},
+		catalogs:    map[string]instancetypes.Catalog{},
+		deployments: map[string]*appsv1.Deployment{},
+		unavailable: &pricing.UnavailableOfferings{},
+		nodes:       map[string]*simNode{},
+		pods:        map[string]*simPod{},
+		pending:     map[string]*simPod{},
+		claimNo:     map[string]int{},
+		res:         newResult(sc),
+	}
+	if err := s.load(); err != nil {
+		return nil, err
+	}
+	if err := s.setLauncher(); err != nil {
+		return nil, err
+	}
+	for i, st := range sc.Steps {
+		s.q.schedule(event{at: start.Add(st.At.Duration), kind: evStep, index: i})
+	}
+	s.q.schedule(event{at: start.Add(DisruptionInterval), kind: evDisrupt})
+	s.q.schedule(event{at: start, kind: evSample})
+	s.bindDirty = len(s.pending) > 0
+	return s, nil
+}
+
+// setLauncher uses the configured launcher, or an in-memory cloud priced
+// from every NodePool's catalog.
+func (s *sim) setLauncher() error {
+	if s.cfg.Launcher != nil {
+		s.launcher = s.cfg.Launcher
+		return nil
+	}
+	var types []*instancetypes.InstanceType
+	seen := map[string]bool{}
+	// Sorted class names: the first class to list a type prices it.
+	for _, name := range slices.Sorted(maps.Keys(s.catalogs)) {
+		for _, it := range s.catalogs[name] {
+			if !seen[it.Name] {
+				seen[it.Name] = true
+				types = append(types, it)
+			}
+		}
+	}
+	catalog, err := instancetypes.NewCatalog(types...)
+	if err != nil {
+		return fmt.Errorf("simulator: pricing catalog: %w", err)
+	}
+	cc := cloud.MemoryConfig{
+		Clock: s.clock, Catalog: catalog, FailureRate: s.sc.Cloud.FailureRate, Seed: s.sc.Seed,
+		RegistrationDelay:   s.sc.Cloud.RegistrationDelay.Duration,
+		InitializationDelay: s.sc.Cloud.InitializationDelay.Duration,
+		LaunchJitter:        s.sc.Cloud.LaunchJitter.Duration,
+		Capacity:            map[cloud.OfferingKey]int{},
+	}
+	for _, l := range s.sc.Cloud.Capacity {
+		cc.Capacity[cloud.OfferingKey{InstanceType: l.InstanceType, Zone: l.Zone, CapacityType: l.CapacityType}] = l.Count
+	}
+	m, err := cloud.NewMemory(cc)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidScenario, err)
+	}
+	s.launcher = m
+	return nil
+}
+
+// loop fires events in (time, sequence) order until the end of the run.
+func (s *sim) loop() error {
+	for s.q.Len() > 0 && !s.q.peek().After(s.end) {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		e := s.q.next()
+		s.now = e.at
+		s.clock.Set(e.at)
+		s.fire(e)
+		if s.bindDirty {
+			s.bind()
+		}
+		if s.provisionDirty {
+			s.provisionDirty = false
+			s.trigger()
+		}
+	}
+	s.now = s.end
+	s.clock.Set(s.end)
+	return nil
+}
+
+// fire runs one event's handler.
+func (s *sim) fire(e event) {
+	switch e.kind {
+	case evStep:
+		s.step(e.index)
+	case evBatchCheck:
+		s.batchCheck()
+	case evRegistered:
+		if n := s.nodes[e.ref]; n != nil {
+			n.registered = true
+			n.node.Labels[apis.LabelNodeRegistered] = "true"
+		}
+	case evInitialized:
+		s.initialized(e.ref)
+	case evDisrupt:
+		s.disruptPoll()
+		s.q.schedule(event{at: s.now.Add(DisruptionInterval), kind: evDisrupt})
+	case evValidate:
+		s.validate()
+	case evSample:
+		s.sample()
+		s.q.schedule(event{at: s.now.Add(s.sampleEvery()), kind: evSample})
+	}
+}
+
+func (s *sim) sampleEvery() time.Duration {
+	if d := s.sc.SampleEvery.Duration; d > 0 {
+		return d
+	}
+	return defaultSampleEvery
+}
+
+// initialized makes a launched node ready: pods may bind to it, and a
+// disruption command waiting for it may go on.
+func (s *sim) initialized(name string) {
+	n := s.nodes[name]
+	if n == nil {
+		return
+	}
+	n.initialized, n.initializedAt = true, s.now
+	n.node.Labels[apis.LabelNodeInitialized] = "true"
+	n.node.StartupTaints = nil
+	s.bindDirty = true
+	s.generation++
+	s.decide(Decision{Kind: KindReady, Nodes: []string{name}, InstanceType: n.instance.InstanceType,
+		Reason: fmt.Sprintf("node initialized %v after launch", s.now.Sub(n.instance.LaunchedAt))})
+	s.continueCommand()
+}

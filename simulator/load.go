@@ -1,0 +1,171 @@
+package simulator
+
+import (
+	"fmt"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// initialAMI is the AMI an EC2NodeClass without resolved AMIs is taken to
+// resolve, so that a later releaseAMI step makes its nodes drift.
+const initialAMI = "ami-initial"
+
+// readSet reads the scenario's manifests: the files, then the inline YAML.
+func readSet(sc Scenario) (*manifests.Set, error) {
+	set := &manifests.Set{}
+	if len(sc.Manifests) > 0 {
+		var err error
+		if set, err = manifests.Load(sc.Manifests...); err != nil {
+			return nil, err
+		}
+	}
+	if sc.Inline != "" {
+		in, err := manifests.Decode("inline", []byte(sc.Inline))
+		if err != nil {
+			return nil, err
+		}
+		merge(set, in)
+	}
+	return set, nil
+}
+
+func merge(dst, src *manifests.Set) {
+	dst.NodePools = append(dst.NodePools, src.NodePools...)
+	dst.NodeClaims = append(dst.NodeClaims, src.NodeClaims...)
+	dst.EC2NodeClasses = append(dst.EC2NodeClasses, src.EC2NodeClasses...)
+	dst.Pods = append(dst.Pods, src.Pods...)
+	dst.Deployments = append(dst.Deployments, src.Deployments...)
+	dst.ReplicaSets = append(dst.ReplicaSets, src.ReplicaSets...)
+	dst.StatefulSets = append(dst.StatefulSets, src.StatefulSets...)
+	dst.Jobs = append(dst.Jobs, src.Jobs...)
+	dst.DaemonSets = append(dst.DaemonSets, src.DaemonSets...)
+	dst.PodDisruptionBudgets = append(dst.PodDisruptionBudgets, src.PodDisruptionBudgets...)
+	dst.Nodes = append(dst.Nodes, src.Nodes...)
+	dst.PersistentVolumes = append(dst.PersistentVolumes, src.PersistentVolumes...)
+	dst.PersistentVolumeClaims = append(dst.PersistentVolumeClaims, src.PersistentVolumeClaims...)
+	dst.StorageClasses = append(dst.StorageClasses, src.StorageClasses...)
+}
+
+// load builds the starting cluster from the scenario's manifests.
+func (s *sim) load() error {
+	set, err := readSet(s.sc)
+	if err != nil {
+		return err
+	}
+	if s.cfg.Cluster != nil {
+		st := s.cfg.Cluster.Snapshot()
+		merge(set, &manifests.Set{Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs})
+	}
+	snap, err := snapshot.FromSet(set, s.cfg.Snapshot)
+	if err != nil {
+		return err
+	}
+	s.res.Warnings = append(s.res.Warnings, snap.Warnings...)
+	classes := set.EC2NodeClasses
+	if snap.DefaultNodePool || len(classes) == 0 {
+		def, err := manifests.Decode("default", snapshot.DefaultManifests())
+		if err != nil {
+			return err
+		}
+		classes = append(slices.Clone(classes), def.EC2NodeClasses...)
+	}
+	for _, nc := range classes {
+		if _, dup := s.classes[nc.Name]; dup {
+			continue
+		}
+		nc = nc.DeepCopy()
+		if len(nc.Status.AMIs) == 0 {
+			nc.Status.AMIs = []apis.AMI{{ID: initialAMI, Name: initialAMI}}
+		}
+		s.classes[nc.Name] = nc
+	}
+	for _, p := range snap.NodePools {
+		s.pools[p.NodePool.Name] = p.NodePool
+		s.catalogs[p.NodePool.Spec.Template.Spec.NodeClassRef.Name] = p.InstanceTypes
+	}
+	for _, d := range set.Deployments {
+		s.deployments[objectKey(d.Namespace, d.Name)] = d.DeepCopy()
+	}
+	s.daemonSets, s.pdbs = snap.DaemonSets, snap.PDBs
+	if err := s.loadNodes(snap); err != nil {
+		return err
+	}
+	return s.loadPods(snap)
+}
+
+// loadNodes imports the snapshot's nodes as initialized. Managed ones get a
+// NodeClaim so that they can be disrupted, priced from their pool's catalog.
+func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
+	for _, n := range snap.Nodes {
+		sn := &simNode{node: n, pool: n.NodePool, pods: map[string]*simPod{}, registered: true,
+			initialized: n.Initialized, initializedAt: s.start}
+		sn.instance.ID = "existing-" + n.Name
+		sn.instance.InstanceType = n.Labels[apis.LabelInstanceType]
+		sn.instance.Zone = n.Labels[apis.LabelTopologyZone]
+		sn.instance.CapacityType = n.Labels[apis.LabelCapacityType]
+		sn.instance.LaunchedAt = s.start
+		if np := s.pools[n.NodePool]; np != nil {
+			sn.price = s.offeringPrice(np, sn.instance.InstanceType, sn.instance.Zone, sn.instance.CapacityType)
+			c := scheduling.NodeClaim{Name: n.Name, NodePool: np.Name}
+			sn.claim = s.newClaim(c, n.Labels, np)
+			sn.claim.CreationTimestamp = metav1.NewTime(s.start)
+			sn.claim.Status.ProviderID = "aws:///" + sn.instance.Zone + "/" + sn.instance.ID
+		}
+		if !n.Initialized {
+			return fmt.Errorf("simulator: node %s is not initialized; in-flight NodeClaims at the start are not modelled", n.Name)
+		}
+		s.nodes[n.Name] = sn
+	}
+	return nil
+}
+
+func (s *sim) offeringPrice(np *apis.NodePool, instanceType, zone, capacityType string) float64 {
+	it, ok := s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name].Get(instanceType)
+	if !ok {
+		return 0
+	}
+	for _, o := range it.Offerings {
+		if o.Zone == zone && o.CapacityType == capacityType {
+			return o.Price
+		}
+	}
+	return 0
+}
+
+// loadPods imports bound and pending pods; pods expanded from Deployments
+// are owned by them, for scale steps.
+func (s *sim) loadPods(snap *snapshot.Snapshot) error {
+	owners := map[string]string{}
+	for key, d := range s.deployments {
+		replicas := int32(1)
+		if d.Spec.Replicas != nil {
+			replicas = *d.Spec.Replicas
+		}
+		pods, err := s.expand(d, replicas)
+		if err != nil {
+			return err
+		}
+		for _, p := range pods {
+			owners[p.key] = key
+		}
+	}
+	for _, p := range snap.Bound {
+		sp := &simPod{key: podKey(p), pod: p, node: p.Spec.NodeName, owner: owners[podKey(p)]}
+		s.pods[sp.key] = sp
+		if n := s.nodes[p.Spec.NodeName]; n != nil {
+			n.pods[sp.key] = sp
+		}
+	}
+	for _, p := range snap.Pending {
+		sp := &simPod{key: podKey(p), pod: p, owner: owners[podKey(p)]}
+		s.pods[sp.key] = sp
+		s.makePending(sp)
+	}
+	return nil
+}

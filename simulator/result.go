@@ -1,0 +1,167 @@
+package simulator
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Decision kinds, as they appear in Result.Timeline.
+const (
+	KindScale             = "scale"
+	KindLaunch            = "launch"
+	KindLaunchFailed      = "launch-failed"
+	KindReady             = "ready"
+	KindBind              = "bind"
+	KindUnschedulable     = "unschedulable"
+	KindDelete            = "delete"
+	KindReplace           = "replace"
+	KindValidationFailed  = "validation-failed"
+	KindDisruptionAborted = "disruption-aborted"
+	KindDeleteFailed      = "delete-failed"
+	KindExpire            = "expire"
+	KindDrifted           = "drifted"
+	KindInterruption      = "interruption"
+	KindNodePoolChanged   = "nodepool-changed"
+	KindAMIReleased       = "ami-released"
+	KindStepFailed        = "step-failed"
+)
+
+// Disruption methods the simulator adds to consolidation's Method*
+// constants in Result.DisruptionsByMethod.
+const (
+	MethodExpiration   = "expiration"
+	MethodInterruption = "interruption"
+)
+
+// Decision is one thing that happened, and why.
+type Decision struct {
+	// At is the offset from the start of the run.
+	At   metav1.Duration `json:"at"`
+	Kind string          `json:"kind"`
+	// Method is the disruption method of delete, replace, expire and
+	// interruption decisions.
+	Method string `json:"method,omitempty"`
+	// Nodes are the nodes acted on (sorted where there are several).
+	Nodes []string `json:"nodes,omitempty"`
+	// Replacements are the nodes launched to replace Nodes.
+	Replacements []string `json:"replacements,omitempty"`
+	// Pods counts the pods concerned: placed on a launched node, bound,
+	// evicted, or the replicas of a scale.
+	Pods           int     `json:"pods,omitempty"`
+	InstanceType   string  `json:"instanceType,omitempty"`
+	Zone           string  `json:"zone,omitempty"`
+	CapacityType   string  `json:"capacityType,omitempty"`
+	PricePerHour   float64 `json:"pricePerHour,omitempty"`
+	SavingsPerHour float64 `json:"savingsPerHour,omitempty"`
+	Reason         string  `json:"reason"`
+}
+
+// Sample is the cluster at one moment.
+type Sample struct {
+	At metav1.Duration `json:"at"`
+	// Nodes counts every node, in flight or not; Ready those initialized.
+	Nodes       int     `json:"nodes"`
+	Ready       int     `json:"ready"`
+	Pods        int     `json:"pods"`
+	PendingPods int     `json:"pendingPods"`
+	CostPerHour float64 `json:"costPerHour"`
+}
+
+// Percentiles summarise how long pods waited from becoming pending (created
+// or evicted) to being bound, nearest-rank.
+type Percentiles struct {
+	// Count is how many waits ended in a binding; pods still pending at
+	// the end are in StillPending instead.
+	Count        int             `json:"count"`
+	StillPending int             `json:"stillPending"`
+	P50          metav1.Duration `json:"p50"`
+	P90          metav1.Duration `json:"p90"`
+	P99          metav1.Duration `json:"p99"`
+	Max          metav1.Duration `json:"max"`
+}
+
+// Result is what a run did. It marshals to JSON deterministically: maps
+// marshal with sorted keys and every list is in event order.
+type Result struct {
+	Scenario string          `json:"scenario,omitempty"`
+	Seed     uint64          `json:"seed"`
+	Start    metav1.Time     `json:"start"`
+	Duration metav1.Duration `json:"duration"`
+	// Timeline is every decision, in the order made.
+	Timeline []Decision `json:"timeline"`
+	// Samples are taken every Scenario.SampleEvery from the start; Final
+	// is the cluster at the end.
+	Samples []Sample `json:"samples"`
+	// TotalCost is what every node cost, in USD, from launch to deletion or
+	// the end of the run.
+	TotalCost   float64     `json:"totalCost"`
+	PendingTime Percentiles `json:"pendingTime"`
+	// DisruptionsByMethod counts deleted nodes by disruption method.
+	DisruptionsByMethod map[string]int `json:"disruptionsByMethod"`
+	Launches            int            `json:"launches"`
+	LaunchFailures      int            `json:"launchFailures"`
+	ValidationFailures  int            `json:"validationFailures"`
+	Evictions           int            `json:"evictions"`
+	Final               Sample         `json:"final"`
+	Warnings            []string       `json:"warnings,omitempty"`
+}
+
+func newResult(sc Scenario) *Result {
+	return &Result{Scenario: sc.Name, Seed: sc.Seed, Duration: sc.Duration, Timeline: []Decision{},
+		Samples: []Sample{}, DisruptionsByMethod: map[string]int{}}
+}
+
+// decide appends a decision to the timeline, dated now.
+func (s *sim) decide(d Decision) {
+	d.At = metav1.Duration{Duration: s.now.Sub(s.start)}
+	d.PricePerHour, d.SavingsPerHour = round4(d.PricePerHour), round4(d.SavingsPerHour)
+	s.res.Timeline = append(s.res.Timeline, d)
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+func (s *sim) snapshotSample() Sample {
+	out := Sample{At: metav1.Duration{Duration: s.now.Sub(s.start)}, Nodes: len(s.nodes), Pods: len(s.pods), PendingPods: len(s.pending)}
+	for _, n := range s.sortedNodes() {
+		if n.initialized {
+			out.Ready++
+		}
+		out.CostPerHour += n.price
+	}
+	out.CostPerHour = round4(out.CostPerHour)
+	return out
+}
+
+func (s *sim) sample() { s.res.Samples = append(s.res.Samples, s.snapshotSample()) }
+
+// finish closes the books at the end of the run.
+func (s *sim) finish() *Result {
+	r := s.res
+	r.Start = metav1.NewTime(s.start)
+	cost := s.costSoFar
+	for _, n := range s.sortedNodes() {
+		cost += n.price * s.end.Sub(n.instance.LaunchedAt).Hours()
+	}
+	r.TotalCost = round4(cost)
+	r.Final = s.snapshotSample()
+	r.PendingTime = percentiles(s.pendingTimes)
+	r.PendingTime.StillPending = len(s.pending)
+	return r
+}
+
+func percentiles(ds []time.Duration) Percentiles {
+	if len(ds) == 0 {
+		return Percentiles{}
+	}
+	sorted := slices.Clone(ds)
+	slices.SortFunc(sorted, cmp.Compare[time.Duration])
+	at := func(p float64) metav1.Duration {
+		i := int(math.Ceil(p*float64(len(sorted)))) - 1
+		return metav1.Duration{Duration: sorted[max(i, 0)]}
+	}
+	return Percentiles{Count: len(sorted), P50: at(0.5), P90: at(0.9), P99: at(0.99), Max: at(1)}
+}

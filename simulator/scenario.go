@@ -1,0 +1,185 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Scenario is one simulation: the cluster at the start, how long to run, the
+// seed, and what happens when. Its YAML form has the same field names:
+//
+//	name: scale-up-down
+//	seed: 7
+//	duration: 30m
+//	manifests: [../seed-manifests]   # files or folders, relative to the scenario file
+//	inline: |                        # more manifests, multi-document YAML
+//	  apiVersion: apps/v1
+//	  kind: Deployment
+//	  ...
+//	cloud: {failureRate: 0.05, capacity: [{instanceType: c6a.large, zone: us-east-1a, capacityType: spot, count: 0}]}
+//	steps:
+//	- {at: 1m, scale: {deployment: inflate, replicas: 10}}
+//	- {at: 10m, interrupt: {instanceType: c6a.2xlarge, count: 1}}
+//	- {at: 20m, releaseAMI: {nodeClass: default, id: ami-0new}}
+//	- {at: 25m, nodePool: {manifest: "apiVersion: karpenter.sh/v1\nkind: NodePool\n..."}}
+type Scenario struct {
+	Name string `json:"name,omitempty"`
+	// Seed seeds every random choice of the run (PCG) and is echoed in the
+	// result. The same scenario and seed give byte-identical results.
+	Seed uint64 `json:"seed"`
+	// Duration is how much virtual time to simulate; it must be positive.
+	Duration metav1.Duration `json:"duration"`
+	// Start is the virtual time the run starts at; zero means DefaultStart.
+	Start metav1.Time `json:"start,omitzero"`
+	// Manifests are files or folders read with manifests.Load. LoadScenario
+	// resolves relative paths against the scenario file's folder.
+	Manifests []string `json:"manifests,omitempty"`
+	// Inline is more manifests, read with manifests.Decode.
+	Inline string `json:"inline,omitempty"`
+	// Cloud configures the in-memory cloud used when Config.Launcher is nil.
+	Cloud CloudSpec `json:"cloud,omitzero"`
+	// SampleEvery is how often nodes and cost are sampled; zero means 5m.
+	SampleEvery metav1.Duration `json:"sampleEvery,omitzero"`
+	// Steps happen at their offsets from the start, in order; steps at the
+	// same offset happen in the order listed.
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// DefaultStart is when a scenario without a start begins: a fixed instant,
+// so that results do not depend on the wall clock.
+var DefaultStart = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+
+// CloudSpec configures the in-memory cloud (cloud.MemoryConfig).
+type CloudSpec struct {
+	// FailureRate is the chance that any launch fails with insufficient
+	// capacity.
+	FailureRate float64 `json:"failureRate,omitempty"`
+	// Capacity limits how many instances of an offering may run at once;
+	// count 0 makes the offering always fail with insufficient capacity.
+	Capacity []CapacityLimit `json:"capacity,omitempty"`
+	// RegistrationDelay, InitializationDelay and LaunchJitter override the
+	// cloud's launch timings (see cloud.DefaultRegistrationDelay).
+	RegistrationDelay   metav1.Duration `json:"registrationDelay,omitzero"`
+	InitializationDelay metav1.Duration `json:"initializationDelay,omitzero"`
+	LaunchJitter        metav1.Duration `json:"launchJitter,omitzero"`
+}
+
+// CapacityLimit caps one offering.
+type CapacityLimit struct {
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	CapacityType string `json:"capacityType"`
+	Count        int    `json:"count"`
+}
+
+// Step is one change at an offset from the start. Exactly one of its kinds
+// is set.
+type Step struct {
+	At metav1.Duration `json:"at"`
+	// Scale sets a Deployment's replicas.
+	Scale *ScaleStep `json:"scale,omitempty"`
+	// Interrupt sends spot interruption notices.
+	Interrupt *InterruptStep `json:"interrupt,omitempty"`
+	// NodePool replaces (or adds) a NodePool.
+	NodePool *NodePoolStep `json:"nodePool,omitempty"`
+	// ReleaseAMI makes an EC2NodeClass resolve a new AMI, so that its
+	// nodes drift.
+	ReleaseAMI *ReleaseAMIStep `json:"releaseAMI,omitempty"`
+}
+
+// ScaleStep sets a Deployment's replicas. Deployment is "namespace/name",
+// or "name" in namespace default; it must be in the manifests.
+type ScaleStep struct {
+	Deployment string `json:"deployment"`
+	Replicas   int32  `json:"replicas"`
+}
+
+// InterruptStep interrupts running spot nodes: Count of them (0 means all),
+// of InstanceType when it is set, chosen at random with the run's seed.
+type InterruptStep struct {
+	InstanceType string `json:"instanceType,omitempty"`
+	Count        int    `json:"count,omitempty"`
+}
+
+// NodePoolStep replaces the NodePool the manifest names (or adds it). Its
+// EC2NodeClass must be one the run started with.
+type NodePoolStep struct {
+	// Manifest is one NodePool in YAML.
+	Manifest string `json:"manifest"`
+}
+
+// ReleaseAMIStep makes the EC2NodeClass resolve to AMI ID alone.
+type ReleaseAMIStep struct {
+	// NodeClass defaults to "default".
+	NodeClass string `json:"nodeClass,omitempty"`
+	ID        string `json:"id"`
+}
+
+// ErrInvalidScenario is wrapped by every error about a scenario's content.
+var ErrInvalidScenario = errors.New("invalid scenario")
+
+// ParseScenario reads a scenario from YAML (or JSON). Unknown fields are
+// refused.
+func ParseScenario(data []byte) (Scenario, error) {
+	var sc Scenario
+	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
+		return Scenario{}, fmt.Errorf("%w: %w", ErrInvalidScenario, err)
+	}
+	return sc, sc.validate()
+}
+
+// LoadScenario reads a scenario file; relative manifest paths are resolved
+// against the file's folder.
+func LoadScenario(path string) (Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Scenario{}, err
+	}
+	sc, err := ParseScenario(data)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, m := range sc.Manifests {
+		if !filepath.IsAbs(m) {
+			sc.Manifests[i] = filepath.Join(filepath.Dir(path), m)
+		}
+	}
+	return sc, nil
+}
+
+func (sc *Scenario) validate() error {
+	var errs []error
+	if sc.Duration.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("%w: duration must be positive", ErrInvalidScenario))
+	}
+	for i, st := range sc.Steps {
+		n := 0
+		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.ReleaseAMI != nil} {
+			if set {
+				n++
+			}
+		}
+		switch {
+		case n != 1:
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, releaseAMI must be set (got %d)", ErrInvalidScenario, i, n))
+		case st.At.Duration < 0:
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: at %v is negative", ErrInvalidScenario, i, st.At.Duration))
+		case st.Scale != nil && (st.Scale.Deployment == "" || st.Scale.Replicas < 0):
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: scale needs a deployment and replicas ≥ 0", ErrInvalidScenario, i))
+		case st.Interrupt != nil && st.Interrupt.Count < 0:
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: interrupt count %d is negative", ErrInvalidScenario, i, st.Interrupt.Count))
+		case st.ReleaseAMI != nil && st.ReleaseAMI.ID == "":
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: releaseAMI needs an id", ErrInvalidScenario, i))
+		}
+	}
+	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
+		errs = append(errs, fmt.Errorf("%w: cloud.failureRate %v is not in [0, 1]", ErrInvalidScenario, sc.Cloud.FailureRate))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,82 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden results under testdata/")
+
+// TestGoldenScenarios runs every scenario under testdata/scenarios and
+// compares its JSON result with testdata/<name>.golden.json; -update
+// rewrites them, to be reviewed as diffs.
+func TestGoldenScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, f := range files {
+		sc, err := LoadScenario(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran++
+		t.Run(sc.Name, func(t *testing.T) {
+			res, err := Run(context.Background(), sc, Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append(marshal(t, res), '\n')
+			golden := filepath.Join("testdata", sc.Name+".golden.json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the run; rerun with -update and review the diff", golden)
+			}
+		})
+	}
+	if ran < 2 {
+		t.Fatalf("ran %d scenarios", ran)
+	}
+}
+
+func TestParseScenarioRefusesBadInput(t *testing.T) {
+	for name, doc := range map[string]string{
+		"no duration":    "seed: 1\n",
+		"unknown field":  "duration: 1m\nsteps: [{at: 1s, scael: {deployment: x, replicas: 1}}]\n",
+		"two kinds":      "duration: 1m\nsteps: [{at: 1s, scale: {deployment: x, replicas: 1}, interrupt: {count: 1}}]\n",
+		"no kind":        "duration: 1m\nsteps: [{at: 1s}]\n",
+		"negative count": "duration: 1m\nsteps: [{at: 1s, interrupt: {count: -1}}]\n",
+		"failure rate":   "duration: 1m\ncloud: {failureRate: 1.5}\n",
+	} {
+		if _, err := ParseScenario([]byte(doc)); !errors.Is(err, ErrInvalidScenario) {
+			t.Errorf("%s: error %v, want ErrInvalidScenario", name, err)
+		}
+	}
+}
+
+func TestStepNamingNothingIsRecorded(t *testing.T) {
+	res := run(t, Scenario{Seed: 1, Duration: dur(1e9), Steps: []Step{
+		{Scale: &ScaleStep{Deployment: "nope", Replicas: 1}},
+		{Interrupt: &InterruptStep{}},
+	}})
+	failed := kinds(res, KindStepFailed)
+	if len(failed) != 2 || !strings.Contains(failed[0].Reason, "default/nope") {
+		t.Fatalf("want two step-failed decisions:\n%s", timeline(res))
+	}
+}

@@ -1,0 +1,186 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/cloud"
+)
+
+const inflate = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: inflate}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: inflate}}
+  template:
+    metadata: {labels: {app: inflate}}
+    spec:
+      containers: [{name: inflate, image: pause, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+`
+
+func dur(d time.Duration) metav1.Duration { return metav1.Duration{Duration: d} }
+
+func scaleAt(at time.Duration, n int32) Step {
+	return Step{At: dur(at), Scale: &ScaleStep{Deployment: "inflate", Replicas: n}}
+}
+
+func run(t testing.TB, sc Scenario) *Result {
+	t.Helper()
+	if sc.Inline == "" {
+		sc.Inline = inflate
+	}
+	res, err := Run(context.Background(), sc, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func kinds(r *Result, kind string) []Decision {
+	var out []Decision
+	for _, d := range r.Timeline {
+		if d.Kind == kind {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func timeline(r *Result) string {
+	var b strings.Builder
+	for _, d := range r.Timeline {
+		b.WriteString(d.At.Duration.String() + " " + d.Kind + " " + strings.Join(d.Nodes, ",") + " " + d.Reason + "\n")
+	}
+	return b.String()
+}
+
+func TestScaleUpLaunchesAndBindsWithinAMinute(t *testing.T) {
+	res := run(t, Scenario{Seed: 1, Duration: dur(3 * time.Minute), Steps: []Step{scaleAt(0, 10)}})
+	launches := kinds(res, KindLaunch)
+	if len(launches) == 0 {
+		t.Fatalf("no launch:\n%s", timeline(res))
+	}
+	if res.PendingTime.Count != 10 || res.PendingTime.StillPending != 0 {
+		t.Fatalf("pending time %+v, want 10 pods bound:\n%s", res.PendingTime, timeline(res))
+	}
+	if got := res.PendingTime.Max.Duration; got > 70*time.Second || got < 45*time.Second {
+		t.Errorf("slowest pod waited %v, want about a minute (batch + launch)", got)
+	}
+	if launches[0].At.Duration > 11*time.Second {
+		t.Errorf("first launch at %v, want within the 10 s batch window", launches[0].At.Duration)
+	}
+}
+
+func TestScaleDownConsolidatesEmptyNodes(t *testing.T) {
+	res := run(t, Scenario{Seed: 1, Duration: dur(15 * time.Minute), Steps: []Step{scaleAt(0, 10), scaleAt(5*time.Minute, 0)}})
+	if res.Final.Nodes != 0 {
+		t.Fatalf("%d nodes left, want 0:\n%s", res.Final.Nodes, timeline(res))
+	}
+	deletes := kinds(res, KindDelete)
+	if len(deletes) == 0 || deletes[0].Method != "emptiness" {
+		t.Fatalf("want an emptiness delete:\n%s", timeline(res))
+	}
+	if res.DisruptionsByMethod["emptiness"] != len(kinds(res, KindLaunch)) {
+		t.Errorf("disruptions %v, launches %d", res.DisruptionsByMethod, len(kinds(res, KindLaunch)))
+	}
+}
+
+func TestSpotInterruptionReplacesNodeAndRebindsPods(t *testing.T) {
+	res := run(t, Scenario{Seed: 1, Duration: dur(10 * time.Minute), Steps: []Step{
+		scaleAt(0, 10), {At: dur(3 * time.Minute), Interrupt: &InterruptStep{Count: 1}},
+	}})
+	ints := kinds(res, KindInterruption)
+	if len(ints) != 1 {
+		t.Fatalf("want one interruption:\n%s", timeline(res))
+	}
+	var relaunched bool
+	for _, l := range kinds(res, KindLaunch) {
+		if l.At.Duration >= 3*time.Minute {
+			relaunched = true
+			if l.InstanceType == ints[0].InstanceType && l.Zone == ints[0].Zone && l.CapacityType == "spot" {
+				t.Errorf("replacement %s reuses the interrupted offering, which should be unavailable", l.Nodes[0])
+			}
+		}
+	}
+	if !relaunched || res.Final.PendingPods != 0 || res.Final.Pods != 10 {
+		t.Fatalf("want a replacement and every pod bound, final %+v:\n%s", res.Final, timeline(res))
+	}
+	if res.DisruptionsByMethod[MethodInterruption] != 1 {
+		t.Errorf("disruptions %v", res.DisruptionsByMethod)
+	}
+}
+
+func TestInsufficientCapacityFallsBack(t *testing.T) {
+	first := run(t, Scenario{Seed: 1, Duration: dur(3 * time.Minute), Steps: []Step{scaleAt(0, 10)}})
+	l := kinds(first, KindLaunch)[0]
+	res := run(t, Scenario{Seed: 1, Duration: dur(3 * time.Minute), Steps: []Step{scaleAt(0, 10)},
+		Cloud: CloudSpec{Capacity: []CapacityLimit{{InstanceType: l.InstanceType, Zone: l.Zone, CapacityType: l.CapacityType}}}})
+	failed := kinds(res, KindLaunchFailed)
+	if len(failed) == 0 || failed[0].InstanceType != l.InstanceType {
+		t.Fatalf("want a failed launch of %s:\n%s", l.InstanceType, timeline(res))
+	}
+	launched := kinds(res, KindLaunch)
+	if len(launched) == 0 {
+		t.Fatalf("no fallback launch:\n%s", timeline(res))
+	}
+	if got := launched[0]; got.InstanceType == l.InstanceType && got.Zone == l.Zone && got.CapacityType == l.CapacityType {
+		t.Errorf("fallback relaunched the exhausted offering")
+	}
+	if res.Final.PendingPods != 0 {
+		t.Errorf("%d pods pending at the end:\n%s", res.Final.PendingPods, timeline(res))
+	}
+}
+
+func marshal(t testing.TB, r *Result) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSameSeedSameResult(t *testing.T) {
+	sc := Scenario{Seed: 42, Duration: dur(20 * time.Minute), Cloud: CloudSpec{FailureRate: 0.2}, Steps: []Step{
+		scaleAt(0, 30), {At: dur(4 * time.Minute), Interrupt: &InterruptStep{Count: 1}}, scaleAt(8*time.Minute, 5),
+	}}
+	a, b := marshal(t, run(t, sc)), marshal(t, run(t, sc))
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	sc.Seed = 43
+	c := marshal(t, run(t, sc))
+	if !bytes.Contains(c, []byte(`"seed": 43`)) {
+		t.Error("the seed is not echoed")
+	}
+	t.Logf("seed 42 vs 43 identical: %v", bytes.Equal(a, c))
+}
+
+func TestStartsFromClusterWatcher(t *testing.T) {
+	var cluster cloud.MemoryCluster
+	var pods []*corev1.Pod
+	for _, name := range []string{"b", "a", "c"} {
+		pods = append(pods, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}},
+		})
+	}
+	cluster.Set(cloud.ClusterState{Pods: pods})
+	res, err := Run(context.Background(), Scenario{Seed: 1, Duration: dur(2 * time.Minute)}, Config{Cluster: &cluster})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Final.Pods != 3 || res.Final.PendingPods != 0 || len(kinds(res, KindLaunch)) != 1 {
+		t.Fatalf("final %+v:\n%s", res.Final, timeline(res))
+	}
+}

@@ -1,0 +1,199 @@
+package simulator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// step runs one scenario step; what it cannot do is recorded as a
+// step-failed decision.
+func (s *sim) step(i int) {
+	st := s.sc.Steps[i]
+	var err error
+	switch {
+	case st.Scale != nil:
+		err = s.scale(st.Scale)
+	case st.Interrupt != nil:
+		err = s.interrupt(st.Interrupt)
+	case st.NodePool != nil:
+		err = s.replaceNodePool(st.NodePool)
+	case st.ReleaseAMI != nil:
+		err = s.releaseAMI(st.ReleaseAMI)
+	}
+	if err != nil {
+		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
+	}
+}
+
+// deploymentKey is "namespace/name", namespace default when left out.
+func deploymentKey(ref string) string {
+	if strings.Contains(ref, "/") {
+		return ref
+	}
+	return "default/" + ref
+}
+
+// objectKey is "namespace/name", namespace default when empty.
+func objectKey(namespace, name string) string {
+	if namespace == "" {
+		namespace = "default"
+	}
+	return namespace + "/" + name
+}
+
+// expand returns the pods a Deployment with the given replicas has, named
+// and built as package snapshot expands workloads.
+func (s *sim) expand(d *appsv1.Deployment, replicas int32) ([]*simPod, error) {
+	d = d.DeepCopy()
+	d.Spec.Replicas = &replicas
+	empty := func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return instancetypes.Catalog{}, nil }
+	snap, err := snapshot.FromSet(&manifests.Set{Deployments: []*appsv1.Deployment{d}}, snapshot.Options{Catalog: empty})
+	if err != nil {
+		return nil, err
+	}
+	key := objectKey(d.Namespace, d.Name)
+	out := make([]*simPod, 0, len(snap.Pending))
+	for _, p := range snap.Pending {
+		p.CreationTimestamp = metav1.NewTime(s.now)
+		out = append(out, &simPod{key: p.Namespace + "/" + p.Name, pod: p, owner: key})
+	}
+	return out, nil
+}
+
+// scale sets a Deployment's replicas: missing pods are created pending,
+// surplus ones (the highest-numbered) are deleted wherever they are.
+func (s *sim) scale(st *ScaleStep) error {
+	key := deploymentKey(st.Deployment)
+	d := s.deployments[key]
+	if d == nil {
+		return fmt.Errorf("no Deployment %s in the manifests", key)
+	}
+	want, err := s.expand(d, st.Replicas)
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	created := 0
+	for _, p := range want {
+		keep[p.key] = true
+		if s.pods[p.key] == nil {
+			s.pods[p.key] = p
+			s.makePending(p)
+			created++
+		}
+	}
+	deleted := 0
+	for _, p := range sortedPods(s.pods) {
+		if p.owner == key && !keep[p.key] {
+			s.deletePod(p)
+			deleted++
+		}
+	}
+	s.decide(Decision{Kind: KindScale, Pods: int(st.Replicas),
+		Reason: fmt.Sprintf("Deployment %s scaled to %d: %d pods created, %d deleted", key, st.Replicas, created, deleted)})
+	return nil
+}
+
+// deletePod removes a pod from the cluster. A pending pod's wait is not
+// counted: it never got a node.
+func (s *sim) deletePod(p *simPod) {
+	delete(s.pods, p.key)
+	delete(s.pending, p.key)
+	if n := s.nodes[p.node]; n != nil {
+		delete(n.pods, p.key)
+		n.lastPodEventAt = s.now
+	}
+	s.generation++
+}
+
+// interrupt sends spot interruption notices to running spot nodes chosen
+// at random (seeded), then handles each as Karpenter's interruption
+// controller does: mark the offering unavailable, cordon and drain the node,
+// delete it. Its pods go pending and are provisioned for again.
+func (s *sim) interrupt(st *InterruptStep) error {
+	in, ok := s.launcher.(Interrupter)
+	if !ok {
+		return fmt.Errorf("the launcher (%T) cannot send interruptions", s.launcher)
+	}
+	var spot []*simNode
+	for _, n := range s.sortedNodes() {
+		if n.instance.CapacityType == apis.CapacityTypeSpot && !n.cordoned &&
+			(st.InstanceType == "" || n.instance.InstanceType == st.InstanceType) {
+			spot = append(spot, n)
+		}
+	}
+	if len(spot) == 0 && st.InstanceType != "" {
+		return fmt.Errorf("no running spot node of type %s to interrupt", st.InstanceType)
+	}
+	if len(spot) == 0 {
+		return fmt.Errorf("no running spot node to interrupt")
+	}
+	s.rng.Shuffle(len(spot), func(i, j int) { spot[i], spot[j] = spot[j], spot[i] })
+	if st.Count > 0 && st.Count < len(spot) {
+		spot = spot[:st.Count]
+	}
+	slices.SortFunc(spot, func(a, b *simNode) int { return strings.Compare(a.node.Name, b.node.Name) })
+	for _, n := range spot {
+		notice, err := in.Interrupt(n.instance.ID)
+		if err != nil {
+			s.decide(Decision{Kind: KindStepFailed, Nodes: []string{n.node.Name}, Reason: err.Error()})
+			continue
+		}
+		s.unavailable.MarkUnavailable(n.instance.CapacityType, n.instance.InstanceType, n.instance.Zone, s.now)
+		s.cordon(n, true)
+		pods := len(s.removeNode(n))
+		s.res.DisruptionsByMethod[MethodInterruption]++
+		s.decide(Decision{Kind: KindInterruption, Method: MethodInterruption, Nodes: []string{n.node.Name}, Pods: pods,
+			InstanceType: n.instance.InstanceType, Zone: n.instance.Zone, CapacityType: n.instance.CapacityType,
+			Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",
+				notice.TerminateAt.Sub(notice.NoticeAt))})
+	}
+	return nil
+}
+
+// replaceNodePool swaps in a NodePool from the step's manifest.
+func (s *sim) replaceNodePool(st *NodePoolStep) error {
+	set, err := manifests.Decode("nodePool step", []byte(st.Manifest))
+	if err != nil {
+		return err
+	}
+	if len(set.NodePools) != 1 {
+		return fmt.Errorf("the manifest holds %d NodePools, want 1", len(set.NodePools))
+	}
+	np := set.NodePools[0]
+	if np.Spec.Template.Spec.NodeClassRef == nil || s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name] == nil {
+		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run started with", np.Name)
+	}
+	s.pools[np.Name] = np
+	s.driftDirty = true
+	s.provisionDirty = len(s.pending) > 0
+	s.generation++
+	s.decide(Decision{Kind: KindNodePoolChanged, Reason: "NodePool " + np.Name + " replaced"})
+	return nil
+}
+
+// releaseAMI makes an EC2NodeClass resolve a new AMI.
+func (s *sim) releaseAMI(st *ReleaseAMIStep) error {
+	name := st.NodeClass
+	if name == "" {
+		name = "default"
+	}
+	nc := s.classes[name]
+	if nc == nil {
+		return fmt.Errorf("no EC2NodeClass %s", name)
+	}
+	nc.Status.AMIs = []apis.AMI{{ID: st.ID, Name: st.ID}}
+	s.driftDirty = true
+	s.generation++
+	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.ID)})
+	return nil
+}
