@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/{plan,disrupt}/*/expected.json from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/{plan,disrupt}/*/expected.json and testdata/scenarios/*.expected.json from the current output")
 
 // TestPlanGolden plans every scenario under testdata/plan and compares the
 // JSON with the scenario's expected.json. Each scenario's README.md says

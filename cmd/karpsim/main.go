@@ -1,12 +1,16 @@
 // Command karpsim answers what Karpenter would do, offline: what it would
 // launch for pending pods and why (plan), which nodes it would disrupt next
-// and why it leaves the others alone (disrupt), and which instance types it
-// can launch with what each offers (instance-types).
+// and why it leaves the others alone (disrupt), what it does to a cluster
+// over hours of traffic (simulate), and which instance types it can launch
+// with what each offers (instance-types). Run without arguments, it
+// simulates the built-in scenario: inflate scaled 0 → 10 → 0 on the default
+// NodePool.
 //
 // Usage:
 //
 //	karpsim plan [-f PATH]... [-o table|json|yaml] [--explain POD] [--ignore-preferences]
 //	karpsim disrupt -f PATH... [--at RFC3339] [-o table|json|yaml] [--spot-to-spot]
+//	karpsim simulate [-f SCENARIO] [-o table|json|yaml] [--seed N]
 //	karpsim instance-types [-o table|json] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
 //
 // Every command reads only the files it is given and writes to standard
@@ -33,6 +37,7 @@ var commands = []command{
 	{"disrupt", "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others", runDisrupt},
 	{"instance-types", "list the instance-type catalog with capacity, overhead, allocatable and offerings", runInstanceTypes},
 	{"plan", "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why", runPlan},
+	{"simulate", "run Karpenter's loop over a scenario's virtual time: decisions, nodes, cost and pending times", runSimulate},
 }
 
 // errUsage marks an error in the command line itself; main exits 2 on it.
@@ -45,7 +50,11 @@ func main() {
 // run executes one command line and returns the exit code: 0 on success, 1
 // when the command failed, 2 when the command line was wrong.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		// The README's first command: show what karpsim does.
+		args = []string{"simulate"}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		return 0
 	}
@@ -80,7 +89,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'karpsim COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'karpsim COMMAND -h' for a command's flags; 'karpsim' alone simulates the built-in scenario.")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
