@@ -17,10 +17,12 @@ var disruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1
 // disruptState is the disruption controller's memory between polls.
 type disruptState struct {
 	// validating is a command found by the last poll and waiting out the
-	// validation delay; executing is a command whose replacements are
-	// launching. At most one command is in flight.
+	// validation delay, which holds up the polls as Karpenter's controller
+	// waits; executing are the commands whose replacements are launching,
+	// as in Karpenter's orchestration queue: polls go on meanwhile, and
+	// their candidates, cordoned, count against the budgets.
 	validating *consolidation.Command
-	executing  *inFlight
+	executing  []*inFlight
 	// lastGeneration and nextEval let a poll skip an evaluation that
 	// cannot find anything new: nothing changed since the last empty one
 	// and no time-based window has ended.
@@ -36,12 +38,12 @@ type inFlight struct {
 
 // disruptPoll is one pass of the disruption controller, every 10 s:
 // expiration first (no budgets), then drift detection, then — unless a
-// command is already in flight — Karpenter's methods through
+// command is being validated — Karpenter's methods through
 // consolidation.Evaluate.
 func (s *sim) disruptPoll() {
 	s.expire()
 	s.detectDrift()
-	if s.disrupt.validating != nil || s.disrupt.executing != nil {
+	if s.disrupt.validating != nil {
 		return
 	}
 	if s.generation == s.disrupt.lastGeneration && s.now.Before(s.disrupt.nextEval) {
@@ -124,22 +126,23 @@ func (s *sim) execute(cmd consolidation.Command) {
 		s.cordon(n, true)
 	}
 	f := &inFlight{cmd: cmd}
+	s.disrupt.executing = append(s.disrupt.executing, f)
 	for _, r := range cmd.Replacements {
 		n, err := s.launch(r, "replacement for "+cmd.Method, "replaces "+joinNames(cmd.Delete))
 		if err != nil {
-			s.abort(cmd, "a replacement could not be launched: "+err.Error())
+			s.abort(f, "a replacement could not be launched: "+err.Error())
 			return
 		}
 		f.replacements = append(f.replacements, n.node.Name)
 	}
-	s.disrupt.executing = f
 	s.continueCommand()
 }
 
 // abort gives up a command: its candidates are uncordoned and stay.
 // Replacements already launched stay too, for consolidation to reclaim.
-func (s *sim) abort(cmd consolidation.Command, why string) {
-	s.disrupt.executing = nil
+func (s *sim) abort(f *inFlight, why string) {
+	cmd := f.cmd
+	s.disrupt.executing = slices.DeleteFunc(s.disrupt.executing, func(g *inFlight) bool { return g == f })
 	for _, name := range cmd.Delete {
 		if n := s.nodes[name]; n != nil {
 			s.cordon(n, false)
@@ -148,24 +151,28 @@ func (s *sim) abort(cmd consolidation.Command, why string) {
 	s.decide(Decision{Kind: KindDisruptionAborted, Method: cmd.Method, Nodes: cmd.Delete, Reason: why})
 }
 
-// continueCommand deletes the executing command's candidates once all its
-// replacements are initialized.
+// continueCommand finishes, in the order they started, the executing
+// commands whose replacements are all initialized.
 func (s *sim) continueCommand() {
-	f := s.disrupt.executing
-	if f == nil {
-		return
+	for _, f := range slices.Clone(s.disrupt.executing) {
+		s.continueOne(f)
 	}
+}
+
+// continueOne deletes a command's candidates once all its replacements are
+// initialized.
+func (s *sim) continueOne(f *inFlight) {
 	for _, r := range f.replacements {
 		n := s.nodes[r]
 		if n == nil {
-			s.abort(f.cmd, "replacement "+r+" was deleted before it was initialized")
+			s.abort(f, "replacement "+r+" was deleted before it was initialized")
 			return
 		}
 		if !n.initialized {
 			return
 		}
 	}
-	s.disrupt.executing = nil
+	s.disrupt.executing = slices.DeleteFunc(s.disrupt.executing, func(g *inFlight) bool { return g == f })
 	kind := KindDelete
 	if len(f.replacements) > 0 {
 		kind = KindReplace
