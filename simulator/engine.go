@@ -68,6 +68,19 @@ type Config struct {
 	Snapshot snapshot.Options
 	// Consolidation are the disruption options.
 	Consolidation consolidation.Options
+	// Clock, when set, is the virtual clock the run advances (it is set to
+	// the scenario's start first): build a custom Launcher on it so that
+	// the instances it dates agree with simulated time.
+	Clock *cloud.ManualClock
+}
+
+// runClock is the caller's clock set to start, or a new one.
+func runClock(c *cloud.ManualClock, start time.Time) *cloud.ManualClock {
+	if c == nil {
+		return cloud.NewManualClock(start)
+	}
+	c.Set(start)
+	return c
 }
 
 // Interrupter sends spot interruption notices; cloud.Memory implements it.
@@ -141,9 +154,13 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 	if !sc.Start.IsZero() {
 		start = sc.Start.UTC()
 	}
+	if cfg.Clock != nil && cfg.Clock.Now().After(start) {
+		return nil, fmt.Errorf("%w: Config.Clock reads %s, after the scenario's start %s; the clock cannot run backwards",
+			ErrInvalidScenario, cfg.Clock.Now().UTC().Format(time.RFC3339), start.Format(time.RFC3339))
+	}
 	s := &sim{
 		ctx: ctx, cfg: cfg, sc: sc, start: start, end: start.Add(sc.Duration.Duration), now: start,
-		clock:       cloud.NewManualClock(start),
+		clock:       runClock(cfg.Clock, start),
 		rng:         rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f)),
 		pools:       map[string]*apis.NodePool{},
 		classes:     map[string]*apis.EC2NodeClass{},

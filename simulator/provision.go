@@ -177,6 +177,12 @@ func (s *sim) launch(c scheduling.NodeClaim, why, detail string) (*simNode, erro
 			Reason: fmt.Sprintf("%s launch of %s failed: %v", why, c.Name, err)})
 		return nil, err
 	}
+	// A launcher on another clock may date the instance in the past: the
+	// simulation counts it from now, so costs and waits stay in simulated
+	// time.
+	if inst.LaunchedAt.Before(s.now) {
+		inst.LaunchedAt = s.now
+	}
 	labels := nodeLabels(it, c, np)
 	n := &simNode{
 		node: &scheduling.Node{Name: c.Name, NodePool: c.NodePool, Labels: labels,

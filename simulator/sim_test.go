@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/instancetypes"
 )
 
 const inflate = `apiVersion: apps/v1
@@ -183,4 +186,19 @@ func TestStartsFromClusterWatcher(t *testing.T) {
 	if res.Final.Pods != 3 || res.Final.PendingPods != 0 || len(kinds(res, KindLaunch)) != 1 {
 		t.Fatalf("final %+v:\n%s", res.Final, timeline(res))
 	}
+}
+
+func TestCustomLauncherOnTheSimulationClock(t *testing.T) {
+	sc := Scenario{Name: "custom", Seed: 1, Duration: dur(30 * time.Minute), Inline: inflate, Steps: []Step{scaleAt(time.Minute, 10)}}
+	clock := cloud.NewManualClock(time.Time{})
+	launcher, err := cloud.NewMemory(cloud.MemoryConfig{Clock: clock, Catalog: instancetypes.Default()})
+	require.NoError(t, err)
+	res, err := Run(context.Background(), sc, Config{Launcher: launcher, Clock: clock})
+	require.NoError(t, err)
+	require.Len(t, kinds(res, KindLaunch), 1)
+	assert.Less(t, res.TotalCost, 1.0, "instances are dated in simulated time")
+
+	late := cloud.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, err = Run(context.Background(), sc, Config{Launcher: launcher, Clock: late})
+	assert.ErrorIs(t, err, ErrInvalidScenario)
 }

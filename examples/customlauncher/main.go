@@ -4,11 +4,9 @@
 // treats the refusals as insufficient capacity, marks the offering
 // unavailable for 3 minutes and launches elsewhere, as Karpenter does.
 //
-// Known limitation (reported): the simulator does not give a custom
-// launcher its virtual clock, so the wrapped cloud.Memory dates its
-// instances from the zero time; the nodes' readiness and the run's cost
-// are then wrong. This program prints only the calls and the launch
-// decisions, whose times come from the simulator.
+// The wrapped cloud.Memory runs on the clock handed to the simulator in
+// Config.Clock, so the instances it dates, the nodes' readiness and the
+// run's cost are all in simulated time.
 package main
 
 import (
@@ -16,8 +14,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/simulator"
 )
 
@@ -84,12 +84,15 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mem, err := cloud.NewMemory(cloud.MemoryConfig{})
+	// The simulator moves this clock to the scenario's start and on
+	// through virtual time.
+	clock := cloud.NewManualClock(time.Time{})
+	mem, err := cloud.NewMemory(cloud.MemoryConfig{Clock: clock, Catalog: instancetypes.Default()})
 	if err != nil {
 		return err
 	}
 	launcher := &zoneOutage{inner: mem, zone: "us-east-1b"}
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{Launcher: launcher})
+	res, err := simulator.Run(context.Background(), sc, simulator.Config{Launcher: launcher, Clock: clock})
 	if err != nil {
 		return err
 	}
@@ -104,5 +107,6 @@ func run(w io.Writer) error {
 			fmt.Fprintf(w, "  %v %s %s\n", d.At.Duration, d.Kind, d.Reason)
 		}
 	}
+	fmt.Fprintf(w, "total cost: $%.4f\n", res.TotalCost)
 	return nil
 }
