@@ -92,6 +92,8 @@ func newSimulator(e *evaluation) *simulator {
 	// The NodePools and DaemonSets are the same in every simulation:
 	// compiled once.
 	s.prepared = scheduling.Prepare(s.base.NodePools, s.base.DaemonSets, s.base.Options)
+	// Every simulation passes the same *Node of a destination, unchanged.
+	s.prepared.RememberNodeLabels()
 	for _, n := range e.nodes {
 		if n.in.Node != nil {
 			s.addNode(e, n)

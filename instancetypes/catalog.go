@@ -56,9 +56,15 @@ func (c Catalog) Names() []string {
 // well-known when such a catalog is in use.
 func (c Catalog) LabelKeys() []string {
 	seen := map[string]bool{}
-	var keys, buf []string
+	var keys, buf, last []string
 	for _, it := range c {
 		buf = it.Requirements.AppendKeys(buf[:0])
+		// Types of a catalog mostly constrain the same keys: skip the
+		// lookups when they repeat the previous type's.
+		if slices.Equal(buf, last) {
+			continue
+		}
+		last = append(last[:0], buf...)
 		for _, key := range buf {
 			if !seen[key] {
 				seen[key] = true

@@ -30,10 +30,10 @@ type existingNode struct {
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
 // initialized nodes first, then by name.
-func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes) []*existingNode {
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) []*existingNode {
 	out := make([]*existingNode, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, newExistingNode(n, daemons, vols))
+		out = append(out, newExistingNode(n, daemons, vols, known))
 	}
 	slices.SortStableFunc(out, func(a, b *existingNode) int {
 		if a.node.Initialized != b.node.Initialized {
@@ -47,18 +47,8 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes) []*exist
 	return out
 }
 
-func newExistingNode(n *Node, daemons []*podInfo, vols *volumes) *existingNode {
-	labels := n.Labels
-	if _, ok := labels[apis.LabelHostname]; !ok {
-		// The kubelet sets the hostname label; until it does, the node's
-		// name stands in for it, as Karpenter counts topology.
-		labels = maps.Clone(labels)
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[apis.LabelHostname] = n.Name
-	}
-	e := &existingNode{node: n, taints: n.Taints, labels: requirements.FromLabels(labels), volumes: volumeUsage{}}
+func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) *existingNode {
+	e := &existingNode{node: n, taints: n.Taints, labels: nodeRequirements(n, known), volumes: volumeUsage{}}
 	if !n.Initialized {
 		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
@@ -160,4 +150,27 @@ func isDaemonSetPod(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// nodeRequirements are the node's labels as requirements, read from known
+// when it holds them; a non-nil known remembers them.
+func nodeRequirements(n *Node, known map[*Node]requirements.Requirements) requirements.Requirements {
+	if r, ok := known[n]; ok {
+		return r
+	}
+	labels := n.Labels
+	if _, ok := labels[apis.LabelHostname]; !ok {
+		// The kubelet sets the hostname label; until it does, the node's
+		// name stands in for it, as Karpenter counts topology.
+		labels = maps.Clone(labels)
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[apis.LabelHostname] = n.Name
+	}
+	r := requirements.FromLabels(labels)
+	if known != nil {
+		known[n] = r
+	}
+	return r
 }

@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // Prepared is a set of NodePools and DaemonSets compiled once, for callers
@@ -14,6 +16,19 @@ type Prepared struct {
 	daemons   []*podInfo
 	templates []*template
 	opts      Options
+	// nodeLabels holds each node's labels as requirements, by pointer,
+	// once RememberNodeLabels was called.
+	nodeLabels map[*Node]requirements.Requirements
+}
+
+// RememberNodeLabels makes the solves that follow read each Node's labels
+// once, remembering them by pointer: for a caller that solves many times
+// over Nodes whose Labels it does not change, as consolidation does. A
+// Node whose Labels changed must then be passed as a new *Node.
+func (p *Prepared) RememberNodeLabels() {
+	if p.nodeLabels == nil {
+		p.nodeLabels = map[*Node]requirements.Requirements{}
+	}
 }
 
 // Prepare compiles the NodePools and DaemonSets with the options.
@@ -50,7 +65,7 @@ func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 		}
 		templates[i] = &fresh
 	}
-	s := newSolverWith(in, p.daemons, templates)
+	s := newSolverWith(in, p.daemons, templates, p.nodeLabels)
 	s.run()
 	return s.result(), narrowed
 }

@@ -36,7 +36,7 @@ func Solve(in Input) Result {
 // rest of it.
 func newSolver(in Input) *solver {
 	daemons := readDaemons(in.DaemonSets)
-	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort))
+	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil)
 }
 
 func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
@@ -72,10 +72,10 @@ type solver struct {
 
 // newSolverWith reads the input's pods and nodes against compiled
 // templates, which the solve may change (its claim counts and limits).
-func newSolverWith(in Input, daemons []*podInfo, templates []*template) *solver {
+func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]requirements.Requirements) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
 	vols := newVolumes(in)
-	s.existing = newExistingNodes(in.Nodes, daemons, vols)
+	s.existing = newExistingNodes(in.Nodes, daemons, vols, known)
 	s.templates = templates
 	s.reservations = newReservations(s.templates)
 	for _, t := range s.templates {
