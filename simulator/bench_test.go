@@ -87,3 +87,19 @@ func BenchmarkSimulateDay(b *testing.B) {
 	b.ReportMetric(float64(len(res.Timeline)), "decisions")
 	b.ReportMetric(res.TotalCost, "USD/day")
 }
+
+// BenchmarkSimulateDailyTraffic runs testdata/scenarios/daily-traffic.yaml:
+// a day of a cosine traffic curve and Poisson batch arrivals, where nearly
+// every disruption poll has something new to evaluate.
+func BenchmarkSimulateDailyTraffic(b *testing.B) {
+	sc, err := LoadScenario("../testdata/scenarios/daily-traffic.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res *Result
+	for b.Loop() {
+		res = run(b, sc)
+	}
+	b.ReportMetric(float64(len(res.Timeline)), "decisions")
+	b.ReportMetric(res.TotalCost, "USD/day")
+}

@@ -72,6 +72,11 @@ type Config struct {
 	// the scenario's start first): build a custom Launcher on it so that
 	// the instances it dates agree with simulated time.
 	Clock *cloud.ManualClock
+	// Progress, when set, is called as virtual time passes each
+	// hundredth of the run and once at its end, with the virtual time
+	// simulated so far and the run's duration. It must not call back
+	// into the run.
+	Progress func(done, total time.Duration)
 }
 
 // runClock is the caller's clock set to start, or a new one.
@@ -129,6 +134,7 @@ type sim struct {
 	res          *Result
 	pendingTimes []time.Duration
 	costSoFar    float64
+	arrivals     map[int]*arrivalStream // by step index
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -230,6 +236,9 @@ func (s *sim) setLauncher() error {
 
 // loop fires events in (time, sequence) order until the end of the run.
 func (s *sim) loop() error {
+	total := s.end.Sub(s.start)
+	step := max(total/100, 1)
+	nextReport := time.Duration(0)
 	for s.q.Len() > 0 && !s.q.peek().After(s.end) {
 		if err := s.ctx.Err(); err != nil {
 			return err
@@ -237,6 +246,10 @@ func (s *sim) loop() error {
 		e := s.q.next()
 		s.now = e.at
 		s.clock.Set(e.at)
+		if done := s.now.Sub(s.start); s.cfg.Progress != nil && done >= nextReport && done < total {
+			s.cfg.Progress(done, total)
+			nextReport = done - done%step + step
+		}
 		s.fire(e)
 		if s.bindDirty {
 			s.bind()
@@ -248,6 +261,9 @@ func (s *sim) loop() error {
 	}
 	s.now = s.end
 	s.clock.Set(s.end)
+	if s.cfg.Progress != nil {
+		s.cfg.Progress(total, total)
+	}
 	return nil
 }
 
@@ -273,6 +289,12 @@ func (s *sim) fire(e event) {
 	case evSample:
 		s.sample()
 		s.q.schedule(event{at: s.now.Add(s.sampleEvery()), kind: evSample})
+	case evTraffic:
+		s.traffic(e.index, e.tick)
+	case evArrival:
+		s.arrive(e.index, e.tick)
+	case evDeparture:
+		s.depart(e.ref)
 	}
 }
 

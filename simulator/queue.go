@@ -16,16 +16,21 @@ const (
 	evDisrupt
 	evValidate
 	evSample
+	evTraffic
+	evArrival
+	evDeparture
 )
 
-// event is one thing due at a virtual time. ref names the node or step it
-// concerns; index is a step index.
+// event is one thing due at a virtual time. ref names the node or pod it
+// concerns; index is a step index and tick counts a repeating step's
+// firings.
 type event struct {
 	at    time.Time
 	seq   uint64
 	kind  eventKind
 	ref   string
 	index int
+	tick  int
 }
 
 // queue is a min-heap of events ordered by (time, sequence): a total order,

@@ -28,6 +28,8 @@ const (
 	KindNodePoolChanged   = "nodepool-changed"
 	KindAMIReleased       = "ami-released"
 	KindStepFailed        = "step-failed"
+	KindArrive            = "arrive"
+	KindDepart            = "depart"
 )
 
 // Disruption methods the simulator adds to consolidation's Method*

@@ -3,6 +3,7 @@ package simulator
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -28,6 +29,8 @@ import (
 //	- {at: 10m, interrupt: {instanceType: c6a.2xlarge, count: 1}}
 //	- {at: 20m, releaseAMI: {nodeClass: default, id: ami-0new}}
 //	- {at: 25m, nodePool: {manifest: "apiVersion: karpenter.sh/v1\nkind: NodePool\n..."}}
+//	- {at: 0s, traffic: {deployment: web, every: 1h, min: 4, max: 40, peakAt: 14h}}
+//	- {at: 0s, arrivals: {deployment: batch, perHour: 30, meanLifetime: 20m, until: 8h}}
 type Scenario struct {
 	Name string `json:"name,omitempty"`
 	// Seed seeds every random choice of the run (PCG) and is echoed in the
@@ -91,6 +94,111 @@ type Step struct {
 	// ReleaseAMI makes an EC2NodeClass resolve a new AMI, so that its
 	// nodes drift.
 	ReleaseAMI *ReleaseAMIStep `json:"releaseAMI,omitempty"`
+	// Traffic scales a Deployment along a curve, from At to the end of
+	// the run.
+	Traffic *TrafficStep `json:"traffic,omitempty"`
+	// Arrivals creates pods at random times and deletes each after a
+	// random lifetime.
+	Arrivals *ArrivalsStep `json:"arrivals,omitempty"`
+}
+
+// TrafficStep sets a Deployment's replicas every Every (default 1h), from
+// the step's offset to the end of the run, along one of two curves:
+//
+//   - Replicas, a list read in turn and repeated: 24 values with Every 1h
+//     are a daily profile;
+//   - Min and Max: a cosine over Period (default 24h) that is at Max at
+//     PeakAt (an offset from the step's start, default half the period)
+//     and at Min half a period away, rounded to whole replicas.
+//
+// A firing that leaves the replicas unchanged is not recorded.
+type TrafficStep struct {
+	Deployment string          `json:"deployment"`
+	Every      metav1.Duration `json:"every,omitzero"`
+	Replicas   []int32         `json:"replicas,omitempty"`
+	Min        int32           `json:"min,omitempty"`
+	Max        int32           `json:"max,omitempty"`
+	Period     metav1.Duration `json:"period,omitzero"`
+	PeakAt     metav1.Duration `json:"peakAt,omitzero"`
+}
+
+// ArrivalsStep creates pods from a Deployment's template as a Poisson
+// process of PerHour arrivals an hour, from the step's offset until Until
+// (an offset from the start; zero means the end of the run). Each pod is
+// deleted an exponentially distributed time with mean MeanLifetime after
+// it arrived, whether or not it found a node: a job with a deadline, or a
+// user session. The pods are named <deployment>-arrival<step>-<n>, are not
+// counted as the Deployment's replicas, and draw their times from a source
+// seeded with the run's seed and the step's index, so that other steps do
+// not move them.
+type ArrivalsStep struct {
+	Deployment   string          `json:"deployment"`
+	PerHour      float64         `json:"perHour"`
+	MeanLifetime metav1.Duration `json:"meanLifetime"`
+	Until        metav1.Duration `json:"until,omitzero"`
+}
+
+// every is the step's period, 1h by default.
+func (t *TrafficStep) every() time.Duration {
+	if t.Every.Duration > 0 {
+		return t.Every.Duration
+	}
+	return time.Hour
+}
+
+// period is the cosine's period, 24h by default.
+func (t *TrafficStep) period() time.Duration {
+	if t.Period.Duration > 0 {
+		return t.Period.Duration
+	}
+	return 24 * time.Hour
+}
+
+// replicasAt is the curve's value at its tick'th firing.
+func (t *TrafficStep) replicasAt(tick int) int32 {
+	if len(t.Replicas) > 0 {
+		return t.Replicas[tick%len(t.Replicas)]
+	}
+	peak := t.PeakAt.Duration
+	if peak == 0 {
+		peak = t.period() / 2
+	}
+	since := time.Duration(tick)*t.every() - peak
+	phase := 2 * math.Pi * float64(since%t.period()) / float64(t.period())
+	return t.Min + int32(math.Round(float64(t.Max-t.Min)*(1+math.Cos(phase))/2))
+}
+
+func (t *TrafficStep) validate() error {
+	switch {
+	case t.Deployment == "":
+		return errors.New("traffic needs a deployment")
+	case t.Every.Duration < 0 || t.Period.Duration < 0 || t.PeakAt.Duration < 0:
+		return errors.New("traffic every, period and peakAt must not be negative")
+	case len(t.Replicas) > 0 && (t.Min != 0 || t.Max != 0):
+		return errors.New("traffic takes either replicas or min and max, not both")
+	case len(t.Replicas) == 0 && (t.Min < 0 || t.Max <= 0 || t.Min > t.Max):
+		return fmt.Errorf("traffic needs replicas, or 0 ≤ min ≤ max with max > 0 (got min %d, max %d)", t.Min, t.Max)
+	}
+	for i, r := range t.Replicas {
+		if r < 0 {
+			return fmt.Errorf("traffic replicas[%d] is %d, negative", i, r)
+		}
+	}
+	return nil
+}
+
+func (a *ArrivalsStep) validate(at time.Duration) error {
+	switch {
+	case a.Deployment == "":
+		return errors.New("arrivals needs a deployment")
+	case !(a.PerHour > 0) || math.IsInf(a.PerHour, 0):
+		return fmt.Errorf("arrivals perHour must be a positive number (got %v)", a.PerHour)
+	case a.MeanLifetime.Duration <= 0:
+		return errors.New("arrivals meanLifetime must be positive")
+	case a.Until.Duration != 0 && a.Until.Duration <= at:
+		return fmt.Errorf("arrivals until %v is not after the step's at %v", a.Until.Duration, at)
+	}
+	return nil
 }
 
 // ScaleStep sets a Deployment's replicas. Deployment is "namespace/name",
@@ -160,14 +268,14 @@ func (sc *Scenario) validate() error {
 	}
 	for i, st := range sc.Steps {
 		n := 0
-		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.ReleaseAMI != nil} {
+		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
 			if set {
 				n++
 			}
 		}
 		switch {
 		case n != 1:
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, releaseAMI must be set (got %d)", ErrInvalidScenario, i, n))
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, releaseAMI, traffic, arrivals must be set (got %d)", ErrInvalidScenario, i, n))
 		case st.At.Duration < 0:
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: at %v is negative", ErrInvalidScenario, i, st.At.Duration))
 		case st.Scale != nil && (st.Scale.Deployment == "" || st.Scale.Replicas < 0):
@@ -176,6 +284,14 @@ func (sc *Scenario) validate() error {
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: interrupt count %d is negative", ErrInvalidScenario, i, st.Interrupt.Count))
 		case st.ReleaseAMI != nil && st.ReleaseAMI.ID == "":
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: releaseAMI needs an id", ErrInvalidScenario, i))
+		case st.Traffic != nil:
+			if err := st.Traffic.validate(); err != nil {
+				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
+			}
+		case st.Arrivals != nil:
+			if err := st.Arrivals.validate(st.At.Duration); err != nil {
+				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
+			}
 		}
 	}
 	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {

@@ -202,3 +202,19 @@ func TestCustomLauncherOnTheSimulationClock(t *testing.T) {
 	_, err = Run(context.Background(), sc, Config{Launcher: launcher, Clock: late})
 	assert.ErrorIs(t, err, ErrInvalidScenario)
 }
+
+func TestProgressReportsEachHundredthAndTheEnd(t *testing.T) {
+	sc := Scenario{Seed: 1, Duration: dur(2 * time.Hour), Inline: inflate, Steps: []Step{scaleAt(0, 10), scaleAt(time.Hour, 0)}}
+	var got []time.Duration
+	_, err := Run(context.Background(), sc, Config{Progress: func(done, total time.Duration) {
+		assert.Equal(t, 2*time.Hour, total)
+		got = append(got, done)
+	}})
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, time.Duration(0), got[0])
+	assert.Equal(t, 2*time.Hour, got[len(got)-1])
+	assert.LessOrEqual(t, len(got), 102)
+	assert.Greater(t, len(got), 50, "disruption polls every 10 s pass every hundredth")
+	assert.IsIncreasing(t, got)
+}

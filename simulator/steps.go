@@ -28,6 +28,10 @@ func (s *sim) step(i int) {
 		err = s.replaceNodePool(st.NodePool)
 	case st.ReleaseAMI != nil:
 		err = s.releaseAMI(st.ReleaseAMI)
+	case st.Traffic != nil:
+		s.traffic(i, 0)
+	case st.Arrivals != nil:
+		err = s.startArrivals(i)
 	}
 	if err != nil {
 		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
@@ -111,6 +115,9 @@ func (s *sim) deletePod(p *simPod) {
 	if n := s.nodes[p.node]; n != nil {
 		delete(n.pods, p.key)
 		n.lastPodEventAt = s.now
+		// The kube-scheduler retries unschedulable pods when a pod
+		// leaves a node: the room may fit one.
+		s.bindDirty = s.bindDirty || len(s.pending) > 0
 	}
 	s.generation++
 }

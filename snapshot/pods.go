@@ -139,3 +139,7 @@ func derivedUID(kind, namespace, name string) types.UID {
 	sum[8] = sum[8]&0x3f | 0x80
 	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16]))
 }
+
+// PodUID is the UID FromSet gives a pod it creates from a workload: derived
+// from its namespace and name, so that runs are reproducible.
+func PodUID(namespace, name string) types.UID { return derivedUID("Pod", namespace, name) }

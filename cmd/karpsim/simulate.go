@@ -47,7 +47,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if opts.seedSet {
 		sc.Seed = opts.seed
 	}
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	var cfg simulator.Config
+	if isTerminal(stderr) {
+		cfg.Progress = newProgressLine(stderr, time.Now).report
+	}
+	res, err := simulator.Run(context.Background(), sc, cfg)
 	if err != nil {
 		return fmt.Errorf("%s: %w", scenarioSource(opts.file), err)
 	}

@@ -1,0 +1,115 @@
+package simulator
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// arrivalStream is the state of one arrivals step: its random source and
+// the pod its arrivals copy.
+type arrivalStream struct {
+	rng      *rand.Rand
+	template *corev1.Pod
+	name     string // the Deployment's name
+}
+
+// traffic applies a traffic step's tick'th value and schedules the next
+// firing while the run lasts.
+func (s *sim) traffic(i, tick int) {
+	st := s.sc.Steps[i].Traffic
+	want := st.replicasAt(tick)
+	if tick == 0 || want != st.replicasAt(tick-1) {
+		if err := s.scale(&ScaleStep{Deployment: st.Deployment, Replicas: want}); err != nil {
+			// A Deployment that is missing now is missing at every tick.
+			s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
+			return
+		}
+	}
+	next := s.start.Add(s.sc.Steps[i].At.Duration + time.Duration(tick+1)*st.every())
+	if !next.After(s.end) {
+		s.q.schedule(event{at: next, kind: evTraffic, index: i, tick: tick + 1})
+	}
+}
+
+// startArrivals opens an arrivals step's stream and schedules its first
+// arrival.
+func (s *sim) startArrivals(i int) error {
+	st := s.sc.Steps[i].Arrivals
+	key := deploymentKey(st.Deployment)
+	d := s.deployments[key]
+	if d == nil {
+		return fmt.Errorf("no Deployment %s in the manifests", key)
+	}
+	pods, err := s.expand(d, 1)
+	if err != nil {
+		return err
+	}
+	if len(pods) != 1 {
+		return fmt.Errorf("the template of Deployment %s gives no pod", key)
+	}
+	if s.arrivals == nil {
+		s.arrivals = map[int]*arrivalStream{}
+	}
+	s.arrivals[i] = &arrivalStream{
+		rng:      rand.New(rand.NewPCG(s.sc.Seed, uint64(i)+1)),
+		template: pods[0].pod,
+		name:     d.Name,
+	}
+	s.scheduleArrival(i, 0)
+	return nil
+}
+
+// scheduleArrival draws the gap to the tick'th arrival of step i and
+// schedules it, unless it falls after the step's end.
+func (s *sim) scheduleArrival(i, tick int) {
+	st := s.sc.Steps[i].Arrivals
+	// Whole seconds, as Kubernetes timestamps are.
+	gap := time.Duration(s.arrivals[i].rng.ExpFloat64() / st.PerHour * float64(time.Hour)).Round(time.Second)
+	at := s.now.Add(gap)
+	until := s.end
+	if st.Until.Duration > 0 {
+		until = s.start.Add(st.Until.Duration)
+	}
+	if !at.After(until) {
+		s.q.schedule(event{at: at, kind: evArrival, index: i, tick: tick})
+	}
+}
+
+// arrive creates step i's tick'th pod, pending, and schedules its
+// departure and the next arrival.
+func (s *sim) arrive(i, tick int) {
+	a := s.arrivals[i]
+	p := a.template.DeepCopy()
+	p.Name = fmt.Sprintf("%s-arrival%d-%05d", a.name, i, tick)
+	p.UID = snapshot.PodUID(p.Namespace, p.Name)
+	p.CreationTimestamp = metav1.NewTime(s.now)
+	sp := &simPod{key: podKey(p), pod: p}
+	s.pods[sp.key] = sp
+	s.makePending(sp)
+	life := max(time.Second, time.Duration(a.rng.ExpFloat64()*float64(s.sc.Steps[i].Arrivals.MeanLifetime.Duration)).Round(time.Second))
+	if leave := s.now.Add(life); !leave.After(s.end) {
+		s.q.schedule(event{at: leave, kind: evDeparture, ref: sp.key})
+	}
+	s.decide(Decision{Kind: KindArrive, Pods: 1, Reason: fmt.Sprintf("pod %s arrived (steps[%d]), leaves after %v", sp.key, i, life)})
+	s.scheduleArrival(i, tick+1)
+}
+
+// depart deletes an arrived pod at the end of its lifetime.
+func (s *sim) depart(key string) {
+	p := s.pods[key]
+	if p == nil {
+		return
+	}
+	where := "while pending"
+	if p.node != "" {
+		where = "from node " + p.node
+	}
+	s.deletePod(p)
+	s.decide(Decision{Kind: KindDepart, Pods: 1, Reason: fmt.Sprintf("pod %s left %s", key, where)})
+}
