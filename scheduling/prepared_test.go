@@ -22,7 +22,29 @@ func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
 		want := Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons})
 		assert.Equal(t, want, p.Solve(in))
 		assert.Equal(t, want, p.Solve(in), "a second solve starts from the same state: limits and claim names are per solve")
+		remembering := Prepare(pools, daemons, Options{})
+		remembering.RememberNodeLabels()
+		assert.Equal(t, want, remembering.Solve(in))
+		assert.Equal(t, want, remembering.Solve(in), "remembered labels solve alike")
 	}
+}
+
+func TestRememberNodeLabelsReadsEachNodeOnce(t *testing.T) {
+	pools := []NodePool{pool(newPool("default"))}
+	p := Prepare(pools, nil, Options{})
+	p.RememberNodeLabels()
+	node := makeNode("node-a", "default", true, "4", "8Gi")
+	node.Labels["team"] = "a"
+	in := Input{Pods: pods(2, "web", "1", "1Gi", withNodeSelector("team", "a")), Nodes: []*Node{node}}
+	first := p.Solve(in)
+	assert.Len(t, first.Bindings, 2)
+	// The same *Node with other labels is not read again (the documented
+	// contract); a new *Node is.
+	node.Labels["team"] = "b"
+	assert.Len(t, p.Solve(in).Bindings, 2)
+	changed := makeNode("node-a", "default", true, "4", "8Gi")
+	changed.Labels["team"] = "b"
+	assert.Empty(t, p.Solve(Input{Pods: in.Pods, Nodes: []*Node{changed}}).Bindings)
 }
 
 func TestSolveBelowOffersOnlyCheaperTypes(t *testing.T) {
