@@ -135,6 +135,7 @@ type sim struct {
 	pendingTimes []time.Duration
 	costSoFar    float64
 	arrivals     map[int]*arrivalStream // by step index
+	interrupts   map[int]*rand.Rand     // random interruptions, by step index
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -295,6 +296,8 @@ func (s *sim) fire(e event) {
 		s.arrive(e.index, e.tick)
 	case evDeparture:
 		s.depart(e.ref)
+	case evInterruption:
+		s.randomInterruption(e.index)
 	}
 }
 

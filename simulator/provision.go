@@ -220,6 +220,9 @@ func (s *sim) removeNode(n *simNode) []string {
 		s.res.Evictions++
 	}
 	delete(s.nodes, n.node.Name)
+	// Pods already pending may have been waiting for this node (it was in
+	// flight): provisioning looks at them again.
+	s.provisionDirty = s.provisionDirty || len(s.pending) > 0
 	s.costSoFar += n.price * s.now.Sub(n.instance.LaunchedAt).Hours()
 	s.generation++
 	if err := s.launcher.Delete(s.ctx, n.instance.ID); err != nil {

@@ -19,6 +19,7 @@ const (
 	evTraffic
 	evArrival
 	evDeparture
+	evInterruption
 )
 
 // event is one thing due at a virtual time. ref names the node or pod it

@@ -210,9 +210,32 @@ type ScaleStep struct {
 
 // InterruptStep interrupts running spot nodes: Count of them (0 means all),
 // of InstanceType when it is set, chosen at random with the run's seed.
+//
+// With PerHour, notices instead arrive at random, a Poisson process of
+// PerHour an hour from the step's offset until Until (an offset from the
+// start; zero means the end of the run), each interrupting Count nodes
+// (default 1); a notice that finds no spot node is dropped. Its times and
+// choices come from a source seeded with the run's seed and the step's
+// index.
 type InterruptStep struct {
-	InstanceType string `json:"instanceType,omitempty"`
-	Count        int    `json:"count,omitempty"`
+	InstanceType string          `json:"instanceType,omitempty"`
+	Count        int             `json:"count,omitempty"`
+	PerHour      float64         `json:"perHour,omitempty"`
+	Until        metav1.Duration `json:"until,omitzero"`
+}
+
+func (st *InterruptStep) validate(at time.Duration) error {
+	switch {
+	case st.Count < 0:
+		return fmt.Errorf("interrupt count %d is negative", st.Count)
+	case st.PerHour < 0 || math.IsInf(st.PerHour, 0) || math.IsNaN(st.PerHour):
+		return fmt.Errorf("interrupt perHour must be a positive number (got %v)", st.PerHour)
+	case st.Until.Duration != 0 && st.PerHour == 0:
+		return errors.New("interrupt until needs perHour")
+	case st.Until.Duration != 0 && st.Until.Duration <= at:
+		return fmt.Errorf("interrupt until %v is not after the step's at %v", st.Until.Duration, at)
+	}
+	return nil
 }
 
 // NodePoolStep replaces the NodePool the manifest names (or adds it). Its
@@ -280,8 +303,10 @@ func (sc *Scenario) validate() error {
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: at %v is negative", ErrInvalidScenario, i, st.At.Duration))
 		case st.Scale != nil && (st.Scale.Deployment == "" || st.Scale.Replicas < 0):
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: scale needs a deployment and replicas ≥ 0", ErrInvalidScenario, i))
-		case st.Interrupt != nil && st.Interrupt.Count < 0:
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: interrupt count %d is negative", ErrInvalidScenario, i, st.Interrupt.Count))
+		case st.Interrupt != nil:
+			if err := st.Interrupt.validate(st.At.Duration); err != nil {
+				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
+			}
 		case st.ReleaseAMI != nil && st.ReleaseAMI.ID == "":
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: releaseAMI needs an id", ErrInvalidScenario, i))
 		case st.Traffic != nil:

@@ -218,3 +218,13 @@ func TestProgressReportsEachHundredthAndTheEnd(t *testing.T) {
 	assert.Greater(t, len(got), 50, "disruption polls every 10 s pass every hundredth")
 	assert.IsIncreasing(t, got)
 }
+
+func TestPodsWaitingForAnInterruptedInFlightNodeAreProvisionedAgain(t *testing.T) {
+	res := run(t, Scenario{Seed: 1, Duration: dur(5 * time.Minute), Steps: []Step{
+		scaleAt(0, 10),
+		{At: dur(2 * time.Second), Interrupt: &InterruptStep{Count: 1}},
+	}})
+	require.Len(t, kinds(res, KindInterruption), 1, timeline(res))
+	assert.Len(t, kinds(res, KindLaunch), 2, timeline(res))
+	assert.Zero(t, res.Final.PendingPods, timeline(res))
+}

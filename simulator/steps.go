@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -22,8 +23,10 @@ func (s *sim) step(i int) {
 	switch {
 	case st.Scale != nil:
 		err = s.scale(st.Scale)
+	case st.Interrupt != nil && st.Interrupt.PerHour > 0:
+		s.startInterruptions(i)
 	case st.Interrupt != nil:
-		err = s.interrupt(st.Interrupt)
+		err = s.interrupt(st.Interrupt, s.rng)
 	case st.NodePool != nil:
 		err = s.replaceNodePool(st.NodePool)
 	case st.ReleaseAMI != nil:
@@ -126,7 +129,7 @@ func (s *sim) deletePod(p *simPod) {
 // at random (seeded), then handles each as Karpenter's interruption
 // controller does: mark the offering unavailable, cordon and drain the node,
 // delete it. Its pods go pending and are provisioned for again.
-func (s *sim) interrupt(st *InterruptStep) error {
+func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	in, ok := s.launcher.(Interrupter)
 	if !ok {
 		return fmt.Errorf("the launcher (%T) cannot send interruptions", s.launcher)
@@ -144,7 +147,7 @@ func (s *sim) interrupt(st *InterruptStep) error {
 	if len(spot) == 0 {
 		return fmt.Errorf("no running spot node to interrupt")
 	}
-	s.rng.Shuffle(len(spot), func(i, j int) { spot[i], spot[j] = spot[j], spot[i] })
+	rng.Shuffle(len(spot), func(i, j int) { spot[i], spot[j] = spot[j], spot[i] })
 	if st.Count > 0 && st.Count < len(spot) {
 		spot = spot[:st.Count]
 	}

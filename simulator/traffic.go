@@ -57,7 +57,7 @@ func (s *sim) startArrivals(i int) error {
 		s.arrivals = map[int]*arrivalStream{}
 	}
 	s.arrivals[i] = &arrivalStream{
-		rng:      rand.New(rand.NewPCG(s.sc.Seed, uint64(i)+1)),
+		rng:      s.streamSource(i),
 		template: pods[0].pod,
 		name:     d.Name,
 	}
@@ -65,20 +65,64 @@ func (s *sim) startArrivals(i int) error {
 	return nil
 }
 
-// scheduleArrival draws the gap to the tick'th arrival of step i and
-// schedules it, unless it falls after the step's end.
+// streamSource is the random source of step i's stream: seeded with the
+// run's seed and the step's index, so that other steps do not move it.
+func (s *sim) streamSource(i int) *rand.Rand {
+	return rand.New(rand.NewPCG(s.sc.Seed, uint64(i)+1))
+}
+
+// nextPoisson is when the next event of a Poisson process of perHour an
+// hour happens after now, in whole seconds (as Kubernetes timestamps
+// are), and whether that is no later than until (an offset from the
+// start; zero means the end of the run).
+func (s *sim) nextPoisson(rng *rand.Rand, perHour float64, until time.Duration) (time.Time, bool) {
+	gap := time.Duration(rng.ExpFloat64() / perHour * float64(time.Hour)).Round(time.Second)
+	at := s.now.Add(gap)
+	last := s.end
+	if until > 0 {
+		last = s.start.Add(until)
+	}
+	return at, !at.After(last)
+}
+
+// scheduleArrival schedules the tick'th arrival of step i, unless it falls
+// after the step's end.
 func (s *sim) scheduleArrival(i, tick int) {
 	st := s.sc.Steps[i].Arrivals
-	// Whole seconds, as Kubernetes timestamps are.
-	gap := time.Duration(s.arrivals[i].rng.ExpFloat64() / st.PerHour * float64(time.Hour)).Round(time.Second)
-	at := s.now.Add(gap)
-	until := s.end
-	if st.Until.Duration > 0 {
-		until = s.start.Add(st.Until.Duration)
-	}
-	if !at.After(until) {
+	if at, ok := s.nextPoisson(s.arrivals[i].rng, st.PerHour, st.Until.Duration); ok {
 		s.q.schedule(event{at: at, kind: evArrival, index: i, tick: tick})
 	}
+}
+
+// startInterruptions opens a random interruptions step's stream and
+// schedules its first notice.
+func (s *sim) startInterruptions(i int) {
+	if s.interrupts == nil {
+		s.interrupts = map[int]*rand.Rand{}
+	}
+	s.interrupts[i] = s.streamSource(i)
+	s.scheduleInterruption(i)
+}
+
+func (s *sim) scheduleInterruption(i int) {
+	st := s.sc.Steps[i].Interrupt
+	if at, ok := s.nextPoisson(s.interrupts[i], st.PerHour, st.Until.Duration); ok {
+		s.q.schedule(event{at: at, kind: evInterruption, index: i})
+	}
+}
+
+// randomInterruption sends one of step i's notices, to Count spot nodes
+// (default 1) chosen with the step's source, and schedules the next.
+func (s *sim) randomInterruption(i int) {
+	st := *s.sc.Steps[i].Interrupt
+	st.Count = max(st.Count, 1)
+	if _, ok := s.launcher.(Interrupter); !ok {
+		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: the launcher (%T) cannot send interruptions", i, s.launcher)})
+		return
+	}
+	// No spot node to interrupt: the notice is dropped.
+	_ = s.interrupt(&st, s.interrupts[i])
+	s.scheduleInterruption(i)
 }
 
 // arrive creates step i's tick'th pod, pending, and schedules its

@@ -122,3 +122,54 @@ func TestTrafficAndArrivalsRefuseBadInput(t *testing.T) {
 	}})
 	assert.Len(t, kinds(res, KindStepFailed), 2, timeline(res))
 }
+
+func randomInterruptions(extra ...Step) Scenario {
+	return Scenario{Seed: 11, Duration: dur(3 * time.Hour), Steps: append([]Step{
+		scaleAt(0, 20),
+		{At: dur(10 * time.Minute), Interrupt: &InterruptStep{PerHour: 6, Until: dur(2*time.Hour + 10*time.Minute)}},
+	}, extra...)}
+}
+
+func TestRandomInterruptionsArePoissonAndReplaced(t *testing.T) {
+	res := run(t, randomInterruptions())
+	notices := kinds(res, KindInterruption)
+	// 12 expected over 2 hours; 4 standard deviations is ±14.
+	assert.GreaterOrEqual(t, len(notices), 2, timeline(res))
+	assert.LessOrEqual(t, len(notices), 26)
+	for _, d := range notices {
+		assert.GreaterOrEqual(t, d.At.Duration, 10*time.Minute)
+		assert.LessOrEqual(t, d.At.Duration, 130*time.Minute)
+		assert.Equal(t, "spot", d.CapacityType)
+	}
+	assert.Equal(t, len(notices), res.DisruptionsByMethod[MethodInterruption])
+	assert.Zero(t, res.Final.PendingPods, "interrupted pods are provisioned for again")
+	assert.Equal(t, 20, res.Final.Pods)
+
+	// A step drawing from the shared source does not move them.
+	moved := kinds(run(t, randomInterruptions(Step{At: dur(5 * time.Minute), Interrupt: &InterruptStep{Count: 1}})), KindInterruption)
+	require.NotEmpty(t, moved)
+	var later []time.Duration
+	for _, d := range moved {
+		if d.At.Duration > 5*time.Minute {
+			later = append(later, d.At.Duration)
+		}
+	}
+	var want []time.Duration
+	for _, d := range notices {
+		want = append(want, d.At.Duration)
+	}
+	assert.Equal(t, want, later)
+}
+
+func TestRandomInterruptionsRefuseBadInput(t *testing.T) {
+	for name, doc := range map[string]string{
+		"negative rate":      "duration: 1h\nsteps: [{at: 0s, interrupt: {perHour: -1}}]\n",
+		"until without rate": "duration: 1h\nsteps: [{at: 0s, interrupt: {until: 30m}}]\n",
+		"until early":        "duration: 1h\nsteps: [{at: 40m, interrupt: {perHour: 2, until: 30m}}]\n",
+	} {
+		_, err := ParseScenario([]byte(doc))
+		if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "steps[0]") {
+			t.Errorf("%s: error %v, want ErrInvalidScenario naming steps[0]", name, err)
+		}
+	}
+}
