@@ -100,7 +100,7 @@ func TestArrivalsDoNotMoveWhenOtherStepsDrawRandomNumbers(t *testing.T) {
 	}
 }
 
-func TestTrafficAndArrivalsRefuseBadInput(t *testing.T) {
+func TestRepeatingStepsRefuseBadInput(t *testing.T) {
 	for name, doc := range map[string]string{
 		"traffic no deployment":  "duration: 1m\nsteps: [{at: 0s, traffic: {max: 3}}]\n",
 		"traffic both curves":    "duration: 1m\nsteps: [{at: 0s, traffic: {deployment: x, replicas: [1], max: 3}}]\n",
@@ -110,6 +110,9 @@ func TestTrafficAndArrivalsRefuseBadInput(t *testing.T) {
 		"arrivals no rate":       "duration: 1m\nsteps: [{at: 0s, arrivals: {deployment: x, meanLifetime: 1m}}]\n",
 		"arrivals no lifetime":   "duration: 1m\nsteps: [{at: 0s, arrivals: {deployment: x, perHour: 3}}]\n",
 		"arrivals until early":   "duration: 1h\nsteps: [{at: 10m, arrivals: {deployment: x, perHour: 3, meanLifetime: 1m, until: 5m}}]\n",
+		"interrupt negative":     "duration: 1h\nsteps: [{at: 0s, interrupt: {perHour: -1}}]\n",
+		"interrupt until alone":  "duration: 1h\nsteps: [{at: 0s, interrupt: {until: 30m}}]\n",
+		"interrupt until early":  "duration: 1h\nsteps: [{at: 40m, interrupt: {perHour: 2, until: 30m}}]\n",
 	} {
 		_, err := ParseScenario([]byte(doc))
 		if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "steps[0]") {
@@ -159,17 +162,4 @@ func TestRandomInterruptionsArePoissonAndReplaced(t *testing.T) {
 		want = append(want, d.At.Duration)
 	}
 	assert.Equal(t, want, later)
-}
-
-func TestRandomInterruptionsRefuseBadInput(t *testing.T) {
-	for name, doc := range map[string]string{
-		"negative rate":      "duration: 1h\nsteps: [{at: 0s, interrupt: {perHour: -1}}]\n",
-		"until without rate": "duration: 1h\nsteps: [{at: 0s, interrupt: {until: 30m}}]\n",
-		"until early":        "duration: 1h\nsteps: [{at: 40m, interrupt: {perHour: 2, until: 30m}}]\n",
-	} {
-		_, err := ParseScenario([]byte(doc))
-		if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "steps[0]") {
-			t.Errorf("%s: error %v, want ErrInvalidScenario naming steps[0]", name, err)
-		}
-	}
 }
