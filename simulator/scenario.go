@@ -111,7 +111,7 @@ type Step struct {
 //     PeakAt (an offset from the step's start, default half the period)
 //     and at Min half a period away, rounded to whole replicas.
 //
-// A firing that leaves the replicas unchanged is not recorded.
+// A firing that finds the Deployment at its value already is not recorded.
 type TrafficStep struct {
 	Deployment string          `json:"deployment"`
 	Every      metav1.Duration `json:"every,omitzero"`

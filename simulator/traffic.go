@@ -24,7 +24,7 @@ type arrivalStream struct {
 func (s *sim) traffic(i, tick int) {
 	st := s.sc.Steps[i].Traffic
 	want := st.replicasAt(tick)
-	if tick == 0 || want != st.replicasAt(tick-1) {
+	if tick == 0 || int(want) != s.replicas(deploymentKey(st.Deployment)) {
 		if err := s.scale(&ScaleStep{Deployment: st.Deployment, Replicas: want}); err != nil {
 			// A Deployment that is missing now is missing at every tick.
 			s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
@@ -35,6 +35,17 @@ func (s *sim) traffic(i, tick int) {
 	if !next.After(s.end) {
 		s.q.schedule(event{at: next, kind: evTraffic, index: i, tick: tick + 1})
 	}
+}
+
+// replicas counts the pods a Deployment has (created by scale steps).
+func (s *sim) replicas(key string) int {
+	n := 0
+	for _, p := range s.pods {
+		if p.owner == key {
+			n++
+		}
+	}
+	return n
 }
 
 // startArrivals opens an arrivals step's stream and schedules its first

@@ -12,17 +12,29 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 )
 
-func TestTrafficReplicasListRepeatsAndSkipsUnchangedTicks(t *testing.T) {
+func TestTrafficReplicasListRepeatsAndSkipsTicksThatChangeNothing(t *testing.T) {
 	res := run(t, Scenario{Seed: 1, Duration: dur(50 * time.Minute), Steps: []Step{
 		{At: dur(0), Traffic: &TrafficStep{Deployment: "inflate", Every: dur(10 * time.Minute), Replicas: []int32{2, 4, 4, 1}}},
+		scaleAt(15*time.Minute, 9),
 	}})
 	var got []string
 	for _, d := range kinds(res, KindScale) {
 		got = append(got, d.At.Duration.String()+"="+strings.Fields(d.Reason)[4])
 	}
-	// 20m repeats 4 and is skipped; 40m and 50m start the list again.
-	assert.Equal(t, []string{"0s=2:", "10m0s=4:", "30m0s=1:", "40m0s=2:", "50m0s=4:"}, got, timeline(res))
+	// 20m repeats 4 but finds the scale step's 9, so it applies; with
+	// no scale step it would be skipped (see below). 40m and 50m start the
+	// list again.
+	assert.Equal(t, []string{"0s=2:", "10m0s=4:", "15m0s=9:", "20m0s=4:", "30m0s=1:", "40m0s=2:", "50m0s=4:"}, got, timeline(res))
 	assert.Equal(t, 4, res.Final.Pods)
+
+	res = run(t, Scenario{Seed: 1, Duration: dur(30 * time.Minute), Steps: []Step{
+		{At: dur(0), Traffic: &TrafficStep{Deployment: "inflate", Every: dur(10 * time.Minute), Replicas: []int32{2, 4, 4, 1}}},
+	}})
+	got = nil
+	for _, d := range kinds(res, KindScale) {
+		got = append(got, d.At.Duration.String())
+	}
+	assert.Equal(t, []string{"0s", "10m0s", "30m0s"}, got, "20m finds 4 replicas already")
 }
 
 func TestTrafficCosinePeaksAtPeakAt(t *testing.T) {
