@@ -45,7 +45,7 @@ type shape struct {
 // of one workload share a shape and each simulation checks it once.
 func shapeKey(p *corev1.Pod, requests resources.Vector) string {
 	var b strings.Builder
-	b.WriteString(requests.String())
+	b.Write(requests.AppendKey(make([]byte, 0, 64)))
 	for _, k := range sortedKeys(p.Spec.NodeSelector) {
 		b.WriteString("|" + k + "=" + p.Spec.NodeSelector[k])
 	}

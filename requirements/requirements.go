@@ -27,14 +27,31 @@ func NewRequirements(reqs ...Requirement) Requirements {
 
 // FromLabels returns one In requirement per label.
 func FromLabels(labels map[string]string) Requirements {
+	if len(labels) == 0 {
+		return Requirements{}
+	}
 	items := make([]Requirement, 0, len(labels))
+	values := make([]string, len(labels)) // one backing array for every value list
 	for key, value := range labels {
 		if normalized, ok := apis.NormalizedLabels[key]; ok {
 			key = normalized
 		}
-		items = append(items, Requirement{key: key, values: []string{value}})
+		i := len(items)
+		values[i] = value
+		items = append(items, Requirement{key: key, values: values[i : i+1 : i+1]})
 	}
-	return NewRequirements(items...)
+	// Keys are unique but for a label and its normalized twin, which
+	// intersect; the order among equal keys does not matter to that.
+	slices.SortFunc(items, func(a, b Requirement) int { return strings.Compare(a.key, b.key) })
+	merged := items[:0]
+	for _, req := range items {
+		if n := len(merged); n > 0 && merged[n-1].key == req.key {
+			merged[n-1] = merged[n-1].Intersection(req)
+			continue
+		}
+		merged = append(merged, req)
+	}
+	return Requirements{items: merged}
 }
 
 // FromNodeSelectorRequirements returns the intersection of node selector

@@ -148,3 +148,19 @@ func TestAllowsFastAgreesWithCompatibleFast(t *testing.T) {
 		}
 	}
 }
+
+func TestFromLabelsNormalizesAndIntersectsTwins(t *testing.T) {
+	r := FromLabels(map[string]string{
+		"team": "a", "beta.kubernetes.io/arch": "amd64", apis.LabelArch: "amd64",
+		corev1.LabelFailureDomainBetaZone: "us-east-1a", apis.LabelTopologyZone: "us-east-1b",
+	})
+	assert.Equal(t, "kubernetes.io/arch In [amd64], team In [a], topology.kubernetes.io/zone DoesNotExist", r.String(),
+		"twins that agree keep their value; twins that disagree allow nothing")
+	assert.Equal(t, Requirements{}, FromLabels(nil))
+	for range 20 { // map order must not matter
+		assert.Equal(t, r, FromLabels(map[string]string{
+			apis.LabelTopologyZone: "us-east-1b", "team": "a", apis.LabelArch: "amd64",
+			corev1.LabelFailureDomainBetaZone: "us-east-1a", "beta.kubernetes.io/arch": "amd64",
+		}))
+	}
+}

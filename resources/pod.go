@@ -51,7 +51,7 @@ func PodRequests(pod *corev1.Pod) (Vector, error) {
 	}
 	total := apps.Add(sidecars).Max(initMax)
 	if pod.Spec.Resources != nil {
-		podLevel, err := vectorOf(defaulted(pod.Spec.Resources.Requests, pod.Spec.Resources.Limits), "spec.resources.requests")
+		podLevel, err := vectorOf(defaulted(pod.Spec.Resources.Requests, pod.Spec.Resources.Limits), fieldName("spec.resources.requests"))
 		if err != nil {
 			return Vector{}, err
 		}
@@ -62,7 +62,7 @@ func PodRequests(pod *corev1.Pod) (Vector, error) {
 		}
 	}
 	if pod.Spec.Overhead != nil {
-		overhead, err := vectorOf(pod.Spec.Overhead, "spec.overhead")
+		overhead, err := vectorOf(pod.Spec.Overhead, fieldName("spec.overhead"))
 		if err != nil {
 			return Vector{}, err
 		}
@@ -83,7 +83,9 @@ func MustPodRequests(pod *corev1.Pod) Vector {
 }
 
 func containerRequests(c *corev1.Container, field string, i int) (Vector, error) {
-	return vectorOf(defaulted(c.Resources.Requests, c.Resources.Limits), fmt.Sprintf("%s[%d] (%s).resources.requests", field, i, c.Name))
+	return vectorOf(defaulted(c.Resources.Requests, c.Resources.Limits), func() string {
+		return fmt.Sprintf("%s[%d] (%s).resources.requests", field, i, c.Name)
+	})
 }
 
 // defaulted returns requests with each resource that only has a limit set to
@@ -109,22 +111,34 @@ func defaulted(requests, limits corev1.ResourceList) corev1.ResourceList {
 	return out
 }
 
-func vectorOf(list corev1.ResourceList, field string) (Vector, error) {
+// vectorOf sums a resource list; field names the list in an error, and is
+// only called then.
+func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	var v Vector
+	negative := false
+	for name, q := range list {
+		negative = negative || q.Sign() < 0
+		v = v.With(name, quantityValue(name, q))
+	}
+	if !negative {
+		return v, nil
+	}
+	// The first negative quantity by name, so that the error is stable.
 	names := make([]corev1.ResourceName, 0, len(list))
 	for name := range list {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		q := list[name]
-		if q.Sign() < 0 {
-			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field, name, q.String())
+		if q := list[name]; q.Sign() < 0 {
+			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, q.String())
 		}
-		v = v.With(name, quantityValue(name, q))
 	}
 	return v, nil
 }
+
+// fieldName is a constant field name for vectorOf.
+func fieldName(name string) func() string { return func() string { return name } }
 
 // isPodLevelResource reports whether Kubernetes lets spec.resources set the
 // resource for the whole pod.

@@ -12,6 +12,7 @@ package resources
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -331,6 +332,25 @@ func (v Vector) Strings() map[string]string {
 		out[string(name)] = q.String()
 	}
 	return out
+}
+
+// AppendKey appends a compact exact encoding of v to b: two vectors give
+// the same key exactly when they are equal. It is for map keys, not for
+// people (see String).
+func (v Vector) AppendKey(b []byte) []byte {
+	for i, x := range v.slots {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	for _, e := range v.extra {
+		b = append(b, ',')
+		b = append(b, e.Name...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, e.Value, 10)
+	}
+	return b
 }
 
 // String prints the non-zero amounts sorted by name, e.g.

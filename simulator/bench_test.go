@@ -74,7 +74,7 @@ spec:
 `
 
 func BenchmarkSimulateDay(b *testing.B) {
-	sc := dayScenario(1500)
+	sc := dayScenario(1700)
 	var res *Result
 	for b.Loop() {
 		res = run(b, sc)
