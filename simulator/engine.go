@@ -1,8 +1,10 @@
 // Package simulator runs Karpenter's control loop over virtual time: a
-// discrete-event engine whose events (scenario steps, provisioning batches,
-// node registration and initialization, disruption polls and validations,
-// samples) sit in one queue ordered by (time, sequence), so a run is a pure
-// function of its Scenario and seed. Provisioning calls scheduling.Solve,
+// discrete-event engine whose events (scenario steps and what repeating
+// steps schedule: traffic ticks, pod arrivals and departures, random spot
+// interruptions; provisioning batches, node registration and
+// initialization, disruption polls and validations, samples) sit in one
+// queue ordered by (time, sequence), so a run is a pure function of its
+// Scenario and seed. Provisioning calls scheduling.Solve,
 // disruption calls consolidation.Evaluate, expiration and drift come from
 // package drift, and instances are launched through a cloud.Launcher — by
 // default the in-memory cloud.Memory.
