@@ -174,6 +174,8 @@ func (t *TrafficStep) validate() error {
 		return errors.New("traffic needs a deployment")
 	case t.Every.Duration < 0 || t.Period.Duration < 0 || t.PeakAt.Duration < 0:
 		return errors.New("traffic every, period and peakAt must not be negative")
+	case t.Every.Duration != 0 && t.Every.Duration < time.Second:
+		return fmt.Errorf("traffic every %v is under a second", t.Every.Duration)
 	case len(t.Replicas) > 0 && (t.Min != 0 || t.Max != 0):
 		return errors.New("traffic takes either replicas or min and max, not both")
 	case len(t.Replicas) == 0 && (t.Min < 0 || t.Max <= 0 || t.Min > t.Max):
@@ -197,9 +199,18 @@ func (a *ArrivalsStep) validate(at time.Duration) error {
 		return errors.New("arrivals meanLifetime must be positive")
 	case a.Until.Duration != 0 && a.Until.Duration <= at:
 		return fmt.Errorf("arrivals until %v is not after the step's at %v", a.Until.Duration, at)
+	case a.PerHour > MaxPerHour:
+		return fmt.Errorf("arrivals perHour %v is over %v (one a second)", a.PerHour, MaxPerHour)
 	}
 	return nil
 }
+
+// maxSamples bounds the samples of a run.
+const maxSamples = 1_000_000
+
+// MaxPerHour bounds the rate of a random step (arrivals, interruptions):
+// one event a second, the simulation's time resolution for them.
+const MaxPerHour = 3600
 
 // ScaleStep sets a Deployment's replicas. Deployment is "namespace/name",
 // or "name" in namespace default; it must be in the manifests.
@@ -230,6 +241,8 @@ func (st *InterruptStep) validate(at time.Duration) error {
 		return fmt.Errorf("interrupt count %d is negative", st.Count)
 	case st.PerHour < 0 || math.IsInf(st.PerHour, 0) || math.IsNaN(st.PerHour):
 		return fmt.Errorf("interrupt perHour must be a positive number (got %v)", st.PerHour)
+	case st.PerHour > MaxPerHour:
+		return fmt.Errorf("interrupt perHour %v is over %v (one a second)", st.PerHour, MaxPerHour)
 	case st.Until.Duration != 0 && st.PerHour == 0:
 		return errors.New("interrupt until needs perHour")
 	case st.Until.Duration != 0 && st.Until.Duration <= at:
@@ -288,6 +301,14 @@ func (sc *Scenario) validate() error {
 	var errs []error
 	if sc.Duration.Duration <= 0 {
 		errs = append(errs, fmt.Errorf("%w: duration must be positive", ErrInvalidScenario))
+	}
+	switch every := sc.SampleEvery.Duration; {
+	case every < 0:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is negative", ErrInvalidScenario, every))
+	case every > 0 && every < time.Second:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is under a second", ErrInvalidScenario, every))
+	case every > 0 && sc.Duration.Duration/every > maxSamples:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v takes more than %d samples over %v", ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
 	}
 	for i, st := range sc.Steps {
 		n := 0

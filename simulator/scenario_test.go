@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden results under testdata/")
@@ -63,6 +64,9 @@ func TestParseScenarioRefusesBadInput(t *testing.T) {
 		"no kind":        "duration: 1m\nsteps: [{at: 1s}]\n",
 		"negative count": "duration: 1m\nsteps: [{at: 1s, interrupt: {count: -1}}]\n",
 		"failure rate":   "duration: 1m\ncloud: {failureRate: 1.5}\n",
+		"sample often":   "duration: 1m\nsampleEvery: 1ms\n",
+		"sample never":   "duration: 1m\nsampleEvery: -1s\n",
+		"many samples":   "duration: 100000h\nsampleEvery: 1s\n",
 	} {
 		if _, err := ParseScenario([]byte(doc)); !errors.Is(err, ErrInvalidScenario) {
 			t.Errorf("%s: error %v, want ErrInvalidScenario", name, err)
@@ -79,4 +83,39 @@ func TestStepNamingNothingIsRecorded(t *testing.T) {
 	if len(failed) != 2 || !strings.Contains(failed[0].Reason, "default/nope") {
 		t.Fatalf("want two step-failed decisions:\n%s", timeline(res))
 	}
+}
+
+// FuzzParseScenario checks that no scenario text panics the parser or its
+// validation, and that a scenario it accepts runs (briefly) without error.
+func FuzzParseScenario(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/scenarios/*.yaml")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("duration: 1h\nsteps: [{at: 0s, traffic: {deployment: inflate, max: 3, every: 10m}}, {at: 1m, arrivals: {deployment: inflate, perHour: 30, meanLifetime: 5m}}, {at: 2m, interrupt: {perHour: 10}}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := ParseScenario(data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidScenario) {
+				t.Fatalf("error %v does not wrap ErrInvalidScenario", err)
+			}
+			return
+		}
+		// Runs are bounded so that the fuzzer stays fast: 5 minutes, no
+		// files, the inflate Deployment when none is inline.
+		sc.Manifests = nil
+		sc.Duration.Duration = min(sc.Duration.Duration, 5*time.Minute)
+		if sc.Inline == "" {
+			sc.Inline = inflate
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, err := Run(ctx, sc, Config{}); err != nil && !errors.Is(err, ErrInvalidScenario) && ctx.Err() == nil {
+			t.Logf("run error (allowed: manifests may be bad): %v", err)
+		}
+	})
 }

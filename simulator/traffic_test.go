@@ -123,6 +123,9 @@ func TestRepeatingStepsRefuseBadInput(t *testing.T) {
 		"arrivals no lifetime":   "duration: 1m\nsteps: [{at: 0s, arrivals: {deployment: x, perHour: 3}}]\n",
 		"arrivals until early":   "duration: 1h\nsteps: [{at: 10m, arrivals: {deployment: x, perHour: 3, meanLifetime: 1m, until: 5m}}]\n",
 		"interrupt negative":     "duration: 1h\nsteps: [{at: 0s, interrupt: {perHour: -1}}]\n",
+		"interrupt too fast":     "duration: 1h\nsteps: [{at: 0s, interrupt: {perHour: 1e9}}]\n",
+		"arrivals too fast":      "duration: 1h\nsteps: [{at: 0s, arrivals: {deployment: x, perHour: 1e9, meanLifetime: 1m}}]\n",
+		"traffic too often":      "duration: 1h\nsteps: [{at: 0s, traffic: {deployment: x, every: 1ms, max: 3}}]\n",
 		"interrupt until alone":  "duration: 1h\nsteps: [{at: 0s, interrupt: {until: 30m}}]\n",
 		"interrupt until early":  "duration: 1h\nsteps: [{at: 40m, interrupt: {perHour: 2, until: 30m}}]\n",
 	} {
