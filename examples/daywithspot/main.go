@@ -1,7 +1,9 @@
 // Command daywithspot simulates a day of traffic with spot interruptions:
-// a web Deployment follows an hourly traffic curve on a spot-first
-// NodePool, spot nodes are interrupted three times during the day, and
-// the cost of each hour is printed with the day's total.
+// a web Deployment follows an hourly traffic curve (a traffic step) on a
+// spot-first NodePool, spot interruption notices arrive at random during
+// the working day (a seeded Poisson process, one every 3 hours on average,
+// two nodes each), and the cost of each hour is printed with the day's
+// total.
 package main
 
 import (
@@ -26,9 +28,6 @@ func main() {
 
 // replicasByHour is the traffic curve: web replicas from 00:00 to 23:00.
 var replicasByHour = [24]int32{4, 3, 3, 3, 3, 4, 8, 14, 22, 28, 30, 32, 34, 32, 30, 28, 26, 24, 20, 16, 12, 9, 6, 5}
-
-// interruptions are when spot nodes get interruption notices.
-var interruptions = []time.Duration{10*time.Hour + 30*time.Minute, 12 * time.Hour, 15*time.Hour + 10*time.Minute}
 
 const manifests = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -67,18 +66,15 @@ spec:
       containers: [{name: web, image: web, resources: {requests: {cpu: "1", memory: 2Gi}}}]
 `
 
-// scenario is the day: one scale step per hour, the interruptions, and a
-// sample every hour.
+// scenario is the day: the traffic curve, random interruptions from 06:00
+// to 20:00, and a sample every hour.
 func scenario() simulator.Scenario {
 	d := func(t time.Duration) metav1.Duration { return metav1.Duration{Duration: t} }
-	sc := simulator.Scenario{Name: "day-with-spot", Seed: 11, Duration: d(24 * time.Hour), SampleEvery: d(time.Hour), Inline: manifests}
-	for h, n := range replicasByHour {
-		sc.Steps = append(sc.Steps, simulator.Step{At: d(time.Duration(h) * time.Hour), Scale: &simulator.ScaleStep{Deployment: "web", Replicas: n}})
-	}
-	for _, at := range interruptions {
-		sc.Steps = append(sc.Steps, simulator.Step{At: d(at), Interrupt: &simulator.InterruptStep{Count: 2}})
-	}
-	return sc
+	return simulator.Scenario{Name: "day-with-spot", Seed: 11, Duration: d(24 * time.Hour), SampleEvery: d(time.Hour), Inline: manifests,
+		Steps: []simulator.Step{
+			{At: d(0), Traffic: &simulator.TrafficStep{Deployment: "web", Every: d(time.Hour), Replicas: replicasByHour[:]}},
+			{At: d(6 * time.Hour), Interrupt: &simulator.InterruptStep{PerHour: 1.0 / 3, Count: 2, Until: d(20 * time.Hour)}},
+		}}
 }
 
 func run(w io.Writer) error {
@@ -86,15 +82,25 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, dec := range res.Timeline {
+		if dec.Kind == simulator.KindInterruption {
+			fmt.Fprintf(w, "%s interruption of %s (%s %s)\n", clock(dec.At.Duration), dec.Nodes[0], dec.CapacityType, dec.InstanceType)
+		}
+	}
 	fmt.Fprintln(w, "hour   replicas  nodes  $/hour (at the hour)")
 	for _, s := range res.Samples {
 		h := int(s.At.Hours())
 		if h >= len(replicasByHour) {
 			break
 		}
-		fmt.Fprintf(w, "%02d:00  %8d  %5d  %6.4f %s\n", h, replicasByHour[h], s.Nodes, s.CostPerHour, strings.Repeat("#", int(s.CostPerHour*20)))
+		fmt.Fprintf(w, "%s  %8d  %5d  %6.4f %s\n", clock(s.At.Duration), replicasByHour[h], s.Nodes, s.CostPerHour, strings.Repeat("#", int(s.CostPerHour*20)))
 	}
 	fmt.Fprintf(w, "day: $%.2f, %d launches, disruptions %v, pending p99 %v\n",
 		res.TotalCost, res.Launches, res.DisruptionsByMethod, res.PendingTime.P99.Duration)
 	return nil
+}
+
+// clock prints an offset from midnight as hh:mm.
+func clock(d time.Duration) string {
+	return fmt.Sprintf("%02d:%02d", int(d.Hours()), int(d.Minutes())%60)
 }
