@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // pdb is a PodDisruptionBudget read for eviction checks (Karpenter's
@@ -218,26 +219,10 @@ func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
 var disruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
 
 func toleratesDisruptedTaint(p *corev1.Pod) bool {
-	for _, t := range p.Spec.Tolerations {
-		if tolerates(t, disruptedTaint) {
+	for i := range p.Spec.Tolerations {
+		if scheduling.ToleratesTaint(&p.Spec.Tolerations[i], &disruptedTaint) {
 			return true
 		}
-	}
-	return false
-}
-
-// tolerates is Kubernetes' toleration rule: the effect matches or is empty,
-// the key matches or is empty (empty with Exists tolerates everything), and
-// Equal (the default) needs equal values.
-func tolerates(t corev1.Toleration, taint corev1.Taint) bool {
-	if (t.Effect != "" && t.Effect != taint.Effect) || (t.Key != "" && t.Key != taint.Key) {
-		return false
-	}
-	switch t.Operator {
-	case corev1.TolerationOpExists:
-		return true
-	case corev1.TolerationOpEqual, "":
-		return t.Key != "" && t.Value == taint.Value
 	}
 	return false
 }

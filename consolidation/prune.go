@@ -11,6 +11,7 @@ import (
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // A solve compiles every NodePool over its catalog and every node with its
@@ -86,8 +87,8 @@ func (d *destination) accepts(sh *shape) bool {
 	if sh.invalid || !sh.requests.Fits(d.room) {
 		return false
 	}
-	for _, taint := range d.hardTaints {
-		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return tolerates(t, taint) }) {
+	for i := range d.hardTaints {
+		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
 			return false
 		}
 	}

@@ -31,17 +31,18 @@ func tolerates(taints []corev1.Taint, tolerations []corev1.Toleration) error {
 
 func toleratesTaint(taint *corev1.Taint, tolerations []corev1.Toleration) bool {
 	for i := range tolerations {
-		if tolerationMatches(&tolerations[i], taint) {
+		if ToleratesTaint(&tolerations[i], taint) {
 			return true
 		}
 	}
 	return false
 }
 
-// tolerationMatches is Kubernetes' rule: the effect matches or is empty, the
-// key matches or is empty (empty with Exists tolerates every taint), and
-// with Equal (the default operator) the values are equal.
-func tolerationMatches(t *corev1.Toleration, taint *corev1.Taint) bool {
+// ToleratesTaint is Kubernetes' rule for one toleration and one taint: the
+// effect matches or is empty, the key matches or is empty (empty with
+// Exists tolerates every taint), and with Equal (the default operator) the
+// values are equal.
+func ToleratesTaint(t *corev1.Toleration, taint *corev1.Taint) bool {
 	if t.Effect != "" && t.Effect != taint.Effect {
 		return false
 	}
