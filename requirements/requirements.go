@@ -43,6 +43,12 @@ func FromLabels(labels map[string]string) Requirements {
 	// Keys are unique but for a label and its normalized twin, which
 	// intersect; the order among equal keys does not matter to that.
 	slices.SortFunc(items, func(a, b Requirement) int { return strings.Compare(a.key, b.key) })
+	return Requirements{items: intersectRuns(items)}
+}
+
+// intersectRuns intersects, in place, the requirements on one key in
+// items sorted by key, and returns the shortened slice.
+func intersectRuns(items []Requirement) []Requirement {
 	merged := items[:0]
 	for _, req := range items {
 		if n := len(merged); n > 0 && merged[n-1].key == req.key {
@@ -51,7 +57,7 @@ func FromLabels(labels map[string]string) Requirements {
 		}
 		merged = append(merged, req)
 	}
-	return Requirements{items: merged}
+	return merged
 }
 
 // FromNodeSelectorRequirements returns the intersection of node selector
@@ -137,15 +143,7 @@ func (r Requirements) Add(reqs ...Requirement) Requirements {
 	}
 	sorted := slices.Clone(reqs)
 	slices.SortStableFunc(sorted, func(a, b Requirement) int { return strings.Compare(a.key, b.key) })
-	merged := sorted[:0]
-	for _, req := range sorted {
-		if n := len(merged); n > 0 && merged[n-1].key == req.key {
-			merged[n-1] = merged[n-1].Intersection(req)
-			continue
-		}
-		merged = append(merged, req)
-	}
-	return r.Intersect(Requirements{items: merged})
+	return r.Intersect(Requirements{items: intersectRuns(sorted)})
 }
 
 // Intersect returns the requirements that hold where both r and other hold:
