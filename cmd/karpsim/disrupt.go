@@ -76,10 +76,8 @@ func parseDisruptFlags(args []string, stderr io.Writer) (disruptOptions, error) 
 	if err := parseFlags(fs, args); err != nil {
 		return opts, err
 	}
-	switch opts.output {
-	case "table", "json", "yaml":
-	default:
-		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	if err := checkOutput(opts.output); err != nil {
+		return opts, err
 	}
 	if len(opts.files) == 0 {
 		return opts, fmt.Errorf("%w: no -f given: disrupt needs the cluster's manifests", errUsage)

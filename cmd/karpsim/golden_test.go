@@ -42,20 +42,7 @@ func runGolden(t *testing.T, command string) {
 			if code := run(args, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
-			golden := filepath.Join(dir, "expected.json")
-			if *update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/karpsim -run %s -update to create it)", err, t.Name())
-			}
-			if !bytes.Equal(stdout.Bytes(), want) {
-				t.Errorf("%s of %s differs from %s; run with -update and review the diff\n%s", command, dir, golden, firstDifference(string(want), stdout.String()))
-			}
+			matchGolden(t, filepath.Join(dir, "expected.json"), stdout.Bytes(), command+" of "+dir)
 			if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 				t.Errorf("scenario %s has no README.md saying why its expected output is right", dir)
 			}
@@ -88,4 +75,23 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(append([]byte{byte('0' + n)}, b...))
+}
+
+// matchGolden compares got, the output of what, with the golden file, or
+// rewrites the file under -update.
+func matchGolden(t *testing.T, golden string, got []byte, what string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/karpsim -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s; run with -update and review the diff\n%s", what, golden, firstDifference(string(want), string(got)))
+	}
 }

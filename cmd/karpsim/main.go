@@ -105,6 +105,15 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args, wrapping a bad command line as errUsage.
+// checkOutput refuses an -o other than table, json or yaml.
+func checkOutput(format string) error {
+	switch format {
+	case "table", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, format)
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

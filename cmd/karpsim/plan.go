@@ -87,10 +87,8 @@ func parsePlanFlags(args []string, stderr io.Writer) (planOptions, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return opts, err
 	}
-	switch opts.output {
-	case "table", "json", "yaml":
-	default:
-		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	if err := checkOutput(opts.output); err != nil {
+		return opts, err
 	}
 	if opts.minValuesPolicy != "Strict" && opts.minValuesPolicy != "BestEffort" {
 		return opts, fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)

@@ -76,10 +76,8 @@ func parseSimulateFlags(args []string, stderr io.Writer) (simulateOptions, error
 		return opts, err
 	}
 	fs.Visit(func(f *flag.Flag) { opts.seedSet = opts.seedSet || f.Name == "seed" })
-	switch opts.output {
-	case "table", "json", "yaml":
-	default:
-		return opts, fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, opts.output)
+	if err := checkOutput(opts.output); err != nil {
+		return opts, err
 	}
 	return opts, nil
 }

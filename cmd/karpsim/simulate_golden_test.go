@@ -28,20 +28,7 @@ func TestSimulateGolden(t *testing.T) {
 			if code := run([]string{"simulate", "-f", file, "-o", "json"}, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
-			golden := base + ".expected.json"
-			if *update {
-				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./cmd/karpsim -run %s -update to create it)", err, t.Name())
-			}
-			if !bytes.Equal(stdout.Bytes(), want) {
-				t.Errorf("simulate of %s differs from %s; run with -update and review the diff\n%s", file, golden, firstDifference(string(want), stdout.String()))
-			}
+			matchGolden(t, base+".expected.json", stdout.Bytes(), "simulate of "+file)
 			if _, err := os.Stat(base + ".md"); err != nil {
 				t.Errorf("scenario %s has no %s.md saying why its timeline is Karpenter's", file, filepath.Base(base))
 			}
