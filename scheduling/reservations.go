@@ -2,9 +2,11 @@ package scheduling
 
 import (
 	"errors"
+	"iter"
 	"slices"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 )
 
 // reservations tracks capacity reservations during a solve, as Karpenter's
@@ -51,16 +53,10 @@ func (r *reservations) reserve(hostname string, options []*typeOption, f *offeri
 	before := r.held[hostname]
 	now := map[string]bool{}
 	compatible := false
-	for _, o := range options {
-		for i := range o.it.Offerings {
-			of := &o.it.Offerings[i]
-			if of.CapacityType != apis.CapacityTypeReserved || !of.Available || !f.allows(of) {
-				continue
-			}
-			compatible = true
-			if before[of.ReservationID] || now[of.ReservationID] || r.capacity[of.ReservationID] > 0 {
-				now[of.ReservationID] = true
-			}
+	for of := range reservedOfferings(options, f) {
+		compatible = true
+		if before[of.ReservationID] || now[of.ReservationID] || r.capacity[of.ReservationID] > 0 {
+			now[of.ReservationID] = true
 		}
 	}
 	if strict && ((compatible && len(now) == 0) || (len(before) > 0 && len(now) == 0)) {
@@ -88,17 +84,26 @@ func (r *reservations) reserve(hostname string, options []*typeOption, f *offeri
 func (r *reservations) wouldFail(hostname string, options []*typeOption, f *offeringFilter) bool {
 	before := r.held[hostname]
 	compatible, reservable := false, false
-	for _, o := range options {
-		for i := range o.it.Offerings {
-			of := &o.it.Offerings[i]
-			if of.CapacityType != apis.CapacityTypeReserved || !of.Available || !f.allows(of) {
-				continue
-			}
-			compatible = true
-			reservable = reservable || before[of.ReservationID] || r.capacity[of.ReservationID] > 0
-		}
+	for of := range reservedOfferings(options, f) {
+		compatible = true
+		reservable = reservable || before[of.ReservationID] || r.capacity[of.ReservationID] > 0
 	}
 	return (compatible || len(before) > 0) && !reservable
+}
+
+// reservedOfferings yields the available reserved offerings of the options
+// that the filter allows.
+func reservedOfferings(options []*typeOption, f *offeringFilter) iter.Seq[*instancetypes.Offering] {
+	return func(yield func(*instancetypes.Offering) bool) {
+		for _, o := range options {
+			for i := range o.it.Offerings {
+				of := &o.it.Offerings[i]
+				if of.CapacityType == apis.CapacityTypeReserved && of.Available && f.allows(of) && !yield(of) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // release lets go of everything the claim with this hostname holds.
