@@ -1,19 +1,20 @@
-// Package simulator runs Karpenter's control loop over virtual time: a
-// discrete-event engine whose events (scenario steps and what repeating
-// steps schedule: traffic ticks, pod arrivals and departures, random spot
-// interruptions; provisioning batches, node registration and
-// initialization, disruption polls and validations, samples) sit in one
-// queue ordered by (time, sequence), so a run is a pure function of its
-// Scenario and seed. Provisioning calls scheduling.Solve,
-// disruption calls consolidation.Evaluate, expiration and drift come from
-// package drift, and instances are launched through a cloud.Launcher — by
-// default the in-memory cloud.Memory.
+// Package simulator runs Karpenter's control loop, package controller, over
+// a virtual cluster and virtual time: a discrete-event engine whose events
+// (scenario steps and what repeating steps schedule: traffic ticks, pod
+// arrivals and departures, random spot interruptions; the controller's
+// wake-ups for provisioning batches, disruption polls and validations; node
+// registration and initialization; samples) sit in one queue ordered by
+// (time, sequence), so a run is a pure function of its Scenario and seed.
+// The simulator is the world around the loop: the cluster the controller
+// reads and changes (it implements controller.Cluster and
+// controller.Timers), the workloads, an in-memory kube-scheduler, and the
+// cloud — by default the in-memory cloud.Memory.
 //
-// One pass of the loop, per event, in this order: the event's handler runs
-// (a step, a batch, a lifecycle change, a disruption poll or validation, a
-// sample); then, if pods became pending or a node became ready, the
-// in-memory kube-scheduler binds what it can; then any pod still pending
-// opens or extends a provisioning batch (1 s idle, 10 s max).
+// One pass, per event, in this order: the event's handler runs (a step, a
+// controller wake-up, a lifecycle change, a sample); then, if pods became
+// pending or a node became ready, the in-memory kube-scheduler binds what it
+// can; then, if pods became pending, the controller is triggered, which
+// opens or extends its provisioning batch (1 s idle, 10 s max).
 package simulator
 
 import (
@@ -31,23 +32,18 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/instancetypes"
-	"github.com/karpsim/karpsim/pricing"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
-// Karpenter's timings the loop follows.
+// Karpenter's timings the loop follows (package controller's).
 const (
-	BatchIdleDuration  = time.Second
-	BatchMaxDuration   = 10 * time.Second
-	DisruptionInterval = 10 * time.Second
-	ValidationDelay    = 15 * time.Second
-	// UnschedulableRetry is how long pods that fit nowhere wait before
-	// another provisioning pass is opened for them alone.
-	UnschedulableRetry = time.Minute
-	// disruptionRecheck bounds how long an unchanged cluster goes without
-	// a disruption evaluation (budget schedules, drift age).
-	disruptionRecheck  = 5 * time.Minute
+	BatchIdleDuration  = controller.BatchIdleDuration
+	BatchMaxDuration   = controller.BatchMaxDuration
+	DisruptionInterval = controller.DisruptionInterval
+	ValidationDelay    = controller.ValidationDelay
+	UnschedulableRetry = controller.UnschedulableRetry
 	defaultSampleEvery = 5 * time.Minute
 )
 
@@ -108,31 +104,27 @@ type sim struct {
 	q        queue
 	launcher cloud.Launcher
 
+	// ctrl is Karpenter's loop, run over this virtual cluster (see
+	// cluster.go).
+	ctrl *controller.Controller
+
 	pools       map[string]*apis.NodePool
 	classes     map[string]*apis.EC2NodeClass
 	catalogs    map[string]instancetypes.Catalog // by EC2NodeClass name
 	deployments map[string]*appsv1.Deployment    // by namespace/name
 	daemonSets  []*corev1.Pod
 	pdbs        []*policyv1.PodDisruptionBudget
-	unavailable *pricing.UnavailableOfferings
 
 	nodes   map[string]*simNode
 	pods    map[string]*simPod // every pod, bound or pending
 	pending map[string]*simPod
-	claimNo map[string]int // per NodePool
 
 	bindDirty bool
-	// lastUnschedulable is the last unschedulable decision's reason.
-	lastUnschedulable string
-	// provisionDirty is set when pods became pending since the last batch
-	// was opened or extended.
+	// provisionDirty is set when pods became pending since the loop was
+	// last triggered.
 	provisionDirty bool
-	batchStart     time.Time // zero when no batch is open
-	batchLast      time.Time
 	// generation counts changes that can alter a disruption decision.
 	generation   uint64
-	disrupt      disruptState
-	driftDirty   bool
 	res          *Result
 	pendingTimes []time.Duration
 	costSoFar    float64
@@ -175,11 +167,9 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 		classes:     map[string]*apis.EC2NodeClass{},
 		catalogs:    map[string]instancetypes.Catalog{},
 		deployments: map[string]*appsv1.Deployment{},
-		unavailable: &pricing.UnavailableOfferings{},
 		nodes:       map[string]*simNode{},
 		pods:        map[string]*simPod{},
 		pending:     map[string]*simPod{},
-		claimNo:     map[string]int{},
 		res:         newResult(sc),
 	}
 	if err := s.load(); err != nil {
@@ -188,10 +178,16 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 	if err := s.setLauncher(); err != nil {
 		return nil, err
 	}
+	ctrl, err := controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Clock: s.clock, Timers: s,
+		Record: s.decide, Options: cfg.Consolidation})
+	if err != nil {
+		return nil, err
+	}
+	s.ctrl = ctrl
 	for i, st := range sc.Steps {
 		s.q.schedule(event{at: start.Add(st.At.Duration), kind: evStep, index: i})
 	}
-	s.q.schedule(event{at: start.Add(DisruptionInterval), kind: evDisrupt})
+	s.ctrl.Start()
 	s.q.schedule(event{at: start, kind: evSample})
 	s.bindDirty = len(s.pending) > 0
 	return s, nil
@@ -259,7 +255,7 @@ func (s *sim) loop() error {
 		}
 		if s.provisionDirty {
 			s.provisionDirty = false
-			s.trigger()
+			s.ctrl.Trigger()
 		}
 	}
 	s.now = s.end
@@ -275,20 +271,15 @@ func (s *sim) fire(e event) {
 	switch e.kind {
 	case evStep:
 		s.step(e.index)
-	case evBatchCheck:
-		s.batchCheck()
+	case evWake:
+		s.ctrl.Wake(s.ctx, controller.Wake(e.index))
 	case evRegistered:
 		if n := s.nodes[e.ref]; n != nil {
-			n.registered = true
-			n.node.Labels[apis.LabelNodeRegistered] = "true"
+			n.Registered = true
+			n.Node.Node.Labels[apis.LabelNodeRegistered] = "true"
 		}
 	case evInitialized:
 		s.initialized(e.ref)
-	case evDisrupt:
-		s.disruptPoll()
-		s.q.schedule(event{at: s.now.Add(DisruptionInterval), kind: evDisrupt})
-	case evValidate:
-		s.validate()
 	case evSample:
 		s.sample()
 		s.q.schedule(event{at: s.now.Add(s.sampleEvery()), kind: evSample})
@@ -310,19 +301,17 @@ func (s *sim) sampleEvery() time.Duration {
 	return defaultSampleEvery
 }
 
-// initialized makes a launched node ready: pods may bind to it, and a
-// disruption command waiting for it may go on.
+// initialized makes a launched node ready: pods may bind to it, and the
+// loop is told (a disruption command waiting for it may go on).
 func (s *sim) initialized(name string) {
 	n := s.nodes[name]
 	if n == nil {
 		return
 	}
-	n.initialized, n.initializedAt = true, s.now
-	n.node.Labels[apis.LabelNodeInitialized] = "true"
-	n.node.StartupTaints = nil
+	n.Initialized, n.InitializedAt = true, s.now
+	n.Node.Node.Labels[apis.LabelNodeInitialized] = "true"
+	n.Node.Node.StartupTaints = nil
 	s.bindDirty = true
 	s.generation++
-	s.decide(Decision{Kind: KindReady, Nodes: []string{name}, InstanceType: n.instance.InstanceType,
-		Reason: fmt.Sprintf("node initialized %v after launch", s.now.Sub(n.instance.LaunchedAt))})
-	s.continueCommand()
+	s.ctrl.NodeReady(s.ctx, &n.Node)
 }

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
@@ -103,19 +102,19 @@ func (s *sim) load() error {
 // NodeClaim so that they can be disrupted, priced from their pool's catalog.
 func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 	for _, n := range snap.Nodes {
-		sn := &simNode{node: n, pool: n.NodePool, pods: map[string]*simPod{}, registered: true,
-			initialized: n.Initialized, initializedAt: s.start}
-		sn.instance.ID = "existing-" + n.Name
-		sn.instance.InstanceType = n.Labels[apis.LabelInstanceType]
-		sn.instance.Zone = n.Labels[apis.LabelTopologyZone]
-		sn.instance.CapacityType = n.Labels[apis.LabelCapacityType]
-		sn.instance.LaunchedAt = s.start
+		sn := &simNode{Node: controller.Node{Node: n, Registered: true, Initialized: n.Initialized, InitializedAt: s.start},
+			pods: map[string]*simPod{}}
+		inst := &sn.Instance
+		inst.ID = "existing-" + n.Name
+		inst.InstanceType = n.Labels[apis.LabelInstanceType]
+		inst.Zone = n.Labels[apis.LabelTopologyZone]
+		inst.CapacityType = n.Labels[apis.LabelCapacityType]
+		inst.LaunchedAt = s.start
 		if np := s.pools[n.NodePool]; np != nil {
-			sn.price = s.offeringPrice(np, sn.instance.InstanceType, sn.instance.Zone, sn.instance.CapacityType)
+			sn.PricePerHour = s.offeringPrice(np, inst.InstanceType, inst.Zone, inst.CapacityType)
 			c := scheduling.NodeClaim{Name: n.Name, NodePool: np.Name}
-			sn.claim = s.newClaim(c, n.Labels, np)
-			sn.claim.CreationTimestamp = metav1.NewTime(s.start)
-			sn.claim.Status.ProviderID = "aws:///" + sn.instance.Zone + "/" + sn.instance.ID
+			sn.Claim = controller.NewNodeClaim(c, n.Labels, np, s.classes[np.Spec.Template.Spec.NodeClassRef.Name], s.start)
+			sn.Claim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
 		}
 		if !n.Initialized {
 			return fmt.Errorf("simulator: node %s is not initialized; in-flight NodeClaims at the start are not modelled", n.Name)

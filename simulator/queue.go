@@ -10,11 +10,10 @@ type eventKind uint8
 
 const (
 	evStep eventKind = iota
-	evBatchCheck
+	// evWake wakes the controller; index is the controller.Wake.
+	evWake
 	evRegistered
 	evInitialized
-	evDisrupt
-	evValidate
 	evSample
 	evTraffic
 	evArrival

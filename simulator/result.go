@@ -7,24 +7,27 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/controller"
 )
 
-// Decision kinds, as they appear in Result.Timeline.
+// Decision kinds, as they appear in Result.Timeline: the controller's, and
+// the simulator's own (steps, workloads, the kube-scheduler).
 const (
 	KindScale             = "scale"
-	KindLaunch            = "launch"
-	KindLaunchFailed      = "launch-failed"
-	KindReady             = "ready"
+	KindLaunch            = controller.KindLaunch
+	KindLaunchFailed      = controller.KindLaunchFailed
+	KindReady             = controller.KindReady
 	KindBind              = "bind"
-	KindUnschedulable     = "unschedulable"
-	KindDelete            = "delete"
-	KindReplace           = "replace"
-	KindValidationFailed  = "validation-failed"
-	KindDisruptionAborted = "disruption-aborted"
-	KindDeleteFailed      = "delete-failed"
-	KindExpire            = "expire"
-	KindDrifted           = "drifted"
-	KindInterruption      = "interruption"
+	KindUnschedulable     = controller.KindUnschedulable
+	KindDelete            = controller.KindDelete
+	KindReplace           = controller.KindReplace
+	KindValidationFailed  = controller.KindValidationFailed
+	KindDisruptionAborted = controller.KindDisruptionAborted
+	KindDeleteFailed      = controller.KindDeleteFailed
+	KindExpire            = controller.KindExpire
+	KindDrifted           = controller.KindDrifted
+	KindInterruption      = controller.KindInterruption
 	KindNodePoolChanged   = "nodepool-changed"
 	KindAMIReleased       = "ami-released"
 	KindStepFailed        = "step-failed"
@@ -32,35 +35,16 @@ const (
 	KindDepart            = "depart"
 )
 
-// Disruption methods the simulator adds to consolidation's Method*
+// Disruption methods the controller adds to consolidation's Method*
 // constants in Result.DisruptionsByMethod.
 const (
-	MethodExpiration   = "expiration"
-	MethodInterruption = "interruption"
+	MethodExpiration   = controller.MethodExpiration
+	MethodInterruption = controller.MethodInterruption
 )
 
-// Decision is one thing that happened, and why.
-type Decision struct {
-	// At is the offset from the start of the run.
-	At   metav1.Duration `json:"at"`
-	Kind string          `json:"kind"`
-	// Method is the disruption method of delete, replace, expire and
-	// interruption decisions.
-	Method string `json:"method,omitempty"`
-	// Nodes are the nodes acted on (sorted where there are several).
-	Nodes []string `json:"nodes,omitempty"`
-	// Replacements are the nodes launched to replace Nodes.
-	Replacements []string `json:"replacements,omitempty"`
-	// Pods counts the pods concerned: placed on a launched node, bound,
-	// evicted, or the replicas of a scale.
-	Pods           int     `json:"pods,omitempty"`
-	InstanceType   string  `json:"instanceType,omitempty"`
-	Zone           string  `json:"zone,omitempty"`
-	CapacityType   string  `json:"capacityType,omitempty"`
-	PricePerHour   float64 `json:"pricePerHour,omitempty"`
-	SavingsPerHour float64 `json:"savingsPerHour,omitempty"`
-	Reason         string  `json:"reason"`
-}
+// Decision is one thing that happened, and why; At is the offset from the
+// start of the run.
+type Decision = controller.Decision
 
 // Sample is the cluster at one moment.
 type Sample struct {
@@ -117,11 +101,22 @@ func newResult(sc Scenario) *Result {
 		Samples: []Sample{}, DisruptionsByMethod: map[string]int{}}
 }
 
-// decide appends a decision to the timeline, dated now.
+// decide appends a decision to the timeline, dated now, and counts it.
 func (s *sim) decide(d Decision) {
 	d.At = metav1.Duration{Duration: s.now.Sub(s.start)}
 	d.PricePerHour, d.SavingsPerHour = round4(d.PricePerHour), round4(d.SavingsPerHour)
 	s.res.Timeline = append(s.res.Timeline, d)
+	switch d.Kind {
+	case KindLaunch:
+		s.res.Launches++
+	case KindLaunchFailed:
+		s.res.LaunchFailures++
+	case KindValidationFailed:
+		s.res.ValidationFailures++
+	}
+	if method, nodes := d.Disrupted(); nodes > 0 {
+		s.res.DisruptionsByMethod[method] += nodes
+	}
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
@@ -129,10 +124,10 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 func (s *sim) snapshotSample() Sample {
 	out := Sample{At: metav1.Duration{Duration: s.now.Sub(s.start)}, Nodes: len(s.nodes), Pods: len(s.pods), PendingPods: len(s.pending)}
 	for _, n := range s.sortedNodes() {
-		if n.initialized {
+		if n.Initialized {
 			out.Ready++
 		}
-		out.CostPerHour += n.price
+		out.CostPerHour += n.PricePerHour
 	}
 	out.CostPerHour = round4(out.CostPerHour)
 	return out
@@ -146,7 +141,7 @@ func (s *sim) finish() *Result {
 	r.Start = metav1.NewTime(s.start)
 	cost := s.costSoFar
 	for _, n := range s.sortedNodes() {
-		cost += n.price * s.end.Sub(n.instance.LaunchedAt).Hours()
+		cost += n.PricePerHour * s.end.Sub(n.Instance.LaunchedAt).Hours()
 	}
 	r.TotalCost = round4(cost)
 	r.Final = s.snapshotSample()

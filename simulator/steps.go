@@ -117,7 +117,7 @@ func (s *sim) deletePod(p *simPod) {
 	delete(s.pending, p.key)
 	if n := s.nodes[p.node]; n != nil {
 		delete(n.pods, p.key)
-		n.lastPodEventAt = s.now
+		n.LastPodEventAt = s.now
 		// The kube-scheduler retries unschedulable pods when a pod
 		// leaves a node: the room may fit one.
 		s.bindDirty = s.bindDirty || len(s.pending) > 0
@@ -126,9 +126,8 @@ func (s *sim) deletePod(p *simPod) {
 }
 
 // interrupt sends spot interruption notices to running spot nodes chosen
-// at random (seeded), then handles each as Karpenter's interruption
-// controller does: mark the offering unavailable, cordon and drain the node,
-// delete it. Its pods go pending and are provisioned for again.
+// at random (seeded) and hands each to the controller, which handles it as
+// Karpenter's interruption controller does.
 func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	in, ok := s.launcher.(Interrupter)
 	if !ok {
@@ -136,8 +135,8 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	}
 	var spot []*simNode
 	for _, n := range s.sortedNodes() {
-		if n.instance.CapacityType == apis.CapacityTypeSpot && !n.cordoned &&
-			(st.InstanceType == "" || n.instance.InstanceType == st.InstanceType) {
+		if n.Instance.CapacityType == apis.CapacityTypeSpot && !n.Cordoned &&
+			(st.InstanceType == "" || n.Instance.InstanceType == st.InstanceType) {
 			spot = append(spot, n)
 		}
 	}
@@ -151,21 +150,14 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	if st.Count > 0 && st.Count < len(spot) {
 		spot = spot[:st.Count]
 	}
-	slices.SortFunc(spot, func(a, b *simNode) int { return strings.Compare(a.node.Name, b.node.Name) })
+	slices.SortFunc(spot, func(a, b *simNode) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, n := range spot {
-		notice, err := in.Interrupt(n.instance.ID)
+		notice, err := in.Interrupt(n.Instance.ID)
 		if err != nil {
-			s.decide(Decision{Kind: KindStepFailed, Nodes: []string{n.node.Name}, Reason: err.Error()})
+			s.decide(Decision{Kind: KindStepFailed, Nodes: []string{n.Name()}, Reason: err.Error()})
 			continue
 		}
-		s.unavailable.MarkUnavailable(n.instance.CapacityType, n.instance.InstanceType, n.instance.Zone, s.now)
-		s.cordon(n, true)
-		pods := len(s.removeNode(n))
-		s.res.DisruptionsByMethod[MethodInterruption]++
-		s.decide(Decision{Kind: KindInterruption, Method: MethodInterruption, Nodes: []string{n.node.Name}, Pods: pods,
-			InstanceType: n.instance.InstanceType, Zone: n.instance.Zone, CapacityType: n.instance.CapacityType,
-			Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",
-				notice.TerminateAt.Sub(notice.NoticeAt))})
+		s.ctrl.Interrupted(s.ctx, &n.Node, notice)
 	}
 	return nil
 }
@@ -184,7 +176,7 @@ func (s *sim) replaceNodePool(st *NodePoolStep) error {
 		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run started with", np.Name)
 	}
 	s.pools[np.Name] = np
-	s.driftDirty = true
+	s.ctrl.NodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
 	s.decide(Decision{Kind: KindNodePoolChanged, Reason: "NodePool " + np.Name + " replaced"})
@@ -202,7 +194,7 @@ func (s *sim) releaseAMI(st *ReleaseAMIStep) error {
 		return fmt.Errorf("no EC2NodeClass %s", name)
 	}
 	nc.Status.AMIs = []apis.AMI{{ID: st.ID, Name: st.ID}}
-	s.driftDirty = true
+	s.ctrl.NodeClassChanged()
 	s.generation++
 	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.ID)})
 	return nil

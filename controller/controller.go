@@ -1,0 +1,280 @@
+// Package controller is Karpenter's control loop as a state machine: it
+// batches pending pods (1 s idle, 10 s max) and provisions for them, marks
+// launched NodeClaims ready, polls disruption every 10 s (expiration, drift
+// detection, then Karpenter's methods, consolidation validated 15 s later),
+// executes commands (cordon, launch replacements, delete the candidates once
+// the replacements are initialized) and handles spot interruptions (cordon,
+// drain, delete, offering marked unavailable).
+//
+// The loop owns what Karpenter keeps in memory — the open batch, the
+// command being validated and those executing, nominations, drift status,
+// the unavailable-offering cache — and nothing else. It reads and changes
+// the cluster through a Cluster, launches and terminates instances through a
+// cloud.Launcher, reads the time from a cloud.Clock and asks its host to wake
+// it through Timers. Two hosts drive it: package simulator, whose virtual
+// cluster implements Cluster and whose event queue implements Timers, and
+// Runner, which drives it against a live cluster (any cloud.ClusterWatcher
+// and cloud.ClusterWriter, such as cloud.MemoryCluster or an API-server
+// client) on a clock. Either way the decisions come out the same.
+//
+// A Controller is not safe for concurrent use: its host calls it from one
+// goroutine.
+package controller
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// Karpenter's timings, the defaults of Timings.
+const (
+	BatchIdleDuration  = time.Second
+	BatchMaxDuration   = 10 * time.Second
+	DisruptionInterval = 10 * time.Second
+	ValidationDelay    = 15 * time.Second
+	// UnschedulableRetry is how long pods that fit nowhere wait before
+	// another provisioning pass is opened for them alone.
+	UnschedulableRetry = time.Minute
+	// DisruptionRecheck bounds how long an unchanged cluster goes without
+	// a disruption evaluation (budget schedules, drift age).
+	DisruptionRecheck = 5 * time.Minute
+)
+
+// Timings are the loop's intervals. Zero fields take Karpenter's values;
+// BatchIdle and BatchMax are Karpenter's BATCH_IDLE_DURATION and
+// BATCH_MAX_DURATION settings, the others are fixed in Karpenter and worth
+// changing only to run the loop faster in a test.
+type Timings struct {
+	BatchIdle, BatchMax, DisruptionInterval, ValidationDelay, UnschedulableRetry, DisruptionRecheck time.Duration
+}
+
+func (t Timings) withDefaults() Timings {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.BatchIdle, BatchIdleDuration)
+	def(&t.BatchMax, BatchMaxDuration)
+	def(&t.DisruptionInterval, DisruptionInterval)
+	def(&t.ValidationDelay, ValidationDelay)
+	def(&t.UnschedulableRetry, UnschedulableRetry)
+	def(&t.DisruptionRecheck, DisruptionRecheck)
+	return t
+}
+
+// Node is a node, launched or in flight, as the loop sees it. The Cluster
+// owns it; the loop reads it and changes it only through the Cluster.
+type Node struct {
+	// Node is the node as scheduling sees it: name, NodePool, labels,
+	// taints, resources, and — when Cluster.Nodes is asked for them — the
+	// pods bound to it.
+	Node *scheduling.Node
+	// Claim is the node's NodeClaim, nil for a node Karpenter does not
+	// manage.
+	Claim *apis.NodeClaim
+	// Instance is the machine behind the node; PricePerHour what it costs.
+	Instance     cloud.Instance
+	PricePerHour float64
+	// Registered and Initialized follow the node's lifecycle;
+	// InitializedAt is when it became initialized.
+	Registered, Initialized bool
+	InitializedAt           time.Time
+	// LastPodEventAt is when a pod was last bound to the node or left it.
+	LastPodEventAt time.Time
+	// Cordoned nodes carry the karpenter.sh/disrupted taint and take no
+	// new pods.
+	Cordoned bool
+}
+
+// Name is the node's name (its NodeClaim's, for a launched node).
+func (n *Node) Name() string { return n.Node.Name }
+
+// Cluster is the cluster as the loop reads and changes it. Lists are sorted
+// (nodes by name, pods by namespace/name) so that decisions are
+// deterministic.
+type Cluster interface {
+	// NodePools returns the NodePools, sorted by name.
+	NodePools() []*apis.NodePool
+	// NodeClass returns the named EC2NodeClass, nil if there is none.
+	NodeClass(name string) *apis.EC2NodeClass
+	// Catalog returns the instance types of the named EC2NodeClass.
+	Catalog(nodeClass string) instancetypes.Catalog
+	// DaemonSets returns one pod per DaemonSet, for overhead.
+	DaemonSets() []*corev1.Pod
+	// PDBs returns the PodDisruptionBudgets.
+	PDBs() []*policyv1.PodDisruptionBudget
+	// Pending returns the pods waiting for a node.
+	Pending() []*corev1.Pod
+	// Nodes returns every node. With withPods, each Node.Node.Pods lists
+	// the pods bound to it now and Node.Node.Initialized agrees with
+	// Node.Initialized.
+	Nodes(withPods bool) []*Node
+	// Node returns the named node, nil if there is none.
+	Node(name string) *Node
+	// Generation changes whenever the cluster changes in a way that can
+	// alter a disruption decision (a pod bound, pending or gone, a node
+	// added, cordoned, initialized or removed, a NodePool or EC2NodeClass
+	// changed).
+	Generation() uint64
+
+	// AddNode records the node of a NodeClaim the loop launched: in flight
+	// until its instance registers and initializes.
+	AddNode(ctx context.Context, n *Node) error
+	// Cordon adds the karpenter.sh/disrupted:NoSchedule taint to a node,
+	// or lifts it.
+	Cordon(ctx context.Context, n *Node, on bool) error
+	// Drain evicts a node's pods, which become pending, and deletes the
+	// node and its NodeClaim; it returns how many pods were evicted. The
+	// loop terminates the instance afterwards.
+	Drain(ctx context.Context, n *Node) (int, error)
+}
+
+// Wake says why the loop asked to be woken.
+type Wake uint8
+
+const (
+	// WakeBatch checks whether the provisioning batch is due.
+	WakeBatch Wake = iota
+	// WakeDisrupt is the disruption poll.
+	WakeDisrupt
+	// WakeValidate validates the consolidation command found earlier.
+	WakeValidate
+)
+
+// Timers wakes the loop: the host calls Controller.Wake(w) at, or after,
+// the time asked for. Wake-ups due at the same time come in the order they
+// were asked for.
+type Timers interface {
+	WakeAt(at time.Time, w Wake)
+}
+
+// Config is what a Controller works with.
+type Config struct {
+	Cluster  Cluster
+	Launcher cloud.Launcher
+	Clock    cloud.Clock
+	Timers   Timers
+	// Record receives every decision, in order, with At left zero for
+	// the host to date. Nil drops them.
+	Record func(Decision)
+	// Options are the disruption options, and through them the
+	// scheduling options provisioning uses.
+	Options consolidation.Options
+	Timings Timings
+}
+
+// Controller is Karpenter's loop. Build it with New, call Start once, then
+// Trigger when pods become pending, Wake when a timer is due, NodeReady when
+// a node initializes, Interrupted on a spot interruption notice and
+// NodeClassChanged after a NodePool or EC2NodeClass changes.
+type Controller struct {
+	cfg         Config
+	t           Timings
+	unavailable *pricing.UnavailableOfferings
+	claimNo     map[string]int // per NodePool
+
+	// The open provisioning batch; batchStart is zero when none is open.
+	batchStart, batchLast time.Time
+	// lastUnschedulable is the last unschedulable decision's reason.
+	lastUnschedulable string
+
+	// nominated is when a provisioning pass last chose each node, drift
+	// each node's drift status: Karpenter's in-memory cluster state.
+	nominated map[string]time.Time
+	drift     map[string]*consolidation.DriftStatus
+	// driftDirty asks the next poll to check every node for drift.
+	driftDirty bool
+	// generation counts the loop's own changes that alter a disruption
+	// decision (drift found or cleared).
+	generation uint64
+	disrupt    disruptState
+}
+
+// ErrConfig is wrapped by New's error for an incomplete Config.
+var ErrConfig = errors.New("controller: incomplete config")
+
+// New returns a controller over cfg's seams.
+func New(cfg Config) (*Controller, error) {
+	switch {
+	case cfg.Cluster == nil:
+		return nil, errors.Join(ErrConfig, errors.New("Config.Cluster is nil"))
+	case cfg.Launcher == nil:
+		return nil, errors.Join(ErrConfig, errors.New("Config.Launcher is nil"))
+	case cfg.Clock == nil:
+		return nil, errors.Join(ErrConfig, errors.New("Config.Clock is nil"))
+	case cfg.Timers == nil:
+		return nil, errors.Join(ErrConfig, errors.New("Config.Timers is nil"))
+	}
+	if cfg.Record == nil {
+		cfg.Record = func(Decision) {}
+	}
+	return &Controller{
+		cfg: cfg, t: cfg.Timings.withDefaults(),
+		unavailable: &pricing.UnavailableOfferings{},
+		claimNo:     map[string]int{},
+		nominated:   map[string]time.Time{},
+		drift:       map[string]*consolidation.DriftStatus{},
+	}, nil
+}
+
+// Start schedules the first disruption poll.
+func (c *Controller) Start() {
+	c.cfg.Timers.WakeAt(c.now().Add(c.t.DisruptionInterval), WakeDisrupt)
+}
+
+// Wake runs what the timer w was set for.
+func (c *Controller) Wake(ctx context.Context, w Wake) {
+	switch w {
+	case WakeBatch:
+		c.batchCheck(ctx)
+	case WakeDisrupt:
+		c.poll(ctx)
+		c.cfg.Timers.WakeAt(c.now().Add(c.t.DisruptionInterval), WakeDisrupt)
+	case WakeValidate:
+		c.validate(ctx)
+	}
+}
+
+// NodeReady is called when a node the loop launched has initialized: a
+// command waiting for it as a replacement may go on.
+func (c *Controller) NodeReady(ctx context.Context, n *Node) {
+	c.record(Decision{Kind: KindReady, Nodes: []string{n.Name()}, InstanceType: n.Instance.InstanceType,
+		Reason: "node initialized " + c.now().Sub(n.Instance.LaunchedAt).String() + " after launch"})
+	c.continueCommands(ctx)
+}
+
+// NodeClassChanged asks the next disruption poll to check every node for
+// drift: a NodePool or EC2NodeClass changed.
+func (c *Controller) NodeClassChanged() { c.driftDirty = true }
+
+// Drift returns the node's drift status, nil if it has not drifted.
+func (c *Controller) Drift(node string) *consolidation.DriftStatus { return c.drift[node] }
+
+// NominatedAt returns when a provisioning pass last chose the node.
+func (c *Controller) NominatedAt(node string) time.Time { return c.nominated[node] }
+
+func (c *Controller) now() time.Time { return c.cfg.Clock.Now() }
+
+func (c *Controller) record(d Decision) { c.cfg.Record(d) }
+
+// forget drops what the loop remembers of a removed node.
+func (c *Controller) forget(name string) {
+	delete(c.nominated, name)
+	delete(c.drift, name)
+}
+
+// generationNow is the cluster's generation and the loop's own, together:
+// either moving changes it.
+func (c *Controller) generationNow() uint64 { return c.cfg.Cluster.Generation() + c.generation }

@@ -1,0 +1,285 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/drift"
+)
+
+// disruptState is the disruption controller's memory between polls.
+type disruptState struct {
+	// validating is a command found by a poll and waiting out the
+	// validation delay, which holds up the polls as Karpenter's controller
+	// waits; executing are the commands whose replacements are launching,
+	// as in Karpenter's orchestration queue: polls go on meanwhile, and
+	// their candidates, cordoned, count against the budgets.
+	validating *consolidation.Command
+	executing  []*inFlight
+	// lastGeneration and nextEval let a poll skip an evaluation that
+	// cannot find anything new: nothing changed since the last empty one
+	// and no time-based window has ended.
+	lastGeneration uint64
+	nextEval       time.Time
+}
+
+// inFlight is a command being executed.
+type inFlight struct {
+	cmd          consolidation.Command
+	replacements []string
+}
+
+// poll is one pass of the disruption controller: expiration first (no
+// budgets), then drift detection, then — unless a command is being
+// validated — Karpenter's methods through consolidation.Evaluate.
+func (c *Controller) poll(ctx context.Context) {
+	c.expire(ctx)
+	c.detectDrift()
+	if c.disrupt.validating != nil {
+		return
+	}
+	now := c.now()
+	if c.generationNow() == c.disrupt.lastGeneration && now.Before(c.disrupt.nextEval) {
+		return
+	}
+	d := consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options)
+	if len(d.Commands) == 0 {
+		c.disrupt.lastGeneration = c.generationNow()
+		c.disrupt.nextEval = c.nextTimedChange(now)
+		return
+	}
+	cmd := d.Commands[0]
+	switch cmd.Method {
+	case consolidation.MethodDrift, consolidation.MethodStaticDrift:
+		c.execute(ctx, cmd)
+	default:
+		// Consolidation is validated: the same decision must come out of a
+		// fresh evaluation ValidationDelay later.
+		c.disrupt.validating = &cmd
+		c.cfg.Timers.WakeAt(now.Add(c.t.ValidationDelay), WakeValidate)
+	}
+}
+
+// nextTimedChange is the earliest moment an unchanged cluster may still get
+// a different decision: a consolidateAfter window or a nomination ending,
+// or DisruptionRecheck from now.
+func (c *Controller) nextTimedChange(now time.Time) time.Time {
+	next := now.Add(c.t.DisruptionRecheck)
+	consider := func(t time.Time) {
+		if t.After(now) && t.Before(next) {
+			next = t
+		}
+	}
+	after := map[string]time.Duration{}
+	for _, np := range c.cfg.Cluster.NodePools() {
+		if d := np.Spec.Disruption.ConsolidateAfter.Duration; d != nil {
+			after[np.Name] = *d
+		}
+	}
+	for _, n := range c.cfg.Cluster.Nodes(false) {
+		consider(c.nominated[n.Name()].Add(consolidation.NominationWindow))
+		d, ok := after[n.Node.NodePool]
+		if !ok {
+			continue
+		}
+		last := n.InitializedAt
+		if n.LastPodEventAt.After(last) {
+			last = n.LastPodEventAt
+		}
+		consider(last.Add(d))
+	}
+	return next
+}
+
+// validate re-evaluates a consolidation command after the validation delay
+// and executes the fresh command when it deletes the same nodes by the same
+// method.
+func (c *Controller) validate(ctx context.Context) {
+	want := c.disrupt.validating
+	c.disrupt.validating = nil
+	if want == nil {
+		return
+	}
+	d := consolidation.Evaluate(c.consolidationCluster(), c.now(), c.cfg.Options)
+	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && slices.Equal(d.Commands[0].Delete, want.Delete) {
+		c.execute(ctx, d.Commands[0])
+		return
+	}
+	c.record(Decision{Kind: KindValidationFailed, Method: want.Method, Nodes: want.Delete,
+		Reason: "the command no longer holds " + c.t.ValidationDelay.String() + " later: " + want.Reason})
+}
+
+// execute carries out a command: cordon the candidates, launch the
+// replacements, and delete the candidates once every replacement is
+// initialized (at once when there are none). A replacement that cannot be
+// launched aborts the command and lifts the cordons.
+func (c *Controller) execute(ctx context.Context, cmd consolidation.Command) {
+	f := &inFlight{cmd: cmd}
+	c.disrupt.executing = append(c.disrupt.executing, f)
+	for _, name := range cmd.Delete {
+		if n := c.cfg.Cluster.Node(name); n != nil {
+			if err := c.cfg.Cluster.Cordon(ctx, n, true); err != nil {
+				c.abort(ctx, f, "cordoning "+name+" failed: "+err.Error())
+				return
+			}
+		}
+	}
+	for _, r := range cmd.Replacements {
+		n, err := c.launch(ctx, r, "replacement for "+cmd.Method, "replaces "+strings.Join(cmd.Delete, ", "))
+		if err != nil {
+			c.abort(ctx, f, "a replacement could not be launched: "+err.Error())
+			return
+		}
+		f.replacements = append(f.replacements, n.Name())
+	}
+	c.continueCommands(ctx)
+}
+
+// abort gives up a command: its candidates are uncordoned and stay.
+// Replacements already launched stay too, for consolidation to reclaim.
+func (c *Controller) abort(ctx context.Context, f *inFlight, why string) {
+	cmd := f.cmd
+	c.disrupt.executing = slices.DeleteFunc(c.disrupt.executing, func(g *inFlight) bool { return g == f })
+	for _, name := range cmd.Delete {
+		if n := c.cfg.Cluster.Node(name); n != nil && n.Cordoned {
+			// A failed uncordon leaves the taint for the next command.
+			_ = c.cfg.Cluster.Cordon(ctx, n, false)
+		}
+	}
+	c.record(Decision{Kind: KindDisruptionAborted, Method: cmd.Method, Nodes: cmd.Delete, Reason: why})
+}
+
+// continueCommands finishes, in the order they started, the executing
+// commands whose replacements are all initialized.
+func (c *Controller) continueCommands(ctx context.Context) {
+	for _, f := range slices.Clone(c.disrupt.executing) {
+		c.continueOne(ctx, f)
+	}
+}
+
+// continueOne deletes a command's candidates once all its replacements are
+// initialized.
+func (c *Controller) continueOne(ctx context.Context, f *inFlight) {
+	for _, r := range f.replacements {
+		n := c.cfg.Cluster.Node(r)
+		if n == nil {
+			c.abort(ctx, f, "replacement "+r+" was deleted before it was initialized")
+			return
+		}
+		if !n.Initialized {
+			return
+		}
+	}
+	c.disrupt.executing = slices.DeleteFunc(c.disrupt.executing, func(g *inFlight) bool { return g == f })
+	kind := KindDelete
+	if len(f.replacements) > 0 {
+		kind = KindReplace
+	}
+	evicted := 0
+	for _, name := range f.cmd.Delete {
+		if n := c.cfg.Cluster.Node(name); n != nil {
+			evicted += c.remove(ctx, n)
+		}
+	}
+	c.record(Decision{Kind: kind, Method: f.cmd.Method, Nodes: f.cmd.Delete, Pods: evicted,
+		Replacements: f.replacements, SavingsPerHour: f.cmd.SavingsPerHour, Reason: f.cmd.Reason})
+}
+
+// expire deletes every managed node whose NodeClaim has expired, budgets
+// notwithstanding; its pods go back to pending.
+func (c *Controller) expire(ctx context.Context) {
+	now := c.now()
+	for _, n := range c.cfg.Cluster.Nodes(false) {
+		if n.Claim == nil || n.Cordoned {
+			continue
+		}
+		expired, at := drift.Expiry(n.Claim, now)
+		if !expired {
+			continue
+		}
+		pods := c.remove(ctx, n)
+		c.record(Decision{Kind: KindExpire, Method: MethodExpiration, Nodes: []string{n.Name()}, Pods: pods,
+			Reason: fmt.Sprintf("NodeClaim expired at %s (expireAfter)", at.UTC().Format(time.RFC3339))})
+	}
+}
+
+// detectDrift runs drift.Check on every managed node after a NodePool or
+// EC2NodeClass changed.
+func (c *Controller) detectDrift() {
+	if !c.driftDirty {
+		return
+	}
+	c.driftDirty = false
+	now := c.now()
+	pools := c.cfg.Cluster.NodePools()
+	for _, n := range c.cfg.Cluster.Nodes(false) {
+		if n.Claim == nil {
+			continue
+		}
+		i := slices.IndexFunc(pools, func(np *apis.NodePool) bool { return np.Name == n.Node.NodePool })
+		if i < 0 {
+			continue
+		}
+		np := pools[i]
+		className := np.Spec.Template.Spec.NodeClassRef.Name
+		r := drift.Check(drift.Input{NodeClaim: n.Claim, NodePool: np, NodeClass: c.cfg.Cluster.NodeClass(className),
+			InstanceTypes: c.cfg.Cluster.Catalog(className), Now: now})
+		name := n.Name()
+		switch {
+		case r.Drifted && c.drift[name] == nil:
+			c.drift[name] = &consolidation.DriftStatus{Reason: string(r.Reason), Detail: r.Detail, Since: now}
+			c.generation++
+			c.record(Decision{Kind: KindDrifted, Nodes: []string{name}, Reason: string(r.Reason) + ": " + r.Detail})
+		case !r.Drifted && c.drift[name] != nil:
+			delete(c.drift, name)
+			c.generation++
+		}
+	}
+}
+
+// Interrupted handles a spot interruption notice for a node as Karpenter's
+// interruption controller does: the offering is marked unavailable, the
+// node cordoned, drained and deleted. Its pods go pending and are
+// provisioned for again.
+func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Interruption) {
+	c.unavailable.MarkUnavailable(n.Instance.CapacityType, n.Instance.InstanceType, n.Instance.Zone, c.now())
+	if err := c.cfg.Cluster.Cordon(ctx, n, true); err != nil {
+		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "cordon: " + err.Error()})
+	}
+	pods := c.remove(ctx, n)
+	c.record(Decision{Kind: KindInterruption, Method: MethodInterruption, Nodes: []string{n.Name()}, Pods: pods,
+		InstanceType: n.Instance.InstanceType, Zone: n.Instance.Zone, CapacityType: n.Instance.CapacityType,
+		Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",
+			notice.TerminateAt.Sub(notice.NoticeAt))})
+}
+
+// consolidationCluster is the cluster as consolidation.Evaluate sees it.
+func (c *Controller) consolidationCluster() consolidation.Cluster {
+	cl := c.cfg.Cluster
+	nodes := cl.Nodes(true)
+	out := consolidation.Cluster{
+		Nodes:      make([]*consolidation.Node, 0, len(nodes)),
+		Pending:    cl.Pending(),
+		DaemonSets: cl.DaemonSets(),
+		PDBs:       cl.PDBs(),
+	}
+	for _, n := range nodes {
+		out.Nodes = append(out.Nodes, &consolidation.Node{
+			Node: n.Node, NodeClaim: n.Claim, Deleting: n.Cordoned,
+			NominatedAt:   c.nominated[n.Name()],
+			InitializedAt: n.InitializedAt, LastPodEventAt: n.LastPodEventAt, Drift: c.drift[n.Name()],
+		})
+	}
+	pools := c.nodePools()
+	out.NodePools = make([]consolidation.NodePool, 0, len(pools))
+	for _, p := range pools {
+		out.NodePools = append(out.NodePools, consolidation.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/drift"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// Trigger opens a provisioning batch or extends the open one: pods became
+// pending. The batch closes BatchIdle after the last trigger, or BatchMax
+// after it opened.
+func (c *Controller) Trigger() {
+	now := c.now()
+	if c.batchStart.IsZero() {
+		c.batchStart = now
+	}
+	c.batchLast = now
+	c.cfg.Timers.WakeAt(c.batchDeadline(), WakeBatch)
+}
+
+func (c *Controller) batchDeadline() time.Time {
+	idle, limit := c.batchLast.Add(c.t.BatchIdle), c.batchStart.Add(c.t.BatchMax)
+	if idle.Before(limit) {
+		return idle
+	}
+	return limit
+}
+
+// batchCheck provisions when the open batch is due; an earlier check left
+// over from a batch that was extended does nothing. With no batch open the
+// check is a retry for pods that fit nowhere, and opens one.
+func (c *Controller) batchCheck(ctx context.Context) {
+	if c.batchStart.IsZero() {
+		if len(c.cfg.Cluster.Pending()) > 0 {
+			c.Trigger()
+		}
+		return
+	}
+	if c.now().Before(c.batchDeadline()) {
+		return
+	}
+	c.batchStart, c.batchLast = time.Time{}, time.Time{}
+	c.provision(ctx)
+}
+
+// provision is one provisioning pass: every pending pod against every live
+// node (initialized or in flight, not cordoned) and every NodePool; pods
+// that fit a node are nominated to it, new NodeClaims are launched.
+func (c *Controller) provision(ctx context.Context) {
+	pending := c.cfg.Cluster.Pending()
+	if len(pending) == 0 {
+		return
+	}
+	now := c.now()
+	var nodes []*scheduling.Node
+	for _, n := range c.cfg.Cluster.Nodes(true) {
+		if !n.Cordoned {
+			nodes = append(nodes, n.Node)
+		}
+	}
+	res := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(),
+		DaemonSets: c.cfg.Cluster.DaemonSets(), Options: c.cfg.Options.Scheduling})
+	for _, b := range res.Bindings {
+		if c.cfg.Cluster.Node(b.Node) != nil {
+			c.nominated[b.Node] = now
+		}
+	}
+	iced := false
+	for _, claim := range res.NodeClaims {
+		if _, err := c.launch(ctx, claim, "provisioning", fmt.Sprintf("%d pending pods", len(claim.Pods))); err != nil {
+			iced = true
+		}
+	}
+	switch {
+	case iced:
+		// The pods of a failed launch go into the next batch, which sees
+		// the offering unavailable.
+		c.cfg.Timers.WakeAt(now.Add(c.t.BatchIdle), WakeBatch)
+	case len(res.Unschedulable) > 0:
+		u := res.Unschedulable[0]
+		why := fmt.Sprintf("%d pods fit nowhere; first, %s: %s", len(res.Unschedulable), u.Pod, u.Reason)
+		// A retry that finds the same pods stuck for the same reason is
+		// not news.
+		if why != c.lastUnschedulable {
+			c.record(Decision{Kind: KindUnschedulable, Pods: len(res.Unschedulable), Reason: why})
+		}
+		c.lastUnschedulable = why
+		c.cfg.Timers.WakeAt(now.Add(c.t.UnschedulableRetry), WakeBatch)
+	default:
+		c.lastUnschedulable = ""
+	}
+}
+
+// launch creates a NodeClaim through the launcher and adds its node to the
+// cluster, in flight. An insufficient-capacity error marks the offering
+// unavailable for pricing.DefaultUnavailableTTL.
+func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why, detail string) (*Node, error) {
+	now := c.now()
+	cl := c.cfg.Cluster
+	np := c.pool(claim.NodePool)
+	if np == nil {
+		err := fmt.Errorf("NodePool %s is gone", claim.NodePool)
+		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
+		return nil, err
+	}
+	className := np.Spec.Template.Spec.NodeClassRef.Name
+	it, ok := cl.Catalog(className).Get(claim.InstanceType)
+	if !ok {
+		err := fmt.Errorf("instance type %s is not in NodePool %s's catalog", claim.InstanceType, claim.NodePool)
+		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
+		return nil, err
+	}
+	claim.Name = c.claimName(claim.NodePool)
+	req := cloud.LaunchRequest{NodeClaim: claim.Name, NodePool: claim.NodePool, InstanceType: claim.InstanceType,
+		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: claim.PricePerHour}
+	inst, err := c.cfg.Launcher.Create(ctx, req)
+	if err != nil {
+		if ice, ok := cloud.IsInsufficientCapacity(err); ok {
+			c.unavailable.MarkUnavailable(ice.CapacityType, ice.InstanceType, ice.Zone, now)
+		}
+		c.record(Decision{Kind: KindLaunchFailed, InstanceType: claim.InstanceType, Zone: claim.Zone, CapacityType: claim.CapacityType,
+			Reason: fmt.Sprintf("%s launch of %s failed: %v", why, claim.Name, err)})
+		return nil, err
+	}
+	// A launcher on another clock may date the instance in the past: the
+	// loop counts it from now, so costs and waits agree with its clock.
+	if inst.LaunchedAt.Before(now) {
+		inst.LaunchedAt = now
+	}
+	labels := NodeLabels(it, claim, np)
+	n := &Node{
+		Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
+			Taints: np.Spec.Template.Spec.Taints, StartupTaints: np.Spec.Template.Spec.StartupTaints,
+			Capacity: it.Capacity.List(), Allocatable: it.Allocatable().List()},
+		Claim:    NewNodeClaim(claim, labels, np, cl.NodeClass(className), now),
+		Instance: inst, PricePerHour: inst.PricePerHour,
+	}
+	n.Claim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
+	c.nominated[claim.Name] = now
+	if err := cl.AddNode(ctx, n); err != nil {
+		c.record(Decision{Kind: KindLaunchFailed, Nodes: []string{claim.Name}, InstanceType: claim.InstanceType,
+			Reason: fmt.Sprintf("%s launch of %s: the NodeClaim could not be created: %v", why, claim.Name, err)})
+		delete(c.nominated, claim.Name)
+		c.terminate(ctx, claim.Name, inst.ID)
+		return nil, err
+	}
+	c.record(Decision{Kind: KindLaunch, Nodes: []string{claim.Name}, Pods: len(claim.Pods), InstanceType: claim.InstanceType,
+		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: inst.PricePerHour,
+		Reason: fmt.Sprintf("%s: %s; cheapest of %d options", why, detail, len(claim.InstanceTypeOptions))})
+	return n, nil
+}
+
+// claimName is the next free "<nodepool>-<n>" name.
+func (c *Controller) claimName(pool string) string {
+	for {
+		c.claimNo[pool]++
+		name := fmt.Sprintf("%s-%05d", pool, c.claimNo[pool])
+		if c.cfg.Cluster.Node(name) == nil {
+			return name
+		}
+	}
+}
+
+// remove drains a node and terminates its instance.
+func (c *Controller) remove(ctx context.Context, n *Node) int {
+	name := n.Name()
+	evicted, err := c.cfg.Cluster.Drain(ctx, n)
+	c.forget(name)
+	if err != nil {
+		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{name}, Reason: "drain: " + err.Error()})
+		return evicted
+	}
+	c.terminate(ctx, name, n.Instance.ID)
+	return evicted
+}
+
+func (c *Controller) terminate(ctx context.Context, node, id string) {
+	if err := c.cfg.Launcher.Delete(ctx, id); err != nil {
+		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{node}, Reason: err.Error()})
+	}
+}
+
+func (c *Controller) pool(name string) *apis.NodePool {
+	for _, np := range c.cfg.Cluster.NodePools() {
+		if np.Name == name {
+			return np
+		}
+	}
+	return nil
+}
+
+// nodePools returns the NodePools with catalogs whose offerings recently
+// out of capacity are marked unavailable.
+func (c *Controller) nodePools() []scheduling.NodePool {
+	now := c.now()
+	marked := len(c.unavailable.Entries(now)) > 0
+	pools := c.cfg.Cluster.NodePools()
+	out := make([]scheduling.NodePool, 0, len(pools))
+	for _, np := range pools {
+		catalog := c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
+		if marked {
+			catalog = c.withUnavailable(catalog, now)
+		}
+		out = append(out, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+	}
+	return out
+}
+
+// withUnavailable copies the catalog's types that have an offering marked
+// unavailable, with that offering's Available cleared. Requirements list
+// every offering whether available or not, so a shallow copy with new
+// offerings stays consistent.
+func (c *Controller) withUnavailable(cat instancetypes.Catalog, now time.Time) instancetypes.Catalog {
+	out := make(instancetypes.Catalog, len(cat))
+	for i, it := range cat {
+		out[i] = it
+		var offerings []instancetypes.Offering
+		for j, o := range it.Offerings {
+			if o.Available && c.unavailable.IsUnavailable(o.CapacityType, it.Name, o.Zone, now) {
+				if offerings == nil {
+					offerings = slices.Clone(it.Offerings)
+				}
+				offerings[j].Available = false
+			}
+		}
+		if offerings != nil {
+			cp := *it
+			cp.Offerings = offerings
+			out[i] = &cp
+		}
+	}
+	return out
+}
+
+// NodeLabels are the labels a node launched for claim gets: the instance
+// type's, the offering's, the pool template's and every single-valued In
+// requirement of the claim.
+func NodeLabels(it *instancetypes.InstanceType, claim scheduling.NodeClaim, np *apis.NodePool) map[string]string {
+	labels := it.Labels()
+	for k, v := range np.Spec.Template.ObjectMeta.Labels {
+		labels[k] = v
+	}
+	for _, r := range claim.Requirements {
+		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+			labels[r.Key] = r.Values[0]
+		}
+	}
+	labels[apis.LabelTopologyZone] = claim.Zone
+	labels[apis.LabelCapacityType] = claim.CapacityType
+	labels[apis.LabelNodePool] = np.Name
+	labels[apis.LabelHostname] = claim.Name
+	labels[apis.LabelInstanceType] = it.Name
+	return labels
+}
+
+// NewNodeClaim is the NodeClaim object of a claim launched now, stamped
+// with the pool's and class's hashes and the AMI the class resolves.
+func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis.NodePool, nc *apis.EC2NodeClass, now time.Time) *apis.NodeClaim {
+	out := &apis.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Labels: maps.Clone(labels), CreationTimestamp: metav1.NewTime(now)},
+	}
+	out.Spec.ExpireAfter = np.Spec.Template.Spec.ExpireAfter
+	out.Spec.TerminationGracePeriod = np.Spec.Template.Spec.TerminationGracePeriod
+	out.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
+	if nc != nil && len(nc.Status.AMIs) > 0 {
+		out.Status.ImageID = nc.Status.AMIs[0].ID
+	}
+	return drift.Stamp(out, np, nc)
+}

@@ -1,0 +1,143 @@
+package simulator
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/instancetypes"
+)
+
+// The virtual cluster is the controller's Cluster, and the event queue its
+// Timers.
+var (
+	_ controller.Cluster = (*sim)(nil)
+	_ controller.Timers  = (*sim)(nil)
+)
+
+var disruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
+
+// WakeAt queues a controller wake-up.
+func (s *sim) WakeAt(at time.Time, w controller.Wake) {
+	s.q.schedule(event{at: at, kind: evWake, index: int(w)})
+}
+
+// NodePools returns the NodePools, sorted by name.
+func (s *sim) NodePools() []*apis.NodePool {
+	out := make([]*apis.NodePool, 0, len(s.pools))
+	for _, name := range slices.Sorted(maps.Keys(s.pools)) {
+		out = append(out, s.pools[name])
+	}
+	return out
+}
+
+// NodeClass returns the named EC2NodeClass.
+func (s *sim) NodeClass(name string) *apis.EC2NodeClass { return s.classes[name] }
+
+// Catalog returns the named EC2NodeClass's instance types.
+func (s *sim) Catalog(nodeClass string) instancetypes.Catalog { return s.catalogs[nodeClass] }
+
+// DaemonSets returns one pod per DaemonSet.
+func (s *sim) DaemonSets() []*corev1.Pod { return s.daemonSets }
+
+// PDBs returns the PodDisruptionBudgets.
+func (s *sim) PDBs() []*policyv1.PodDisruptionBudget { return s.pdbs }
+
+// Pending returns the pending pods, sorted by key.
+func (s *sim) Pending() []*corev1.Pod { return s.pendingPods() }
+
+// Nodes returns every node, sorted by name, with their pods when asked.
+func (s *sim) Nodes(withPods bool) []*controller.Node {
+	nodes := s.sortedNodes()
+	out := make([]*controller.Node, len(nodes))
+	for i, n := range nodes {
+		if withPods {
+			n.schedulingNode()
+		}
+		out[i] = &n.Node
+	}
+	return out
+}
+
+// Node returns the named node.
+func (s *sim) Node(name string) *controller.Node {
+	if n := s.nodes[name]; n != nil {
+		return &n.Node
+	}
+	return nil
+}
+
+// Generation counts the virtual cluster's changes.
+func (s *sim) Generation() uint64 { return s.generation }
+
+// AddNode adds a launched node, in flight: its registration and
+// initialization are queued at the instance's times.
+func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
+	n := &simNode{Node: *cn, pods: map[string]*simPod{}}
+	name := n.Name()
+	s.nodes[name] = n
+	s.generation++
+	registered, initialized := n.Instance.RegisteredAt, n.Instance.InitializedAt
+	if registered.Before(s.now) {
+		registered = s.now
+	}
+	if initialized.Before(registered) {
+		initialized = registered
+	}
+	s.q.schedule(event{at: registered, kind: evRegistered, ref: name})
+	s.q.schedule(event{at: initialized, kind: evInitialized, ref: name})
+	return nil
+}
+
+// Cordon taints a node karpenter.sh/disrupted:NoSchedule, or lifts it.
+func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
+	n := s.nodes[cn.Name()]
+	if n == nil {
+		return nil
+	}
+	n.Cordoned = on
+	s.generation++
+	sn := n.Node.Node
+	taints := sn.Taints[:0:0]
+	for _, t := range sn.Taints {
+		if t.Key != disruptedTaint.Key {
+			taints = append(taints, t)
+		}
+	}
+	if on {
+		taints = append(taints, disruptedTaint)
+	}
+	sn.Taints = taints
+	if !on {
+		s.bindDirty = true
+	}
+	return nil
+}
+
+// Drain deletes a node: its pods are evicted to pending and its cost so far
+// is added up.
+func (s *sim) Drain(_ context.Context, cn *controller.Node) (int, error) {
+	n := s.nodes[cn.Name()]
+	if n == nil {
+		return 0, nil
+	}
+	evicted := 0
+	for _, p := range sortedPods(n.pods) {
+		s.makePending(p)
+		evicted++
+		s.res.Evictions++
+	}
+	delete(s.nodes, n.Name())
+	// Pods already pending may have been waiting for this node (it was in
+	// flight): provisioning looks at them again.
+	s.provisionDirty = s.provisionDirty || len(s.pending) > 0
+	s.costSoFar += n.PricePerHour * s.now.Sub(n.Instance.LaunchedAt).Hours()
+	s.generation++
+	return evicted, nil
+}
