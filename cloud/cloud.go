@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
@@ -106,16 +107,70 @@ type ClusterState struct {
 	Nodes      []*corev1.Node                  `json:"nodes"`
 	NodeClaims []*apis.NodeClaim               `json:"nodeClaims"`
 	PDBs       []*policyv1.PodDisruptionBudget `json:"pdbs"`
+	// NodePools, EC2NodeClasses and DaemonSets are the configuration a
+	// live controller reads from the cluster; the simulator takes them
+	// from its scenario instead.
+	NodePools      []*apis.NodePool     `json:"nodePools,omitempty"`
+	EC2NodeClasses []*apis.EC2NodeClass `json:"ec2NodeClasses,omitempty"`
+	DaemonSets     []*appsv1.DaemonSet  `json:"daemonSets,omitempty"`
 }
 
-// ClusterWatcher reports the cluster. A live implementation would list
-// through informers; MemoryCluster serves a state the caller sets, and the
-// simulator reports its own virtual cluster.
+// ChangeType says what happened to an object, in the words of a Kubernetes
+// watch.
+type ChangeType string
+
+const (
+	Added    ChangeType = "ADDED"
+	Modified ChangeType = "MODIFIED"
+	Deleted  ChangeType = "DELETED"
+)
+
+// Change is one object added, modified or deleted. Kind is the object's
+// kind ("Pod", "Node", "NodeClaim", "PodDisruptionBudget", "NodePool",
+// "EC2NodeClass", "DaemonSet"); Namespace is empty for cluster-scoped
+// kinds.
+type Change struct {
+	Type            ChangeType
+	Kind            string
+	Namespace, Name string
+}
+
+// ClusterWatcher reports the cluster, as a snapshot or as changes. A live
+// implementation lists and watches through informers; MemoryCluster serves
+// a state the caller sets and changes.
 type ClusterWatcher interface {
 	// Snapshot returns the cluster now. The objects are copies the caller
 	// owns.
 	Snapshot() ClusterState
+	// Watch calls fn with every change from now until ctx is done, in the
+	// order the changes happened. fn may be called from any goroutine; it
+	// must return quickly and must not call back into the watcher.
+	Watch(ctx context.Context, fn func(Change))
 }
+
+// ClusterWriter makes the changes Karpenter makes through the API server.
+// MemoryCluster implements it; a live implementation is a Kubernetes
+// client.
+type ClusterWriter interface {
+	// CreateNodeClaim creates a NodeClaim.
+	CreateNodeClaim(ctx context.Context, claim *apis.NodeClaim) error
+	// UpdateNodeClaim replaces a NodeClaim's labels, annotations and status.
+	UpdateNodeClaim(ctx context.Context, claim *apis.NodeClaim) error
+	// UpdateNode replaces a node's labels, annotations and taints.
+	UpdateNode(ctx context.Context, node *corev1.Node) error
+	// DeleteNode drains a node — its pods are evicted, and their
+	// controllers make them pending again — then deletes the node and its
+	// NodeClaim (a NodeClaim without a node yet is deleted by name). It
+	// returns how many pods were evicted. Terminating the instance is the
+	// caller's (Launcher.Delete).
+	DeleteNode(ctx context.Context, name string) (int, error)
+}
+
+// WallClock is the real time.
+type WallClock struct{}
+
+// Now returns time.Now().
+func (WallClock) Now() time.Time { return time.Now() }
 
 // ManualClock is a Clock that moves only when told to. Its zero value reads
 // the zero time.

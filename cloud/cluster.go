@@ -2,56 +2,339 @@ package cloud
 
 import (
 	"cmp"
+	"context"
+	"fmt"
+	"maps"
 	"slices"
+	"sync"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 )
 
-// MemoryCluster is a ClusterWatcher over a state the caller sets: the
-// in-memory stand-in for an API server. Its zero value is an empty cluster.
+// MemoryCluster is the in-memory stand-in for an API server: a
+// ClusterWatcher over objects the caller sets, applies and deletes, and a
+// ClusterWriter for a controller's changes. Every change is reported to the
+// watchers in the order it happened. Its zero value is an empty cluster; it
+// is safe for concurrent use.
 type MemoryCluster struct {
-	state ClusterState
+	mu       sync.Mutex
+	objects  map[objectKey]any
+	watchers []watcher
 }
 
-var _ ClusterWatcher = (*MemoryCluster)(nil)
+var (
+	_ ClusterWatcher = (*MemoryCluster)(nil)
+	_ ClusterWriter  = (*MemoryCluster)(nil)
+)
 
-// Set replaces the cluster's state with a sorted deep copy of s.
-func (m *MemoryCluster) Set(s ClusterState) { m.state = copyState(s) }
+type objectKey struct{ kind, namespace, name string }
 
-// Snapshot returns a deep copy of the state, sorted by namespace/name.
-func (m *MemoryCluster) Snapshot() ClusterState { return copyState(m.state) }
+type watcher struct {
+	ctx context.Context
+	fn  func(Change)
+}
 
-func copyState(s ClusterState) ClusterState {
-	out := ClusterState{
-		Pods:       make([]*corev1.Pod, 0, len(s.Pods)),
-		Nodes:      make([]*corev1.Node, 0, len(s.Nodes)),
-		NodeClaims: make([]*apis.NodeClaim, 0, len(s.NodeClaims)),
-		PDBs:       make([]*policyv1.PodDisruptionBudget, 0, len(s.PDBs)),
+// Set replaces the cluster's objects with copies of s's (nil entries are
+// skipped), reporting what was deleted, added and modified.
+func (m *MemoryCluster) Set(s ClusterState) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	next := map[objectKey]any{}
+	for _, obj := range stateObjects(s) {
+		if key, cp, ok := keyOf(obj); ok {
+			next[key] = cp
+		}
 	}
-	for _, p := range s.Pods {
-		out.Pods = append(out.Pods, p.DeepCopy())
+	for _, key := range sortedKeys(m.objects) {
+		if _, kept := next[key]; !kept {
+			delete(m.objects, key)
+			m.emit(Deleted, key)
+		}
 	}
-	for _, n := range s.Nodes {
-		out.Nodes = append(out.Nodes, n.DeepCopy())
+	for _, key := range sortedKeys(next) {
+		m.put(key, next[key])
 	}
-	for _, c := range s.NodeClaims {
-		out.NodeClaims = append(out.NodeClaims, c.DeepCopy())
+}
+
+// Apply adds objects or replaces them by kind, namespace and name: pods,
+// nodes, NodeClaims, PodDisruptionBudgets, NodePools, EC2NodeClasses and
+// DaemonSets, as pointers. The cluster keeps copies.
+func (m *MemoryCluster) Apply(objects ...any) error {
+	for _, obj := range objects {
+		if _, _, ok := keyOf(obj); !ok {
+			return fmt.Errorf("cloud: MemoryCluster cannot hold a %T", obj)
+		}
 	}
-	for _, p := range s.PDBs {
-		out.PDBs = append(out.PDBs, p.DeepCopy())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, obj := range objects {
+		key, cp, _ := keyOf(obj)
+		m.put(key, cp)
 	}
-	slices.SortFunc(out.Pods, func(a, b *corev1.Pod) int { return cmpNames(a.Namespace, a.Name, b.Namespace, b.Name) })
-	slices.SortFunc(out.Nodes, func(a, b *corev1.Node) int { return cmp.Compare(a.Name, b.Name) })
-	slices.SortFunc(out.NodeClaims, func(a, b *apis.NodeClaim) int { return cmp.Compare(a.Name, b.Name) })
-	slices.SortFunc(out.PDBs, func(a, b *policyv1.PodDisruptionBudget) int {
-		return cmpNames(a.Namespace, a.Name, b.Namespace, b.Name)
-	})
+	return nil
+}
+
+// Delete removes an object by kind ("Pod", "Node", "NodeClaim",
+// "PodDisruptionBudget", "NodePool", "EC2NodeClass", "DaemonSet"),
+// namespace and name; an unknown object fails with an error wrapping
+// ErrNotFound.
+func (m *MemoryCluster) Delete(kind, namespace, name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := objectKey{kind, namespace, name}
+	if _, ok := m.objects[key]; !ok {
+		return fmt.Errorf("cloud: %s %s: %w", kind, joinName(namespace, name), ErrNotFound)
+	}
+	delete(m.objects, key)
+	m.emit(Deleted, key)
+	return nil
+}
+
+// Snapshot returns a deep copy of the objects, each list sorted by
+// namespace/name.
+func (m *MemoryCluster) Snapshot() ClusterState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var s ClusterState
+	for _, key := range sortedKeys(m.objects) {
+		switch o := m.objects[key].(type) {
+		case *corev1.Pod:
+			s.Pods = append(s.Pods, o.DeepCopy())
+		case *corev1.Node:
+			s.Nodes = append(s.Nodes, o.DeepCopy())
+		case *apis.NodeClaim:
+			s.NodeClaims = append(s.NodeClaims, o.DeepCopy())
+		case *policyv1.PodDisruptionBudget:
+			s.PDBs = append(s.PDBs, o.DeepCopy())
+		case *apis.NodePool:
+			s.NodePools = append(s.NodePools, o.DeepCopy())
+		case *apis.EC2NodeClass:
+			s.EC2NodeClasses = append(s.EC2NodeClasses, o.DeepCopy())
+		case *appsv1.DaemonSet:
+			s.DaemonSets = append(s.DaemonSets, o.DeepCopy())
+		}
+	}
+	s.Pods = nonNil(s.Pods)
+	s.Nodes = nonNil(s.Nodes)
+	s.NodeClaims = nonNil(s.NodeClaims)
+	s.PDBs = nonNil(s.PDBs)
+	return s
+}
+
+// Watch calls fn with every change from now until ctx is done.
+func (m *MemoryCluster) Watch(ctx context.Context, fn func(Change)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.watchers = append(m.watchers, watcher{ctx: ctx, fn: fn})
+}
+
+// CreateNodeClaim adds a NodeClaim; one of the same name fails.
+func (m *MemoryCluster) CreateNodeClaim(_ context.Context, claim *apis.NodeClaim) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := objectKey{"NodeClaim", "", claim.Name}
+	if _, exists := m.objects[key]; exists {
+		return fmt.Errorf("cloud: NodeClaim %s already exists", claim.Name)
+	}
+	m.put(key, claim.DeepCopy())
+	return nil
+}
+
+// UpdateNodeClaim replaces a NodeClaim's labels, annotations and status.
+func (m *MemoryCluster) UpdateNodeClaim(_ context.Context, claim *apis.NodeClaim) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := objectKey{"NodeClaim", "", claim.Name}
+	cur, ok := m.objects[key].(*apis.NodeClaim)
+	if !ok {
+		return fmt.Errorf("cloud: NodeClaim %s: %w", claim.Name, ErrNotFound)
+	}
+	next, in := cur.DeepCopy(), claim.DeepCopy()
+	next.Labels, next.Annotations, next.Status = in.Labels, in.Annotations, in.Status
+	m.put(key, next)
+	return nil
+}
+
+// UpdateNode replaces a node's labels, annotations and taints.
+func (m *MemoryCluster) UpdateNode(_ context.Context, node *corev1.Node) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := objectKey{"Node", "", node.Name}
+	cur, ok := m.objects[key].(*corev1.Node)
+	if !ok {
+		return fmt.Errorf("cloud: Node %s: %w", node.Name, ErrNotFound)
+	}
+	next := cur.DeepCopy()
+	next.Labels, next.Annotations = maps.Clone(node.Labels), maps.Clone(node.Annotations)
+	next.Spec.Taints = slices.Clone(node.Spec.Taints)
+	m.put(key, next)
+	return nil
+}
+
+// DeleteNode drains and deletes a node and its NodeClaim: pods owned by a
+// DaemonSet are deleted, the others unbound (their controllers make them
+// pending again). A NodeClaim without a node is deleted by name.
+func (m *MemoryCluster) DeleteNode(_ context.Context, name string) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	nodeKey := objectKey{"Node", "", name}
+	node, _ := m.objects[nodeKey].(*corev1.Node)
+	var claims []objectKey
+	for _, key := range sortedKeys(m.objects) {
+		c, ok := m.objects[key].(*apis.NodeClaim)
+		if ok && (c.Status.NodeName == name || c.Name == name ||
+			(node != nil && node.Spec.ProviderID != "" && c.Status.ProviderID == node.Spec.ProviderID)) {
+			claims = append(claims, key)
+		}
+	}
+	if node == nil && len(claims) == 0 {
+		return 0, fmt.Errorf("cloud: Node %s: %w", name, ErrNotFound)
+	}
+	evicted := 0
+	for _, key := range sortedKeys(m.objects) {
+		p, ok := m.objects[key].(*corev1.Pod)
+		if !ok || p.Spec.NodeName != name {
+			continue
+		}
+		if ownedByDaemonSet(p) {
+			delete(m.objects, key)
+			m.emit(Deleted, key)
+			continue
+		}
+		next := p.DeepCopy()
+		next.Spec.NodeName = ""
+		next.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		m.put(key, next)
+		evicted++
+	}
+	if node != nil {
+		delete(m.objects, nodeKey)
+		m.emit(Deleted, nodeKey)
+	}
+	for _, key := range claims {
+		delete(m.objects, key)
+		m.emit(Deleted, key)
+	}
+	return evicted, nil
+}
+
+// put stores an object and reports it added or modified. The caller holds
+// the lock.
+func (m *MemoryCluster) put(key objectKey, obj any) {
+	if m.objects == nil {
+		m.objects = map[objectKey]any{}
+	}
+	t := Added
+	if _, exists := m.objects[key]; exists {
+		t = Modified
+	}
+	m.objects[key] = obj
+	m.emit(t, key)
+}
+
+// emit reports a change to the watchers whose context is not done, and
+// forgets the others. The caller holds the lock.
+func (m *MemoryCluster) emit(t ChangeType, key objectKey) {
+	ch := Change{Type: t, Kind: key.kind, Namespace: key.namespace, Name: key.name}
+	live := m.watchers[:0]
+	for _, w := range m.watchers {
+		if w.ctx.Err() != nil {
+			continue
+		}
+		w.fn(ch)
+		live = append(live, w)
+	}
+	clear(m.watchers[len(live):])
+	m.watchers = live
+}
+
+// keyOf returns an object's key and a deep copy of it, or false for a kind
+// the cluster does not hold.
+func keyOf(obj any) (objectKey, any, bool) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		if o != nil {
+			return objectKey{"Pod", o.Namespace, o.Name}, o.DeepCopy(), true
+		}
+	case *corev1.Node:
+		if o != nil {
+			return objectKey{"Node", "", o.Name}, o.DeepCopy(), true
+		}
+	case *apis.NodeClaim:
+		if o != nil {
+			return objectKey{"NodeClaim", "", o.Name}, o.DeepCopy(), true
+		}
+	case *policyv1.PodDisruptionBudget:
+		if o != nil {
+			return objectKey{"PodDisruptionBudget", o.Namespace, o.Name}, o.DeepCopy(), true
+		}
+	case *apis.NodePool:
+		if o != nil {
+			return objectKey{"NodePool", "", o.Name}, o.DeepCopy(), true
+		}
+	case *apis.EC2NodeClass:
+		if o != nil {
+			return objectKey{"EC2NodeClass", "", o.Name}, o.DeepCopy(), true
+		}
+	case *appsv1.DaemonSet:
+		if o != nil {
+			return objectKey{"DaemonSet", o.Namespace, o.Name}, o.DeepCopy(), true
+		}
+	}
+	return objectKey{}, nil, false
+}
+
+func stateObjects(s ClusterState) []any {
+	var out []any
+	for _, o := range s.Pods {
+		out = append(out, o)
+	}
+	for _, o := range s.Nodes {
+		out = append(out, o)
+	}
+	for _, o := range s.NodeClaims {
+		out = append(out, o)
+	}
+	for _, o := range s.PDBs {
+		out = append(out, o)
+	}
+	for _, o := range s.NodePools {
+		out = append(out, o)
+	}
+	for _, o := range s.EC2NodeClasses {
+		out = append(out, o)
+	}
+	for _, o := range s.DaemonSets {
+		out = append(out, o)
+	}
 	return out
 }
 
-func cmpNames(ans, an, bns, bn string) int {
-	return cmp.Or(cmp.Compare(ans, bns), cmp.Compare(an, bn))
+func sortedKeys(m map[objectKey]any) []objectKey {
+	return slices.SortedFunc(maps.Keys(m), func(a, b objectKey) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
+	})
+}
+
+func ownedByDaemonSet(p *corev1.Pod) bool {
+	return slices.ContainsFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Kind == "DaemonSet" })
+}
+
+func joinName(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -74,6 +74,10 @@ func (t Timings) withDefaults() Timings {
 	return t
 }
 
+// DisruptedTaint is the taint Karpenter puts on a node it is disrupting,
+// so that no new pod lands there.
+var DisruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
+
 // Node is a node, launched or in flight, as the loop sees it. The Cluster
 // owns it; the loop reads it and changes it only through the Cluster.
 type Node struct {

@@ -21,8 +21,6 @@ var (
 	_ controller.Timers  = (*sim)(nil)
 )
 
-var disruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
-
 // WakeAt queues a controller wake-up.
 func (s *sim) WakeAt(at time.Time, w controller.Wake) {
 	s.q.schedule(event{at: at, kind: evWake, index: int(w)})
@@ -95,7 +93,7 @@ func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
 	return nil
 }
 
-// Cordon taints a node karpenter.sh/disrupted:NoSchedule, or lifts it.
+// Cordon sets the controller.DisruptedTaint on a node, or lifts it.
 func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	n := s.nodes[cn.Name()]
 	if n == nil {
@@ -106,12 +104,12 @@ func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	sn := n.Node.Node
 	taints := sn.Taints[:0:0]
 	for _, t := range sn.Taints {
-		if t.Key != disruptedTaint.Key {
+		if t.Key != controller.DisruptedTaint.Key {
 			taints = append(taints, t)
 		}
 	}
 	if on {
-		taints = append(taints, disruptedTaint)
+		taints = append(taints, controller.DisruptedTaint)
 	}
 	sn.Taints = taints
 	if !on {

@@ -59,7 +59,8 @@ func (s *sim) load() error {
 	}
 	if s.cfg.Cluster != nil {
 		st := s.cfg.Cluster.Snapshot()
-		merge(set, &manifests.Set{Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs})
+		merge(set, &manifests.Set{Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
+			NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets})
 	}
 	snap, err := snapshot.FromSet(set, s.cfg.Snapshot)
 	if err != nil {

@@ -1,0 +1,300 @@
+package controller
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/cloud"
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// RunnerConfig are the seams a Runner drives the loop over.
+type RunnerConfig struct {
+	// Watcher reports the cluster; Writer makes the loop's changes to it.
+	// cloud.MemoryCluster is both.
+	Watcher cloud.ClusterWatcher
+	Writer  cloud.ClusterWriter
+	// Launcher creates and terminates instances.
+	Launcher cloud.Launcher
+	// Clock tells the time; nil means cloud.WallClock. Run sleeps on the
+	// wall clock between wake-ups, so a caller with a virtual clock calls
+	// Step instead.
+	Clock cloud.Clock
+	// Snapshot are the options the cluster's objects are read with
+	// (region, zones, catalogs).
+	Snapshot snapshot.Options
+	// Options are the disruption and scheduling options; Timings the
+	// loop's intervals.
+	Options consolidation.Options
+	Timings Timings
+	// Record receives every decision, dated from the runner's start.
+	Record func(Decision)
+}
+
+// Runner drives a Controller against a live cluster: it reads the cluster
+// through the watcher (a snapshot whenever changes were reported), does
+// Karpenter's NodeClaim lifecycle work (Registered, Initialized,
+// lastPodEventTime), triggers provisioning when pods become pending and
+// fires the loop's timers when they are due.
+type Runner struct {
+	cfg     RunnerConfig
+	clock   cloud.Clock
+	start   time.Time
+	cluster *liveCluster
+	ctrl    *Controller
+	timers  timerQueue
+
+	// changes are reported by the watcher, from any goroutine.
+	mu      sync.Mutex
+	changes []cloud.Change
+	signal  chan struct{}
+
+	// What the last step saw, to tell what is new.
+	seen     bool
+	ready    map[string]bool
+	pending  map[string]bool
+	podsOn   map[string]string // claim name → its node's pods, joined
+	watching context.CancelFunc
+}
+
+// NewRunner builds a runner and starts watching the cluster.
+func NewRunner(cfg RunnerConfig) (*Runner, error) {
+	switch {
+	case cfg.Watcher == nil:
+		return nil, errors.Join(ErrConfig, errors.New("RunnerConfig.Watcher is nil"))
+	case cfg.Writer == nil:
+		return nil, errors.Join(ErrConfig, errors.New("RunnerConfig.Writer is nil"))
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = cloud.WallClock{}
+	}
+	r := &Runner{cfg: cfg, clock: clock, start: clock.Now(), signal: make(chan struct{}, 1),
+		ready: map[string]bool{}, pending: map[string]bool{}, podsOn: map[string]string{}}
+	r.cluster = newLiveCluster(cfg.Watcher, cfg.Writer, clock, cfg.Snapshot)
+	record := func(d Decision) {
+		d.At = metav1.Duration{Duration: r.clock.Now().Sub(r.start)}
+		if cfg.Record != nil {
+			cfg.Record(d)
+		}
+	}
+	ctrl, err := New(Config{Cluster: r.cluster, Launcher: cfg.Launcher, Clock: clock, Timers: &r.timers,
+		Record: record, Options: cfg.Options, Timings: cfg.Timings})
+	if err != nil {
+		return nil, err
+	}
+	r.ctrl = ctrl
+	ctx, cancel := context.WithCancel(context.Background())
+	r.watching = cancel
+	cfg.Watcher.Watch(ctx, r.notify)
+	ctrl.Start()
+	return r, nil
+}
+
+// Close stops watching the cluster.
+func (r *Runner) Close() { r.watching() }
+
+// notify queues a change reported by the watcher.
+func (r *Runner) notify(c cloud.Change) {
+	r.mu.Lock()
+	r.changes = append(r.changes, c)
+	r.mu.Unlock()
+	select {
+	case r.signal <- struct{}{}:
+	default:
+	}
+}
+
+// Controller returns the loop the runner drives.
+func (r *Runner) Controller() *Controller { return r.ctrl }
+
+// Next returns when the loop next asked to be woken.
+func (r *Runner) Next() (time.Time, bool) { return r.timers.peek() }
+
+// Step brings the loop up to the clock's time: it takes the changes
+// reported since the last step, does the lifecycle work they call for,
+// triggers provisioning for newly pending pods, then fires every wake-up
+// that is due, in order. The error is the cluster's: a snapshot that could
+// not be read, or a lifecycle write that failed; the loop's own failures
+// are decisions.
+func (r *Runner) Step(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := r.clock.Now()
+	if err := r.observe(ctx, now); err != nil {
+		return err
+	}
+	for {
+		at, ok := r.timers.peek()
+		if !ok || at.After(now) {
+			return nil
+		}
+		w := r.timers.pop()
+		r.ctrl.Wake(ctx, w)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// observe takes the reported changes into the view and reacts to them.
+func (r *Runner) observe(ctx context.Context, now time.Time) error {
+	r.mu.Lock()
+	changes := r.changes
+	r.changes = nil
+	r.mu.Unlock()
+	for _, c := range changes {
+		r.cluster.changed()
+		if c.Kind == "NodePool" || c.Kind == "EC2NodeClass" {
+			r.ctrl.NodeClassChanged()
+		}
+	}
+	if len(changes) == 0 && r.seen {
+		return nil
+	}
+	l := r.cluster
+	if err := l.lifecycle(ctx, now); err != nil {
+		return err
+	}
+	l.refresh()
+	if l.err != nil {
+		return l.err
+	}
+	first := !r.seen
+	r.seen = true
+	for _, n := range l.nodes {
+		if n.Initialized && !r.ready[n.Name()] {
+			r.ready[n.Name()] = true
+			if !first {
+				r.ctrl.NodeReady(ctx, n)
+			}
+		}
+	}
+	for name := range r.ready {
+		if l.byName[name] == nil {
+			delete(r.ready, name)
+		}
+	}
+	if err := r.podEvents(ctx, now, first); err != nil {
+		return err
+	}
+	newlyPending := false
+	pending := map[string]bool{}
+	for _, p := range l.pending {
+		key := podKey(p)
+		pending[key] = true
+		newlyPending = newlyPending || !r.pending[key]
+	}
+	r.pending = pending
+	if newlyPending {
+		r.ctrl.Trigger()
+	}
+	return nil
+}
+
+// podEvents stamps lastPodEventTime on the claims whose nodes' pods
+// changed since the last step.
+func (r *Runner) podEvents(ctx context.Context, now time.Time, first bool) error {
+	l := r.cluster
+	current := map[string]string{}
+	for _, n := range l.nodes {
+		if n.Claim == nil || !n.Registered {
+			continue
+		}
+		keys := make([]string, 0, len(n.Node.Pods))
+		for _, p := range n.Node.Pods {
+			keys = append(keys, podKey(p))
+		}
+		current[n.Claim.Name] = strings.Join(keys, ",")
+	}
+	var touched []string
+	for name, pods := range current {
+		if before, ok := r.podsOn[name]; ok && before != pods && !first {
+			touched = append(touched, name)
+		}
+	}
+	r.podsOn = current
+	slices.Sort(touched)
+	for _, name := range touched {
+		if err := l.touchPodEvent(ctx, name, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run steps the loop until ctx is done: at once, then whenever the
+// watcher reports a change or a wake-up falls due, sleeping on the wall
+// clock in between. It returns ctx's error, or the first error a step
+// returns.
+func (r *Runner) Run(ctx context.Context) error {
+	for {
+		if err := r.Step(ctx); err != nil {
+			return err
+		}
+		var due <-chan time.Time
+		var t *time.Timer
+		if at, ok := r.Next(); ok {
+			t = time.NewTimer(max(at.Sub(r.clock.Now()), 0))
+			due = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-r.signal:
+		case <-due:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// timerQueue keeps the loop's wake-ups in (time, order asked) order.
+type timerQueue struct {
+	items []timer
+	seq   uint64
+}
+
+type timer struct {
+	at   time.Time
+	seq  uint64
+	wake Wake
+}
+
+// WakeAt queues a wake-up.
+func (q *timerQueue) WakeAt(at time.Time, w Wake) {
+	q.seq++
+	t := timer{at: at, seq: q.seq, wake: w}
+	i, _ := slices.BinarySearchFunc(q.items, t, compareTimers)
+	q.items = slices.Insert(q.items, i, t)
+}
+
+func (q *timerQueue) peek() (time.Time, bool) {
+	if len(q.items) == 0 {
+		return time.Time{}, false
+	}
+	return q.items[0].at, true
+}
+
+func (q *timerQueue) pop() Wake {
+	t := q.items[0]
+	q.items = q.items[1:]
+	return t.wake
+}
+
+func compareTimers(a, b timer) int {
+	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.seq, b.seq))
+}
+
+// podKey is "namespace/name".
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
