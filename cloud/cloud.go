@@ -1,17 +1,19 @@
 // Package cloud holds the seams between Karpenter's control loop and the
 // world it acts on — a Clock, a Launcher that creates and deletes instances,
-// and a ClusterWatcher that reports the cluster — together with in-memory
-// implementations of each: ManualClock, Memory (a cloud that launches
-// instantly as data, models registration and initialization delays,
-// insufficient capacity, spot interruptions and prices, and records every
-// call) and MemoryCluster.
+// a ClusterWatcher that reports the cluster as snapshots and changes, and a
+// ClusterWriter that takes the loop's changes to it — together with
+// in-memory implementations of each: ManualClock and WallClock, Memory (a
+// cloud that launches instantly as data, models registration and
+// initialization delays, insufficient capacity, spot interruptions and
+// prices, and records every call) and MemoryCluster (an API server in
+// memory: watcher and writer).
 //
 // The interfaces live here, next to their reference implementations (as
 // etcd-io/raft keeps Storage beside MemoryStorage), rather than in the
-// simulator: the simulator, a future live controller loop, capacity-planning
-// helpers and users' custom launchers all program against the same three
-// seams, and none of them should have to import the simulator to implement
-// one. Each interface is as small as its one consumer needs.
+// loop's package: package controller, the simulator, capacity-planning
+// helpers and users' own launchers and clusters all program against the
+// same seams, and none of them should have to import the loop to implement
+// one.
 package cloud
 
 import (

@@ -31,6 +31,21 @@ var manifestExtensions = []string{".yaml", ".yml", ".json"}
 // when the error is not nil. The error joins one *Error per problem, in
 // input order; use errors.Is with the Err sentinels to tell them apart.
 func Load(paths ...string) (*Set, error) {
+	return LoadWith(paths)
+}
+
+// Stream is a stream of manifests held in memory, named Name in sources and
+// errors.
+type Stream struct {
+	Name string
+	Data []byte
+}
+
+// LoadWith reads the given files and folders as Load does, then the
+// streams as Decode does, into one Set, and checks all their objects
+// against each other: a NodePool in a stream may name an EC2NodeClass from
+// a file.
+func LoadWith(paths []string, streams ...Stream) (*Set, error) {
 	l := newLoader()
 	for _, path := range paths {
 		files, err := manifestFiles(path)
@@ -45,6 +60,9 @@ func Load(paths ...string) (*Set, error) {
 			}
 			l.decodeStream(file, data)
 		}
+	}
+	for _, st := range streams {
+		l.decodeStream(st.Name, st.Data)
 	}
 	return l.done()
 }

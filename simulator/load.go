@@ -15,23 +15,14 @@ import (
 // resolve, so that a later releaseAMI step makes its nodes drift.
 const initialAMI = "ami-initial"
 
-// readSet reads the scenario's manifests: the files, then the inline YAML.
+// readSet reads the scenario's manifests, the files then the inline YAML,
+// checked against each other.
 func readSet(sc Scenario) (*manifests.Set, error) {
-	set := &manifests.Set{}
-	if len(sc.Manifests) > 0 {
-		var err error
-		if set, err = manifests.Load(sc.Manifests...); err != nil {
-			return nil, err
-		}
-	}
+	var streams []manifests.Stream
 	if sc.Inline != "" {
-		in, err := manifests.Decode("inline", []byte(sc.Inline))
-		if err != nil {
-			return nil, err
-		}
-		merge(set, in)
+		streams = append(streams, manifests.Stream{Name: "inline", Data: []byte(sc.Inline)})
 	}
-	return set, nil
+	return manifests.LoadWith(sc.Manifests, streams...)
 }
 
 func merge(dst, src *manifests.Set) {

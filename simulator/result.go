@@ -29,6 +29,7 @@ const (
 	KindDrifted           = controller.KindDrifted
 	KindInterruption      = controller.KindInterruption
 	KindNodePoolChanged   = "nodepool-changed"
+	KindNodeClassChanged  = "nodeclass-changed"
 	KindAMIReleased       = "ami-released"
 	KindStepFailed        = "step-failed"
 	KindArrive            = "arrive"

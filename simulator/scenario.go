@@ -29,6 +29,7 @@ import (
 //	- {at: 10m, interrupt: {instanceType: c6a.2xlarge, count: 1}}
 //	- {at: 20m, releaseAMI: {nodeClass: default, id: ami-0new}}
 //	- {at: 25m, nodePool: {manifest: "apiVersion: karpenter.sh/v1\nkind: NodePool\n..."}}
+//	- {at: 30m, nodeClass: {manifest: "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n..."}}
 //	- {at: 0s, traffic: {deployment: web, every: 1h, min: 4, max: 40, peakAt: 14h}}
 //	- {at: 0s, arrivals: {deployment: batch, perHour: 30, meanLifetime: 20m, until: 8h}}
 type Scenario struct {
@@ -91,6 +92,8 @@ type Step struct {
 	Interrupt *InterruptStep `json:"interrupt,omitempty"`
 	// NodePool replaces (or adds) a NodePool.
 	NodePool *NodePoolStep `json:"nodePool,omitempty"`
+	// NodeClass replaces (or adds) an EC2NodeClass.
+	NodeClass *NodeClassStep `json:"nodeClass,omitempty"`
 	// ReleaseAMI makes an EC2NodeClass resolve a new AMI, so that its
 	// nodes drift.
 	ReleaseAMI *ReleaseAMIStep `json:"releaseAMI,omitempty"`
@@ -252,9 +255,22 @@ func (st *InterruptStep) validate(at time.Duration) error {
 }
 
 // NodePoolStep replaces the NodePool the manifest names (or adds it). Its
-// EC2NodeClass must be one the run started with.
+// EC2NodeClass must be one the run knows: one it started with or one a
+// nodeClass step added.
 type NodePoolStep struct {
 	// Manifest is one NodePool in YAML.
+	Manifest string `json:"manifest"`
+}
+
+// NodeClassStep replaces the EC2NodeClass the manifest names (or adds it):
+// its instance types are modelled anew (kubelet settings and block devices
+// change what is allocatable), and nodes launched with the old class drift
+// when a field Karpenter hashes changed (static drift: tags, block devices,
+// metadata options, user data, …) or when the class's AMIs no longer
+// include theirs. The class keeps the AMIs it resolved unless the manifest
+// gives status.amis.
+type NodeClassStep struct {
+	// Manifest is one EC2NodeClass in YAML.
 	Manifest string `json:"manifest"`
 }
 
@@ -312,14 +328,14 @@ func (sc *Scenario) validate() error {
 	}
 	for i, st := range sc.Steps {
 		n := 0
-		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
+		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
 			if set {
 				n++
 			}
 		}
 		switch {
 		case n != 1:
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, releaseAMI, traffic, arrivals must be set (got %d)", ErrInvalidScenario, i, n))
+			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals must be set (got %d)", ErrInvalidScenario, i, n))
 		case st.At.Duration < 0:
 			errs = append(errs, fmt.Errorf("%w: steps[%d]: at %v is negative", ErrInvalidScenario, i, st.At.Duration))
 		case st.Scale != nil && (st.Scale.Deployment == "" || st.Scale.Replicas < 0):

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +15,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/snapshot"
 )
 
 const inflate = `apiVersion: apps/v1
@@ -227,4 +233,60 @@ func TestPodsWaitingForAnInterruptedInFlightNodeAreProvisionedAgain(t *testing.T
 	require.Len(t, kinds(res, KindInterruption), 1, timeline(res))
 	assert.Len(t, kinds(res, KindLaunch), 2, timeline(res))
 	assert.Zero(t, res.Final.PendingPods, timeline(res))
+}
+
+func TestNodeClassChangeDriftsItsNodes(t *testing.T) {
+	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
+	require.NoError(t, err)
+	nc := set.EC2NodeClasses[0].DeepCopy()
+	nc.APIVersion, nc.Kind = apis.AWSGroup+"/v1", apis.KindEC2NodeClass
+	nc.Spec.Tags = map[string]string{"team": "web"}
+	manifest, err := yaml.Marshal(nc)
+	require.NoError(t, err)
+	r := run(t, Scenario{Duration: dur(30 * time.Minute), Inline: inflate, Steps: []Step{
+		scaleAt(time.Minute, 5),
+		{At: dur(10 * time.Minute), NodeClass: &NodeClassStep{Manifest: string(manifest)}},
+	}})
+	changed := kinds(r, KindNodeClassChanged)
+	require.Len(t, changed, 1, timeline(r))
+	assert.Contains(t, changed[0].Reason, "EC2NodeClass default replaced")
+	drifted := kinds(r, KindDrifted)
+	require.Len(t, drifted, 1, timeline(r))
+	assert.Contains(t, drifted[0].Reason, "NodeClassDrift")
+	replaced := kinds(r, KindReplace)
+	require.Len(t, replaced, 1, timeline(r))
+	assert.Equal(t, "drift", replaced[0].Method)
+	assert.Equal(t, drifted[0].Nodes, replaced[0].Nodes)
+	assert.Equal(t, 0, r.Final.PendingPods)
+}
+
+func TestNodeClassStepRefusesBadManifests(t *testing.T) {
+	r := run(t, Scenario{Duration: dur(time.Minute), Inline: inflate, Steps: []Step{
+		{At: dur(time.Second), NodeClass: &NodeClassStep{Manifest: "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, image: b}]}\n"}},
+	}})
+	failed := kinds(r, KindStepFailed)
+	require.Len(t, failed, 1, timeline(r))
+	assert.Contains(t, failed[0].Reason, "holds 0 EC2NodeClasses")
+}
+
+// An inline NodePool may use an EC2NodeClass from the scenario's manifest
+// files: the two are read as one set.
+func TestInlineNodePoolUsesNodeClassFromFiles(t *testing.T) {
+	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
+	require.NoError(t, err)
+	nc, np := set.EC2NodeClasses[0].DeepCopy(), set.NodePools[0].DeepCopy()
+	nc.APIVersion, nc.Kind = apis.AWSGroup+"/v1", apis.KindEC2NodeClass
+	np.APIVersion, np.Kind = apis.Group+"/v1", apis.KindNodePool
+	np.Name = "web"
+	classYAML, err := yaml.Marshal(nc)
+	require.NoError(t, err)
+	poolYAML, err := yaml.Marshal(np)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "class.yaml"), classYAML, 0o644))
+	r := run(t, Scenario{Duration: dur(5 * time.Minute), Manifests: []string{dir}, Inline: inflate + "---\n" + string(poolYAML),
+		Steps: []Step{scaleAt(time.Minute, 3)}})
+	launches := kinds(r, KindLaunch)
+	require.Len(t, launches, 1, timeline(r))
+	assert.Equal(t, []string{"web-00001"}, launches[0].Nodes)
 }

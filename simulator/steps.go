@@ -29,6 +29,8 @@ func (s *sim) step(i int) {
 		err = s.interrupt(st.Interrupt, s.rng)
 	case st.NodePool != nil:
 		err = s.replaceNodePool(st.NodePool)
+	case st.NodeClass != nil:
+		err = s.replaceNodeClass(st.NodeClass)
 	case st.ReleaseAMI != nil:
 		err = s.releaseAMI(st.ReleaseAMI)
 	case st.Traffic != nil:
@@ -173,13 +175,44 @@ func (s *sim) replaceNodePool(st *NodePoolStep) error {
 	}
 	np := set.NodePools[0]
 	if np.Spec.Template.Spec.NodeClassRef == nil || s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name] == nil {
-		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run started with", np.Name)
+		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run knows", np.Name)
 	}
 	s.pools[np.Name] = np
 	s.ctrl.NodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
 	s.decide(Decision{Kind: KindNodePoolChanged, Reason: "NodePool " + np.Name + " replaced"})
+	return nil
+}
+
+// replaceNodeClass swaps in an EC2NodeClass from the step's manifest and
+// models its instance types anew.
+func (s *sim) replaceNodeClass(st *NodeClassStep) error {
+	set, err := manifests.Decode("nodeClass step", []byte(st.Manifest))
+	if err != nil {
+		return err
+	}
+	if len(set.EC2NodeClasses) != 1 {
+		return fmt.Errorf("the manifest holds %d EC2NodeClasses, want 1", len(set.EC2NodeClasses))
+	}
+	nc := set.EC2NodeClasses[0]
+	catalog, err := s.cfg.Snapshot.CatalogFor(nc)
+	if err != nil {
+		return fmt.Errorf("EC2NodeClass %s: cannot model its instance types: %w", nc.Name, err)
+	}
+	if len(nc.Status.AMIs) == 0 {
+		if old := s.classes[nc.Name]; old != nil {
+			nc.Status.AMIs = old.Status.AMIs
+		} else {
+			nc.Status.AMIs = []apis.AMI{{ID: initialAMI, Name: initialAMI}}
+		}
+	}
+	s.classes[nc.Name] = nc
+	s.catalogs[nc.Name] = catalog
+	s.ctrl.NodeClassChanged()
+	s.provisionDirty = len(s.pending) > 0
+	s.generation++
+	s.decide(Decision{Kind: KindNodeClassChanged, Reason: fmt.Sprintf("EC2NodeClass %s replaced (%d instance types)", nc.Name, len(catalog))})
 	return nil
 }
 

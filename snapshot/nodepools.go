@@ -121,13 +121,7 @@ func (b *builder) catalog(nc *apis.EC2NodeClass) (instancetypes.Catalog, bool) {
 	if c, ok := b.catalogs[key]; ok {
 		return c, c != nil
 	}
-	var c instancetypes.Catalog
-	var err error
-	if b.opts.Catalog != nil {
-		c, err = b.opts.Catalog(nc)
-	} else {
-		c, err = instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: b.opts.Region, Zones: b.opts.Zones, NodeClass: nc})
-	}
+	c, err := b.opts.CatalogFor(nc)
 	if err != nil {
 		if nc == nil {
 			b.errs = append(b.errs, fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))

@@ -60,6 +60,16 @@ type Options struct {
 // seconds.
 const DefaultMaxPods = 200_000
 
+// CatalogFor returns the instance types of an EC2NodeClass (nil for the
+// default class) as FromSet models them: from Options.Catalog when set,
+// else from the embedded EC2 facts for the region and zones.
+func (o Options) CatalogFor(nc *apis.EC2NodeClass) (instancetypes.Catalog, error) {
+	if o.Catalog != nil {
+		return o.Catalog(nc)
+	}
+	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: o.Region, Zones: o.Zones, NodeClass: nc})
+}
+
 func (o Options) maxPods() int {
 	if o.MaxPods > 0 {
 		return o.MaxPods
