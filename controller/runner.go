@@ -53,9 +53,11 @@ type Runner struct {
 	ctrl    *Controller
 	timers  timerQueue
 
-	// changes are reported by the watcher, from any goroutine.
+	// changes are reported by the watcher and notices by Interrupt, from
+	// any goroutine.
 	mu      sync.Mutex
 	changes []cloud.Change
+	notices []cloud.Interruption
 	signal  chan struct{}
 
 	// What the last step saw, to tell what is new.
@@ -108,6 +110,22 @@ func (r *Runner) notify(c cloud.Change) {
 	r.mu.Lock()
 	r.changes = append(r.changes, c)
 	r.mu.Unlock()
+	r.wake()
+}
+
+// Interrupt queues a spot interruption notice, as Karpenter's interruption
+// controller receives them from its queue, for the next step: the node of
+// the notice's instance is cordoned, drained and deleted, and its offering
+// marked unavailable. A notice for an instance no node runs on is dropped.
+// Interrupt is safe to call from any goroutine, while Run runs.
+func (r *Runner) Interrupt(notice cloud.Interruption) {
+	r.mu.Lock()
+	r.notices = append(r.notices, notice)
+	r.mu.Unlock()
+	r.wake()
+}
+
+func (r *Runner) wake() {
 	select {
 	case r.signal <- struct{}{}:
 	default:
@@ -122,8 +140,9 @@ func (r *Runner) Next() (time.Time, bool) { return r.timers.peek() }
 
 // Step brings the loop up to the clock's time: it takes the changes
 // reported since the last step, does the lifecycle work they call for,
-// triggers provisioning for newly pending pods, then fires every wake-up
-// that is due, in order. The error is the cluster's: a snapshot that could
+// triggers provisioning for newly pending pods, handles the interruption
+// notices queued, fires every wake-up that is due, in order, and finally
+// takes in the changes the loop itself made. The error is the cluster's: a snapshot that could
 // not be read, or a lifecycle write that failed; the loop's own failures
 // are decisions.
 func (r *Runner) Step(ctx context.Context) error {
@@ -134,10 +153,11 @@ func (r *Runner) Step(ctx context.Context) error {
 	if err := r.observe(ctx, now); err != nil {
 		return err
 	}
+	r.interruptions(ctx)
 	for {
 		at, ok := r.timers.peek()
 		if !ok || at.After(now) {
-			return nil
+			break
 		}
 		w := r.timers.pop()
 		r.ctrl.Wake(ctx, w)
@@ -145,6 +165,9 @@ func (r *Runner) Step(ctx context.Context) error {
 			return err
 		}
 	}
+	// What the loop did itself (pods evicted by a deletion) is seen now,
+	// so that provisioning for them is triggered in this step.
+	return r.observe(ctx, now)
 }
 
 // observe takes the reported changes into the view and reacts to them.
@@ -200,6 +223,22 @@ func (r *Runner) observe(ctx context.Context, now time.Time) error {
 		r.ctrl.Trigger()
 	}
 	return nil
+}
+
+// interruptions hands the queued notices to the loop.
+func (r *Runner) interruptions(ctx context.Context) {
+	r.mu.Lock()
+	notices := r.notices
+	r.notices = nil
+	r.mu.Unlock()
+	for _, notice := range notices {
+		for _, n := range r.cluster.Nodes(false) {
+			if n.Instance.ID != "" && n.Instance.ID == notice.Instance.ID && !n.Cordoned {
+				r.ctrl.Interrupted(ctx, n, notice)
+				break
+			}
+		}
+	}
 }
 
 // podEvents stamps lastPodEventTime on the claims whose nodes' pods

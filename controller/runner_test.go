@@ -232,18 +232,34 @@ func TestRunnerScaleUpAndDown(t *testing.T) {
 	}
 }
 
-// TestRunnerMatchesSimulator runs the same workload through the simulator
-// and through the runner against the in-memory API server: the loop is the
-// same code, so it launches and deletes the same nodes at the same times.
-func TestRunnerMatchesSimulator(t *testing.T) {
+// summary is what the loop decided, without the simulator's own entries
+// (scale, bind) and the moment a node is seen ready, which the test's
+// kubelet reports on the next whole second.
+func summary(ds []controller.Decision) []string {
+	var out []string
+	for _, d := range ds {
+		switch d.Kind {
+		case controller.KindReady:
+			out = append(out, fmt.Sprintf("ready %v %s", d.Nodes, d.InstanceType))
+		case controller.KindLaunch, controller.KindDelete, controller.KindReplace, controller.KindInterruption:
+			out = append(out, fmt.Sprintf("%v %s %v %s %s %s %s %d %.4f", d.At.Duration, d.Kind, d.Nodes, d.InstanceType, d.Zone,
+				d.CapacityType, d.Method, d.Pods, d.PricePerHour))
+		}
+	}
+	return out
+}
+
+// simulate runs the inflate Deployment through the simulator with the
+// given steps.
+func simulate(t *testing.T, steps string) []controller.Decision {
+	t.Helper()
 	sc, err := simulator.ParseScenario([]byte(`
 name: parity
 seed: 1
 start: "2026-11-01T00:00:00Z"
 duration: 5m
 steps:
-- {at: 1s, scale: {deployment: inflate, replicas: 10}}
-- {at: 2m, scale: {deployment: inflate, replicas: 0}}
+` + steps + `
 inline: |
   apiVersion: apps/v1
   kind: Deployment
@@ -266,6 +282,27 @@ inline: |
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res.Timeline
+}
+
+func sameDecisions(t *testing.T, simulated, live []controller.Decision, want int) {
+	t.Helper()
+	sim, run := summary(simulated), summary(live)
+	if !slices.Equal(sim, run) {
+		t.Errorf("simulator:\n  %s\nrunner:\n  %s", strings.Join(sim, "\n  "), strings.Join(run, "\n  "))
+	}
+	if len(sim) != want {
+		t.Errorf("want %d decisions; got %v", want, sim)
+	}
+}
+
+// TestRunnerMatchesSimulator runs the same workload through the simulator
+// and through the runner against the in-memory API server: the loop is the
+// same code, so it launches and deletes the same nodes at the same times.
+func TestRunnerMatchesSimulator(t *testing.T) {
+	sim := simulate(t, `
+- {at: 1s, scale: {deployment: inflate, replicas: 10}}
+- {at: 2m, scale: {deployment: inflate, replicas: 0}}`)
 	// The pods exist before the first step at +1s, as the simulator's
 	// scale step comes at 1s; they are deleted before the step at 2m, as
 	// the simulator's scale step to 0 comes before its poll at 2m.
@@ -273,28 +310,34 @@ inline: |
 	w.run(2*time.Minute - time.Second)
 	w.deletePods()
 	w.run(3*time.Minute + time.Second)
+	sameDecisions(t, sim, w.log, 3)
+}
 
-	// What both decide, without the simulator's own entries (scale, bind)
-	// and the moment a node is seen ready, which the test's kubelet
-	// reports on the next whole second.
-	summary := func(ds []controller.Decision) []string {
-		var out []string
-		for _, d := range ds {
-			switch d.Kind {
-			case controller.KindReady:
-				out = append(out, fmt.Sprintf("ready %v %s", d.Nodes, d.InstanceType))
-			case controller.KindLaunch, controller.KindDelete, controller.KindReplace:
-				out = append(out, fmt.Sprintf("%v %s %v %s %s %s %d %.4f", d.At.Duration, d.Kind, d.Nodes, d.InstanceType, d.Zone, d.Method, d.Pods, d.PricePerHour))
-			}
+// TestRunnerHandlesInterruptionsAsTheSimulatorDoes interrupts the spot node
+// of the same workload in both: the node is drained and deleted, the
+// offering marked unavailable, and the pods get a node of another offering.
+func TestRunnerHandlesInterruptionsAsTheSimulatorDoes(t *testing.T) {
+	sim := simulate(t, `
+- {at: 1s, scale: {deployment: inflate, replicas: 10}}
+- {at: 2m, interrupt: {}}`)
+	w := newWorld(t, 10)
+	w.run(2*time.Minute - time.Second)
+	for _, inst := range w.cloud.Instances() {
+		notice, err := w.cloud.Interrupt(inst.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
+		w.runner.Interrupt(notice)
 	}
-	sim, live := summary(res.Timeline), summary(w.log)
-	if !slices.Equal(sim, live) {
-		t.Errorf("simulator:\n  %s\nrunner:\n  %s", strings.Join(sim, "\n  "), strings.Join(live, "\n  "))
+	w.run(3*time.Minute + time.Second)
+	sameDecisions(t, sim, w.log, 5)
+	if st := w.cluster.Snapshot(); len(st.Nodes) != 1 || st.Nodes[0].Name != "default-00002" {
+		t.Errorf("nodes %v: want only the replacement default-00002", st.Nodes)
 	}
-	if len(sim) != 3 {
-		t.Errorf("want launch, ready, delete; got %v", sim)
+	for _, p := range w.cluster.Snapshot().Pods {
+		if p.Spec.NodeName != "default-00002" {
+			t.Errorf("pod %s on %q, want default-00002", p.Name, p.Spec.NodeName)
+		}
 	}
 }
 
