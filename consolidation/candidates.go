@@ -130,8 +130,8 @@ func (e *evaluation) nodeBlock(n *nodeInfo) string {
 		return "not initialized"
 	case in.Deleting || in.NodeClaim.DeletionTimestamp != nil || terminating(in.NodeClaim):
 		return "being deleted"
-	case !in.NominatedAt.IsZero() && e.now.Before(in.NominatedAt.Add(NominationWindow)):
-		return fmt.Sprintf("nominated for a pending pod (%s left)", in.NominatedAt.Add(NominationWindow).Sub(e.now))
+	case !in.NominatedAt.IsZero() && e.now.Before(in.NominatedAt.Add(e.opts.nominationWindow())):
+		return fmt.Sprintf("nominated for a pending pod (%s left)", in.NominatedAt.Add(e.opts.nominationWindow()).Sub(e.now))
 	case in.Annotations[apis.AnnotationDoNotDisrupt] == "true":
 		return fmt.Sprintf("has the %s: \"true\" annotation", apis.AnnotationDoNotDisrupt)
 	case n.poolName == "":

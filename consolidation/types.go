@@ -91,6 +91,17 @@ type Options struct {
 	SpotToSpotConsolidation bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options
+	// NominationWindow is how long a nominated node is no candidate;
+	// zero means the package's NominationWindow. Karpenter's is
+	// max(2 × BATCH_MAX_DURATION, 10s).
+	NominationWindow time.Duration
+}
+
+func (o Options) nominationWindow() time.Duration {
+	if o.NominationWindow > 0 {
+		return o.NominationWindow
+	}
+	return NominationWindow
 }
 
 // The methods, in the order Karpenter tries them.

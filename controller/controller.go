@@ -57,6 +57,10 @@ const (
 // changing only to run the loop faster in a test.
 type Timings struct {
 	BatchIdle, BatchMax, DisruptionInterval, ValidationDelay, UnschedulableRetry, DisruptionRecheck time.Duration
+	// NominationWindow is how long a node chosen for pending pods is no
+	// disruption candidate; zero means Karpenter's
+	// max(2 × BatchMax, 10s).
+	NominationWindow time.Duration
 }
 
 func (t Timings) withDefaults() Timings {
@@ -71,6 +75,7 @@ func (t Timings) withDefaults() Timings {
 	def(&t.ValidationDelay, ValidationDelay)
 	def(&t.UnschedulableRetry, UnschedulableRetry)
 	def(&t.DisruptionRecheck, DisruptionRecheck)
+	def(&t.NominationWindow, max(2*t.BatchMax, 10*time.Second))
 	return t
 }
 
@@ -224,8 +229,10 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Record == nil {
 		cfg.Record = func(Decision) {}
 	}
+	t := cfg.Timings.withDefaults()
+	cfg.Options.NominationWindow = t.NominationWindow
 	return &Controller{
-		cfg: cfg, t: cfg.Timings.withDefaults(),
+		cfg: cfg, t: t,
 		unavailable: &pricing.UnavailableOfferings{},
 		claimNo:     map[string]int{},
 		nominated:   map[string]time.Time{},

@@ -83,7 +83,7 @@ func (c *Controller) nextTimedChange(now time.Time) time.Time {
 		}
 	}
 	for _, n := range c.cfg.Cluster.Nodes(false) {
-		consider(c.nominated[n.Name()].Add(consolidation.NominationWindow))
+		consider(c.nominated[n.Name()].Add(c.t.NominationWindow))
 		d, ok := after[n.Node.NodePool]
 		if !ok {
 			continue
