@@ -193,6 +193,7 @@ func hardTaints(initialized bool, taints []corev1.Taint) []corev1.Taint {
 // priced is a NodePool's launchable catalog with each type's cheapest
 // available offering the pool allows, for narrowing.
 type priced struct {
+	np       *apis.NodePool
 	catalog  instancetypes.Catalog
 	cheapest []float64
 	// reqs are the pool's requirements, its own label included.
@@ -201,7 +202,7 @@ type priced struct {
 
 func newPriced(p *poolInfo) priced {
 	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
-	out := priced{catalog: launchable(p), reqs: reqs}
+	out := priced{np: p.np, catalog: launchable(p), reqs: reqs}
 	for _, it := range out.catalog {
 		cheapest := 0.0
 		if o, ok := it.CheapestOffering(reqs); ok {

@@ -81,17 +81,12 @@ func newSimulator(e *evaluation) *simulator {
 		prune: !e.exhaustive, exhaustive: e.exhaustive,
 	}
 	s.base = scheduling.Input{DaemonSets: e.cluster.DaemonSets, Options: e.opts.Scheduling}
-	for _, name := range sortedKeys(e.pools) {
-		// Static NodePools keep their replicas and provision nothing.
-		if p := e.pools[name]; !p.static() {
-			pr := newPriced(p)
-			s.priced = append(s.priced, pr)
-			s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: p.np, InstanceTypes: pr.catalog})
-		}
-	}
 	// The NodePools and DaemonSets are the same in every simulation:
-	// compiled once.
-	s.prepared = scheduling.Prepare(s.base.NodePools, s.base.DaemonSets, s.base.Options)
+	// compiled once, or taken from the caller's cache.
+	s.priced, s.prepared = e.opts.Cache.compiled(e)
+	for _, pr := range s.priced {
+		s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: pr.np, InstanceTypes: pr.catalog})
+	}
 	// Every simulation passes the same *Node of a destination, unchanged.
 	s.prepared.RememberNodeLabels()
 	for _, n := range e.nodes {

@@ -91,6 +91,10 @@ type Options struct {
 	SpotToSpotConsolidation bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options
+	// Cache, when set, keeps what an evaluation compiles from the
+	// NodePools, their catalogs and the DaemonSets for the next
+	// evaluation with the same ones (see Cache).
+	Cache *Cache
 	// NominationWindow is how long a nominated node is no candidate;
 	// zero means the package's NominationWindow. Karpenter's is
 	// max(2 × BATCH_MAX_DURATION, 10s).

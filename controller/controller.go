@@ -231,6 +231,11 @@ func New(cfg Config) (*Controller, error) {
 	}
 	t := cfg.Timings.withDefaults()
 	cfg.Options.NominationWindow = t.NominationWindow
+	// Every poll evaluates the same NodePools and catalogs until one is
+	// replaced: what they compile to is kept between polls.
+	if cfg.Options.Cache == nil {
+		cfg.Options.Cache = &consolidation.Cache{}
+	}
 	return &Controller{
 		cfg: cfg, t: t,
 		unavailable: &pricing.UnavailableOfferings{},

@@ -31,6 +31,13 @@ func (p *Prepared) RememberNodeLabels() {
 	}
 }
 
+// Clone returns a Prepared sharing p's compiled NodePools and DaemonSets,
+// without the node labels p remembered: for a caller that keeps a
+// preparation across solves of Nodes whose labels may have changed.
+func (p *Prepared) Clone() *Prepared {
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts}
+}
+
 // Prepare compiles the NodePools and DaemonSets with the options.
 func Prepare(pools []NodePool, daemonSets []*corev1.Pod, opts Options) *Prepared {
 	daemons := readDaemons(daemonSets)
