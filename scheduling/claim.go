@@ -41,6 +41,12 @@ type claim struct {
 	// fewer distinct values than a minValues requirement asks for; the
 	// result says so in its warnings.
 	bestEffort bool
+	// lookup memoizes requirementOn.
+	lookup struct {
+		valid, found bool
+		key          string
+		req          requirements.Requirement
+	}
 }
 
 // placeholderHostname is the hostname requirement of the template's next
@@ -139,9 +145,45 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	return true
 }
 
+// excludes reports, without allocating, whether the claim's own
+// requirement on the key of one of the answers allows none of its domains.
+// The pod's requirements and topology can only narrow the claim's, so
+// tryAdd would find that affinity answer unmet (admits) and reject the pod.
+// A key the claim does not constrain proves nothing.
+func (c *claim) excludes(answers []affinityAnswer) bool {
+	for i := range answers {
+		a := &answers[i]
+		r, ok := c.requirementOn(a.key)
+		if !ok {
+			continue
+		}
+		allowed := false
+		for _, d := range a.domains {
+			if r.Has(d) {
+				allowed = true
+				break
+			}
+		}
+		if !allowed {
+			return true
+		}
+	}
+	return false
+}
+
+// requirementOn is c.requirements.Lookup(key), remembered until the
+// claim's requirements change: every pod of a walk asks about the same key.
+func (c *claim) requirementOn(key string) (*requirements.Requirement, bool) {
+	if m := &c.lookup; !m.valid || m.key != key {
+		m.req, m.found = c.requirements.Lookup(key)
+		m.key, m.valid = key, true
+	}
+	return &c.lookup.req, c.lookup.found
+}
+
 // commit records the pod on the claim.
 func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topology) {
-	c.requirements = reqs
+	c.requirements, c.lookup.valid = reqs, false
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
 	if topo != nil {
@@ -172,6 +214,7 @@ type scratchSpace struct {
 	options []*typeOption
 	keys    []string
 	topo    []requirements.Requirement
+	answers []affinityAnswer
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

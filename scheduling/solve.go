@@ -190,10 +190,21 @@ func (s *solver) add(p *podInfo) error {
 		}
 	}
 	claims := s.claims
-	if a == nil && s.topo != nil && s.topo.rejectsAllClaims(p, len(claims)) {
-		claims = nil
+	// Untraced, claims that certainly reject the pod are skipped: all of
+	// them under hostname anti-affinity, or each whose requirements rule
+	// out what the pod's affinity demands.
+	var answers []affinityAnswer
+	if a == nil && s.topo != nil {
+		if s.topo.rejectsAllClaims(p, len(claims)) {
+			claims = nil
+		}
+		answers = s.topo.affinityAnswers(p, s.scratch.answers)
+		s.scratch.answers = answers
 	}
 	for i, c := range claims {
+		if len(answers) > 0 && c.excludes(answers) {
+			continue
+		}
 		ok := c.tryAdd(p, s)
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		if ok {
