@@ -207,12 +207,15 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	}
 }
 
-// settle drops the stale options that no longer hold the requests.
+// settle drops the stale options that no longer hold the requests. The
+// options slice is the claim's own (newClaim makes it, and tryAdd only
+// ever swaps whole slices with its scratch space), so it is filtered in
+// place.
 func (c *claim) settle() {
 	if !c.stale {
 		return
 	}
-	c.options = slices.DeleteFunc(slices.Clone(c.options), func(o *typeOption) bool { return !c.requests.Fits(o.room) })
+	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	c.stale = false
 }
 
