@@ -228,7 +228,8 @@ func roomier(a, b *typeOption) bool {
 	return a.room.Memory() > b.room.Memory()
 }
 
-// scratchSpace is memory tryAdd reuses from one call to the next.
+// scratchSpace is memory tryAdd reuses from one call to the next; finalize
+// reuses its options once the pods are placed.
 type scratchSpace struct {
 	options []*typeOption
 	keys    []string
