@@ -248,13 +248,19 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	if t.refused != "" {
 		return fmt.Errorf("%s", t.refused)
 	}
-	options := make([]*typeOption, 0, len(t.options))
+	var options []*typeOption
 	first := -1
-	for _, o := range t.options {
-		if i := t.limits.exceeded(o.it.Capacity); i < 0 {
-			options = append(options, o)
-		} else if first < 0 {
-			first = i
+	if t.limits.exceeded(t.largest) < 0 {
+		// No type exceeds the limits if the largest capacity does not.
+		options = slices.Clone(t.options)
+	} else {
+		options = make([]*typeOption, 0, len(t.options))
+		for _, o := range t.options {
+			if i := t.limits.exceeded(o.it.Capacity); i < 0 {
+				options = append(options, o)
+			} else if first < 0 {
+				first = i
+			}
 		}
 	}
 	if len(options) == 0 {
@@ -274,7 +280,7 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)
 	var largest resources.Vector
 	for _, o := range c.options {
-		largest = largest.Max(o.it.Capacity)
+		largest.Raise(&o.it.Capacity)
 	}
 	t.limits.charge(largest)
 	s.claimCreated(c)
