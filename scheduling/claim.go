@@ -16,7 +16,11 @@ import (
 // the requirements they share, and the instance types that can still hold
 // them all.
 type claim struct {
-	tmpl *template
+	// lookup memoizes the claim's requirement on one key for excludes,
+	// which reads nothing else of the claim: it comes first, to share a
+	// cache line with the claim's start.
+	lookup requirementMemo
+	tmpl   *template
 	// name is set once the claim exists; hostname, its placeholder
 	// hostname, from the first try on (they are equal).
 	name         string
@@ -139,9 +143,63 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	return true
 }
 
+// excludes reports, without allocating, whether the claim's own
+// requirement on the key of one of the answers allows none of its domains.
+// The pod's requirements and topology can only narrow the claim's, so
+// tryAdd would find that affinity answer unmet (admits) and reject the pod.
+// A key the claim does not constrain proves nothing.
+func (c *claim) excludes(answers []affinityAnswer) bool {
+	for i := range answers {
+		if a := &answers[i]; !c.requirementOn(a.key).allowsAny(a.domains) {
+			return true
+		}
+	}
+	return false
+}
+
+// requirementMemo is a claim's requirement on one key, remembered until
+// the claim's requirements change: every claim of a walk is asked about
+// the same key, and most claims are asked again by the next pod.
+type requirementMemo struct {
+	valid bool
+	// found is whether the claim constrains key; single, when req allows
+	// exactly one value, is that value, compared without touching req.
+	found  bool
+	key    string
+	single string
+	req    requirements.Requirement
+}
+
+// requirementOn returns the memo of the claim's requirement on key.
+func (c *claim) requirementOn(key string) *requirementMemo {
+	m := &c.lookup
+	if !m.valid || m.key != key {
+		m.req, m.found = c.requirements.Lookup(key)
+		m.key, m.valid, m.single = key, true, ""
+		if m.found && m.req.Operator() == corev1.NodeSelectorOpIn && m.req.Len() == 1 {
+			m.single = m.req.Any()
+		}
+	}
+	return m
+}
+
+// allowsAny reports whether the requirement allows one of the values; a
+// key the claim does not constrain allows them all.
+func (m *requirementMemo) allowsAny(values []string) bool {
+	if !m.found {
+		return true
+	}
+	for _, v := range values {
+		if m.single != "" && v == m.single || m.single == "" && m.req.Has(v) {
+			return true
+		}
+	}
+	return false
+}
+
 // commit records the pod on the claim.
 func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topology) {
-	c.requirements = reqs
+	c.requirements, c.lookup.valid = reqs, false
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
 	if topo != nil {
@@ -149,12 +207,15 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	}
 }
 
-// settle drops the stale options that no longer hold the requests.
+// settle drops the stale options that no longer hold the requests. The
+// options slice is the claim's own (newClaim makes it, and tryAdd only
+// ever swaps whole slices with its scratch space), so it is filtered in
+// place.
 func (c *claim) settle() {
 	if !c.stale {
 		return
 	}
-	c.options = slices.DeleteFunc(slices.Clone(c.options), func(o *typeOption) bool { return !c.requests.Fits(o.room) })
+	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	c.stale = false
 }
 
@@ -167,11 +228,13 @@ func roomier(a, b *typeOption) bool {
 	return a.room.Memory() > b.room.Memory()
 }
 
-// scratchSpace is memory tryAdd reuses from one call to the next.
+// scratchSpace is memory tryAdd reuses from one call to the next; finalize
+// reuses its options once the pods are placed.
 type scratchSpace struct {
 	options []*typeOption
 	keys    []string
 	topo    []requirements.Requirement
+	answers []affinityAnswer
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -78,10 +78,7 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		// Holding none, it cannot launch into any (ReservedFallback).
 		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpNotIn, apis.CapacityTypeReserved))
 	}
-	priced := c.tmpl.priceClaim(c.options, reqs)
-	if max := s.opts.maxInstanceTypes(); len(priced) > max {
-		priced = priced[:max]
-	}
+	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes())
 	out := NodeClaim{
 		Name:                c.name,
 		NodePool:            c.tmpl.name,
@@ -89,10 +86,11 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		Pods:                make([]string, len(c.pods)),
 		InstanceTypeOptions: make([]string, len(priced)),
 	}
-	options := make([]*typeOption, len(priced))
+	options := s.scratch.options[:0]
 	for i, p := range priced {
-		options[i], out.InstanceTypeOptions[i] = p.option, p.option.it.Name
+		options, out.InstanceTypeOptions[i] = append(options, p.option), p.option.it.Name
 	}
+	s.scratch.options = options
 	out.Requests = c.requests.Add(minDaemons(options)).Strings()
 	for i, p := range c.pods {
 		out.Pods[i] = p.key
@@ -150,11 +148,13 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 	return out
 }
 
-// priceClaim prices a claim's options under its requirements. Prices
-// depend only on the requirements' offering keys, so the pool's whole
-// option list is priced and sorted once per distinct offering filter, and
-// a claim keeps, in that order, the options it still has.
-func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements) []pricedOption {
+// priceClaim prices a claim's options under its requirements, and returns
+// the cheapest, at most limit of them. Prices depend only on the
+// requirements' offering keys, so the pool's whole option list is priced
+// and sorted once per distinct offering filter, and a claim keeps, in that
+// order, the options it still has: pointers into the shared list, which
+// nothing changes.
+func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int) []*pricedOption {
 	key := offeringSignature(reqs)
 	all, ok := t.priced[key]
 	if !ok {
@@ -168,10 +168,13 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 	for _, o := range options {
 		keep[o.index] = true
 	}
-	out := make([]pricedOption, 0, len(options))
-	for _, p := range all {
-		if keep[p.option.index] {
-			out = append(out, p)
+	out := make([]*pricedOption, 0, min(len(options), limit))
+	for i := range all {
+		if len(out) == limit {
+			break
+		}
+		if keep[all[i].option.index] {
+			out = append(out, &all[i])
 		}
 	}
 	return out
@@ -199,7 +202,7 @@ type launch struct {
 // launchChoice takes the first capacity type of launchOrder any option
 // offers, and the cheapest offering of that type, ties going to the
 // cheaper option and then to the earlier zone.
-func launchChoice(priced []pricedOption) (launch, bool) {
+func launchChoice(priced []*pricedOption) (launch, bool) {
 	for k := range launchOrder {
 		var best launch
 		found := false

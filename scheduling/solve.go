@@ -190,10 +190,21 @@ func (s *solver) add(p *podInfo) error {
 		}
 	}
 	claims := s.claims
-	if a == nil && s.topo != nil && s.topo.rejectsAllClaims(p, len(claims)) {
-		claims = nil
+	// Untraced, claims that certainly reject the pod are skipped: all of
+	// them under hostname anti-affinity, or each whose requirements rule
+	// out what the pod's affinity demands.
+	var answers []affinityAnswer
+	if a == nil && s.topo != nil {
+		if s.topo.rejectsAllClaims(p, len(claims)) {
+			claims = nil
+		}
+		answers = s.topo.affinityAnswers(p, s.scratch.answers)
+		s.scratch.answers = answers
 	}
 	for i, c := range claims {
+		if len(answers) > 0 && c.excludes(answers) {
+			continue
+		}
 		ok := c.tryAdd(p, s)
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		if ok {
@@ -237,13 +248,19 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	if t.refused != "" {
 		return fmt.Errorf("%s", t.refused)
 	}
-	options := make([]*typeOption, 0, len(t.options))
+	var options []*typeOption
 	first := -1
-	for _, o := range t.options {
-		if i := t.limits.exceeded(o.it.Capacity); i < 0 {
-			options = append(options, o)
-		} else if first < 0 {
-			first = i
+	if t.limits.exceeded(t.largest) < 0 {
+		// No type exceeds the limits if the largest capacity does not.
+		options = slices.Clone(t.options)
+	} else {
+		options = make([]*typeOption, 0, len(t.options))
+		for _, o := range t.options {
+			if i := t.limits.exceeded(o.it.Capacity); i < 0 {
+				options = append(options, o)
+			} else if first < 0 {
+				first = i
+			}
 		}
 	}
 	if len(options) == 0 {
@@ -263,7 +280,7 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)
 	var largest resources.Vector
 	for _, o := range c.options {
-		largest = largest.Max(o.it.Capacity)
+		largest.Raise(&o.it.Capacity)
 	}
 	t.limits.charge(largest)
 	s.claimCreated(c)

@@ -35,7 +35,10 @@ type template struct {
 	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
 	minValues, bestEffort bool
 	options               []*typeOption
-	limits                limits
+	// largest is, per resource, the largest capacity among the options
+	// (an upper bound for any subset of them).
+	largest resources.Vector
+	limits  limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
 	// claims counts the claims created from the pool, for naming.
@@ -106,6 +109,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	t.options = sortByPrice(t.options, t.requirements)
 	for i, o := range t.options {
 		o.index = i
+		t.largest.Raise(&o.it.Capacity)
 	}
 	return t
 }

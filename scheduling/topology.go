@@ -443,6 +443,40 @@ func (t *topology) rejectsAllClaims(p *podInfo, claims int) bool {
 	return false
 }
 
+// affinityAnswer is what an affinity group answers whatever the node or
+// claim: the domains of its key that hold a selected pod.
+type affinityAnswer struct {
+	key     string
+	domains []string
+}
+
+// affinityAnswers sets dst to the answers of the pod's affinity groups that
+// do not depend on the claim: those with a selected pod in a domain the pod
+// allows answer with exactly those domains. The answers only change when a
+// pod is recorded, so they hold for a whole walk over the claims; a claim
+// whose own requirement on such a key allows none of them rejects the pod
+// (see claim.excludes). The entries' domain slices are reused.
+func (t *topology) affinityAnswers(p *podInfo, dst []affinityAnswer) []affinityAnswer {
+	dst = dst[:0]
+	for i, g := range p.groups {
+		if g.kind != affinityGroup {
+			continue
+		}
+		n := len(dst)
+		if n < cap(dst) {
+			dst = dst[:n+1]
+		} else {
+			dst = append(dst, affinityAnswer{})
+		}
+		a := &dst[n]
+		a.key, a.domains = g.key, g.occupied(p.groupDomains[i], a.domains[:0])
+		if len(a.domains) == 0 {
+			dst = dst[:n]
+		}
+	}
+	return dst
+}
+
 // constrains reports whether placing the pod involves topology at all.
 func (t *topology) constrains(p *podInfo) bool {
 	return len(p.groups) > 0 || len(p.inverse) > 0

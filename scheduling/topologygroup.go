@@ -218,12 +218,8 @@ func (g *topologyGroup) minCount(podDomains requirements.Requirement) int32 {
 // nextAffinity allows the domains that already hold a selected pod; a pod
 // that selects itself may start in one empty domain when none does.
 func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
-	var options []string
-	for _, d := range g.domains {
-		if podDomains.Has(d) && g.counts[d] > 0 {
-			options = append(options, d)
-		}
-	}
+	var buf [4]string // on the stack: in copies what it keeps
+	options := g.occupied(podDomains, buf[:0])
 	if len(options) == 0 && g.selects(p) {
 		options = g.firstDomain(func(d string) bool { return podDomains.Has(d) && nodeDomains.Has(d) })
 		if len(options) == 0 {
@@ -231,6 +227,18 @@ func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requ
 		}
 	}
 	return g.in(options)
+}
+
+// occupied appends to dst the domains the pod allows that hold a selected
+// pod: when there are any, they are an affinity group's answer whatever
+// the node.
+func (g *topologyGroup) occupied(podDomains requirements.Requirement, dst []string) []string {
+	for _, d := range g.domains {
+		if podDomains.Has(d) && g.counts[d] > 0 {
+			dst = append(dst, d)
+		}
+	}
+	return dst
 }
 
 func (g *topologyGroup) firstDomain(ok func(string) bool) []string {
