@@ -38,6 +38,11 @@ type RunnerConfig struct {
 	Timings Timings
 	// Record receives every decision, dated from the runner's start.
 	Record func(Decision)
+	// OnError, when set, receives what a step of Run could not do (the
+	// cluster could not be read, a lifecycle write failed), and Run goes on
+	// with the next step, as a controller retries; when nil, Run returns
+	// the first such error.
+	OnError func(error)
 }
 
 // Runner drives a Controller against a live cluster: it reads the cluster
@@ -275,16 +280,23 @@ func (r *Runner) podEvents(ctx context.Context, now time.Time, first bool) error
 // Run steps the loop until ctx is done: at once, then whenever the
 // watcher reports a change or a wake-up falls due, sleeping on the wall
 // clock in between. It returns ctx's error, or the first error a step
-// returns.
+// returns when RunnerConfig.OnError is nil.
 func (r *Runner) Run(ctx context.Context) error {
 	for {
+		wait := time.Duration(-1) // no wake-up: wait for a change
 		if err := r.Step(ctx); err != nil {
-			return err
+			if ctx.Err() != nil || r.cfg.OnError == nil {
+				return err
+			}
+			r.cfg.OnError(err)
+			wait = stepRetry
+		} else if at, ok := r.Next(); ok {
+			wait = max(at.Sub(r.clock.Now()), 0)
 		}
 		var due <-chan time.Time
 		var t *time.Timer
-		if at, ok := r.Next(); ok {
-			t = time.NewTimer(max(at.Sub(r.clock.Now()), 0))
+		if wait >= 0 {
+			t = time.NewTimer(wait)
 			due = t.C
 		}
 		select {
@@ -297,6 +309,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 }
+
+// stepRetry is how long Run waits, unless a change comes first, after a
+// step failed.
+const stepRetry = time.Second
 
 // timerQueue keeps the loop's wake-ups in (time, order asked) order.
 type timerQueue struct {

@@ -436,3 +436,58 @@ func TestRunnerRunsOnTheWallClock(t *testing.T) {
 		t.Errorf("decisions %+v: want a launch first", log)
 	}
 }
+
+// A cluster the runner cannot read is an error naming the object: Step
+// returns it, and Run hands it to OnError and goes on until cancelled.
+func TestRunnerReportsClusterErrors(t *testing.T) {
+	cluster := &cloud.MemoryCluster{}
+	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cluster.Apply(set.NodePools[0]); err != nil { // its EC2NodeClass is missing
+		t.Fatal(err)
+	}
+	mem, err := cloud.NewMemory(cloud.MemoryConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := cloud.NewManualClock(t0)
+	r, err := controller.NewRunner(controller.RunnerConfig{Watcher: cluster, Writer: cluster, Launcher: mem, Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	err = r.Step(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "NodePool/default") {
+		t.Fatalf("Step: %v, want an error naming NodePool/default", err)
+	}
+
+	errs := make(chan error, 10)
+	r2, err := controller.NewRunner(controller.RunnerConfig{Watcher: cluster, Writer: cluster, Launcher: mem,
+		OnError: func(err error) {
+			select {
+			case errs <- err:
+			default:
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r2.Run(ctx) }()
+	select {
+	case err := <-errs:
+		if !strings.Contains(err.Error(), "NodePool/default") {
+			t.Errorf("OnError got %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no error reported in 30 s")
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Run returned %v, want context.Canceled", err)
+	}
+}
