@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -67,6 +68,7 @@ type launched struct {
 var _ Cluster = (*liveCluster)(nil)
 
 func newLiveCluster(w cloud.ClusterWatcher, wr cloud.ClusterWriter, clock cloud.Clock, opts snapshot.Options) *liveCluster {
+	opts.Origin = cmp.Or(opts.Origin, "cluster")
 	return &liveCluster{watcher: w, writer: wr, clock: clock, opts: opts, dirty: true,
 		created: map[string]*apis.NodeClaim{}, deleted: map[string]bool{}, cordons: map[string]bool{},
 		instances: map[string]launched{}}

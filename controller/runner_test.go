@@ -459,8 +459,8 @@ func TestRunnerReportsClusterErrors(t *testing.T) {
 	}
 	defer r.Close()
 	err = r.Step(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "NodePool/default") {
-		t.Fatalf("Step: %v, want an error naming NodePool/default", err)
+	if want := `cluster: NodePool/default: spec.template.spec.nodeClassRef.name: EC2NodeClass "default" not found`; err == nil || err.Error() != want {
+		t.Fatalf("Step: %v, want %s", err, want)
 	}
 
 	errs := make(chan error, 10)

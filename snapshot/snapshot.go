@@ -49,6 +49,9 @@ type Options struct {
 	// for the default class) instead of the embedded EC2 model: a catalog
 	// read from JSON, a synthetic one, or one another tool computed.
 	Catalog func(nodeClass *apis.EC2NodeClass) (instancetypes.Catalog, error)
+	// Origin names, in errors, where objects that were not read from a
+	// file came from (a watched cluster, say); default "<no file>".
+	Origin string
 	// MaxPods bounds the pods workload controllers are expanded to, so that
 	// a manifest asking for billions of replicas is refused instead of
 	// exhausting memory; 0 means DefaultMaxPods.
@@ -222,7 +225,7 @@ func (b *builder) warn(msg string) { b.snap.Warnings = append(b.snap.Warnings, m
 func (b *builder) fail(obj any, kind error, object, path, msg string) {
 	src, ok := b.set.SourceOf(obj)
 	if !ok {
-		src = manifests.Source{File: "<no file>"}
+		src = manifests.Source{File: cmp.Or(b.opts.Origin, "<no file>")}
 	}
 	b.errs = append(b.errs, &manifests.Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
 }
