@@ -230,6 +230,9 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Record = func(Decision) {}
 	}
 	t := cfg.Timings.withDefaults()
+	if cfg.Options.NominationWindow > 0 {
+		t.NominationWindow = cfg.Options.NominationWindow
+	}
 	cfg.Options.NominationWindow = t.NominationWindow
 	// Every poll evaluates the same NodePools and catalogs until one is
 	// replaced: what they compile to is kept between polls.

@@ -39,6 +39,7 @@ type inFlight struct {
 // budgets), then drift detection, then — unless a command is being
 // validated — Karpenter's methods through consolidation.Evaluate.
 func (c *Controller) poll(ctx context.Context) {
+	c.forgetGone()
 	c.expire(ctx)
 	c.detectDrift()
 	if c.disrupt.validating != nil {
@@ -63,6 +64,21 @@ func (c *Controller) poll(ctx context.Context) {
 		// fresh evaluation ValidationDelay later.
 		c.disrupt.validating = &cmd
 		c.cfg.Timers.WakeAt(now.Add(c.t.ValidationDelay), WakeValidate)
+	}
+}
+
+// forgetGone drops what the loop remembers of nodes that left the cluster
+// other than through it.
+func (c *Controller) forgetGone() {
+	for name := range c.nominated {
+		if c.cfg.Cluster.Node(name) == nil {
+			delete(c.nominated, name)
+		}
+	}
+	for name := range c.drift {
+		if c.cfg.Cluster.Node(name) == nil {
+			delete(c.drift, name)
+		}
 	}
 }
 
