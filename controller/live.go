@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -336,7 +335,13 @@ func (l *liveCluster) lifecycle(ctx context.Context, now time.Time) error {
 			if next.Labels == nil {
 				next.Labels = map[string]string{}
 			}
-			maps.Copy(next.Labels, c.Labels)
+			// The claim's labels are synced onto the node, but for the
+			// hostname, which is the kubelet's.
+			for k, v := range c.Labels {
+				if k != apis.LabelHostname {
+					next.Labels[k] = v
+				}
+			}
 			next.Labels[apis.LabelNodeRegistered] = "true"
 			if err := l.write(ctx, claim, next); err != nil {
 				return err

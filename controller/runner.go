@@ -201,7 +201,7 @@ func (r *Runner) observe(ctx context.Context, now time.Time) error {
 	first := !r.seen
 	r.seen = true
 	for _, n := range l.nodes {
-		if n.Initialized && !r.ready[n.Name()] {
+		if n.Claim != nil && n.Initialized && !r.ready[n.Name()] {
 			r.ready[n.Name()] = true
 			if !first {
 				r.ctrl.NodeReady(ctx, n)
