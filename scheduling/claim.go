@@ -29,6 +29,11 @@ type claim struct {
 	pods         []*podInfo
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
+	// shared is set while options is the template's own slice, which a new
+	// claim starts with rather than a copy: it is read, never changed or
+	// handed to the scratch space, and replaced by a slice of the claim's
+	// own as soon as an option is dropped.
+	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
 	maxRoom resources.Vector
@@ -135,8 +140,17 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	// With MinValuesPolicy BestEffort the claim keeps fewer distinct values
 	// rather than refuse the pod, before any other NodePool is tried.
 	c.bestEffort = c.bestEffort || short
-	// The old options slice becomes the next scratch space.
-	scratch.options, c.options = c.options, remaining
+	switch {
+	case len(remaining) == len(c.options):
+		// Every option is kept: the claim's slice holds them already.
+		scratch.options = remaining
+	case c.shared:
+		c.options, c.shared = slices.Clone(remaining), false
+		scratch.options = remaining
+	default:
+		// The old options slice becomes the next scratch space.
+		scratch.options, c.options = c.options, remaining
+	}
 	c.maxRoom, c.witness, c.stale = room, witness, false
 	c.requests = requests
 	c.commit(p, reqs, topo)
@@ -207,13 +221,16 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	}
 }
 
-// settle drops the stale options that no longer hold the requests. The
-// options slice is the claim's own (newClaim makes it, and tryAdd only
+// settle drops the stale options that no longer hold the requests. Unless
+// it is the template's, the options slice is the claim's own (tryAdd only
 // ever swaps whole slices with its scratch space), so it is filtered in
 // place.
 func (c *claim) settle() {
 	if !c.stale {
 		return
+	}
+	if c.shared {
+		c.options, c.shared = slices.Clone(c.options), false
 	}
 	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	c.stale = false

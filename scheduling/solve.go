@@ -278,10 +278,11 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 		return fmt.Errorf("%s", t.refused)
 	}
 	var options []*typeOption
-	first := -1
+	first, shared := -1, false
 	if t.limits.exceeded(t.largest) < 0 {
-		// No type exceeds the limits if the largest capacity does not.
-		options = slices.Clone(t.options)
+		// No type exceeds the limits if the largest capacity does not: the
+		// claim starts with the template's options.
+		options, shared = t.options, true
 	} else {
 		options = make([]*typeOption, 0, len(t.options))
 		for _, o := range t.options {
@@ -299,7 +300,7 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	if s.topo != nil {
 		s.topo.registerClaim(hostname.Any())
 	}
-	c := &claim{tmpl: t, options: options, requirements: t.requirements.Add(hostname), hostname: hostname.Any()}
+	c := &claim{tmpl: t, options: options, shared: shared, requirements: t.requirements.Add(hostname), hostname: hostname.Any()}
 	if !c.tryAdd(p, s) {
 		err := errRefused
 		if why || t.reserved && !s.opts.ReservedFallback {
