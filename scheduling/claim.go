@@ -246,12 +246,15 @@ func roomier(a, b *typeOption) bool {
 }
 
 // scratchSpace is memory tryAdd reuses from one call to the next; finalize
-// reuses its options once the pods are placed.
+// reuses its options once the pods are placed, and priceClaim has its own.
 type scratchSpace struct {
 	options []*typeOption
 	keys    []string
 	topo    []requirements.Requirement
 	answers []affinityAnswer
+	// keep and priced are priceClaim's.
+	keep   []bool
+	priced []*pricedOption
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

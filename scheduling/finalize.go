@@ -78,7 +78,7 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		// Holding none, it cannot launch into any (ReservedFallback).
 		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpNotIn, apis.CapacityTypeReserved))
 	}
-	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes())
+	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes(), &s.scratch)
 	out := NodeClaim{
 		Name:                c.name,
 		NodePool:            c.tmpl.name,
@@ -153,30 +153,38 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 // requirements' offering keys, so the pool's whole option list is priced
 // and sorted once per distinct offering filter, and a claim keeps, in that
 // order, the options it still has: pointers into the shared list, which
-// nothing changes.
-func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int) []*pricedOption {
+// nothing changes. The returned slice is scratch space, good until the
+// next call.
+func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int, scratch *scratchSpace) []*pricedOption {
 	key := offeringSignature(reqs)
-	all, ok := t.priced[key]
+	priced, ok := t.priced[key]
 	if !ok {
-		all = priceOptions(t.options, reqs, false)
+		priced = priceOptions(t.options, reqs, false)
 		if t.priced == nil {
 			t.priced = map[string][]pricedOption{}
 		}
-		t.priced[key] = all
+		t.priced[key] = priced
 	}
-	keep := make([]bool, len(t.options))
-	for _, o := range options {
-		keep[o.index] = true
+	// A claim with as many options as the pool has them all.
+	every := len(options) == len(t.options)
+	keep := scratch.keep
+	if !every {
+		keep = slices.Grow(keep[:0], len(t.options))[:len(t.options)]
+		clear(keep)
+		for _, o := range options {
+			keep[o.index] = true
+		}
 	}
-	out := make([]*pricedOption, 0, min(len(options), limit))
-	for i := range all {
+	out := scratch.priced[:0]
+	for i := range priced {
 		if len(out) == limit {
 			break
 		}
-		if keep[all[i].option.index] {
-			out = append(out, &all[i])
+		if every || keep[priced[i].option.index] {
+			out = append(out, &priced[i])
 		}
 	}
+	scratch.keep, scratch.priced = keep, out
 	return out
 }
 
