@@ -84,11 +84,11 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		NodePool:            c.tmpl.name,
 		Requirements:        reqs.NodeSelectorRequirements(),
 		Pods:                make([]string, len(c.pods)),
-		InstanceTypeOptions: make([]string, len(priced)),
+		InstanceTypeOptions: s.optionNames(priced),
 	}
 	options := s.scratch.options[:0]
-	for i, p := range priced {
-		options, out.InstanceTypeOptions[i] = append(options, p.option), p.option.it.Name
+	for _, p := range priced {
+		options = append(options, p.option)
 	}
 	s.scratch.options = options
 	out.Requests = c.requests.Add(minDaemons(options)).Strings()
@@ -99,6 +99,45 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price
 	}
 	return out
+}
+
+// namesKey identifies a list of instance type names well enough to find
+// the lists worth comparing with: by length and first and last type.
+type namesKey struct {
+	n           int
+	first, last *instancetypes.InstanceType
+}
+
+// optionNames returns the names of the priced options. Claims often end
+// with the same options, and then share one list: the last made with the
+// same length, first and last type.
+func (s *solver) optionNames(priced []*pricedOption) []string {
+	if len(priced) == 0 {
+		return []string{}
+	}
+	key := namesKey{len(priced), priced[0].option.it, priced[len(priced)-1].option.it}
+	if names, ok := s.names[key]; ok && sameNames(names, priced) {
+		return names
+	}
+	names := make([]string, len(priced))
+	for i, p := range priced {
+		names[i] = p.option.it.Name
+	}
+	if s.names == nil {
+		s.names = map[namesKey][]string{}
+	}
+	s.names[key] = names
+	return names
+}
+
+// sameNames reports whether names are the names of the priced options.
+func sameNames(names []string, priced []*pricedOption) bool {
+	for i, p := range priced {
+		if names[i] != p.option.it.Name {
+			return false
+		}
+	}
+	return true
 }
 
 // pricedOption is an option with its cheapest allowed offerings: overall,

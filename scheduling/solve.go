@@ -68,6 +68,9 @@ type solver struct {
 	topo *topology
 	// reservations tracks the capacity reservations claims hold.
 	reservations *reservations
+	// names are the InstanceTypeOptions lists of the result, which claims
+	// with the same options share (see optionNames).
+	names map[namesKey][]string
 }
 
 // newSolverWith reads the input's pods and nodes against compiled

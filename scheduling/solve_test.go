@@ -279,3 +279,19 @@ func TestMinValuesStrictAndBestEffort(t *testing.T) {
 	assert.Len(t, r.NodeClaims[0].InstanceTypeOptions, 19, "met: no warning")
 	assert.Empty(t, r.Warnings)
 }
+
+// Claims that end with the same instance types share one list of names.
+func TestClaimsWithTheSameOptionsShareTheirNames(t *testing.T) {
+	in := append(pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web")), newPod("big", "19", "1Gi"))
+	r := Solve(Input{Pods: in, NodePools: []NodePool{pool(newPool("default"))}})
+	require.Len(t, r.NodeClaims, 3)
+	byPod := map[string][]string{}
+	for _, c := range r.NodeClaims {
+		byPod[c.Pods[0]] = c.InstanceTypeOptions
+	}
+	web0, web1, big := byPod["default/web-0"], byPod["default/web-1"], byPod["default/big"]
+	assert.Equal(t, web0, web1)
+	assert.Same(t, &web0[0], &web1[0], "one list")
+	assert.Equal(t, web0[len(web0)-len(big):], big)
+	assert.NotSame(t, &web0[len(web0)-len(big)], &big[0], "a list of its own")
+}
