@@ -30,9 +30,9 @@ type claim struct {
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
 	// shared is set while options is the template's own slice, which a new
-	// claim starts with rather than a copy: it is read, never changed or
-	// handed to the scratch space, and replaced by a slice of the claim's
-	// own as soon as an option is dropped.
+	// claim starts with rather than a copy, or a run of it: it is read,
+	// never changed or handed to the scratch space, and replaced by a
+	// slice of the claim's own once the options kept are no run of it.
 	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
@@ -145,7 +145,13 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 		// Every option is kept: the claim's slice holds them already.
 		scratch.options = remaining
 	case c.shared:
-		c.options, c.shared = slices.Clone(remaining), false
+		// Types too small for the pods are the cheapest, first in price
+		// order: what is kept is often a run of the options.
+		if run, ok := runOf(c.options, remaining); ok {
+			c.options = run
+		} else {
+			c.options, c.shared = slices.Clone(remaining), false
+		}
 		scratch.options = remaining
 	default:
 		// The old options slice becomes the next scratch space.
@@ -155,6 +161,17 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	c.requests = requests
 	c.commit(p, reqs, topo)
 	return true
+}
+
+// runOf returns the run of options that holds exactly sub, a non-empty
+// subsequence of them, if there is one. An option's index is its place in
+// its template's options, of which options are a run.
+func runOf(options, sub []*typeOption) ([]*typeOption, bool) {
+	i, n := sub[0].index-options[0].index, len(sub)
+	if i < 0 || i+n > len(options) || options[i] != sub[0] || options[i+n-1] != sub[n-1] {
+		return nil, false
+	}
+	return options[i : i+n : i+n], true
 }
 
 // excludes reports, without allocating, whether the claim's own
