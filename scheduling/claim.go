@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,9 +55,15 @@ type claim struct {
 
 // placeholderHostname is the hostname requirement of the template's next
 // claim: every claim carries one so that hostname topology can tell claims
-// apart. It is the claim's name and is dropped from the result.
+// apart. It is the claim's name and is dropped from the result. The
+// template keeps it until the claim is made: pods that fail to start a
+// claim leave the name to the next.
 func placeholderHostname(t *template) requirements.Requirement {
-	return requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, fmt.Sprintf("%s-%d", t.name, t.claims+1))
+	if t.placeholder.Key() == "" || t.placeholderFor != t.claims {
+		t.placeholder = requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, t.name+"-"+strconv.Itoa(t.claims+1))
+		t.placeholderFor = t.claims
+	}
+	return t.placeholder
 }
 
 // tryAdd places the pod on the claim if it fits, in Karpenter's order of

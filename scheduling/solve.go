@@ -313,7 +313,7 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 		return err
 	}
 	t.claims++
-	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)
+	c.name = c.hostname
 	var largest resources.Vector
 	for _, o := range c.options {
 		largest.Raise(&o.it.Capacity)

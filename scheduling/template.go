@@ -43,6 +43,10 @@ type template struct {
 	refused string
 	// claims counts the claims created from the pool, for naming.
 	claims int
+	// placeholder is the placeholder hostname of claim number
+	// placeholderFor+1, once made (see placeholderHostname).
+	placeholder    requirements.Requirement
+	placeholderFor int
 }
 
 // typeOption is an instance type as a pool would launch it.

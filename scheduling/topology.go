@@ -26,9 +26,10 @@ type topology struct {
 	// converting its selector and printing its signature again.
 	terms        map[string]*topologyGroup
 	inverseTerms map[string]*inverseGroup
-	// keyBuf and keyLabels are termKey's scratch space.
+	// keyBuf and keyLabels are termKey's scratch space, values record's.
 	keyBuf    []byte
 	keyLabels []string
+	values    []string
 	// order is groups in creation order, for deterministic recording.
 	order []*topologyGroup
 	// inverse are the required anti-affinity terms of pods, counted where
@@ -513,14 +514,16 @@ func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []c
 		domains := reqs.Get(g.key)
 		switch {
 		case g.kind == antiAffinityGroup:
-			g.record(domains.Values()...)
+			t.values = domains.AppendValues(t.values[:0])
+			g.record(t.values...)
 		case domains.Operator() == corev1.NodeSelectorOpIn && domains.Len() == 1:
 			g.record(domains.Any())
 		}
 	}
 	for _, g := range t.inverse {
 		if g.owners[p.key] {
-			g.record(reqs.Get(g.key).Values()...)
+			t.values = reqs.Get(g.key).AppendValues(t.values[:0])
+			g.record(t.values...)
 		}
 	}
 }
