@@ -163,7 +163,7 @@ func (s *solver) try(p *podInfo) error {
 		if !ok {
 			return s.reason(current, err)
 		}
-		next := newPodInfo(relaxed, s.prefs)
+		next := readPod(relaxed, current.key, s.prefs)
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}
