@@ -276,9 +276,10 @@ type scratchSpace struct {
 	keys    []string
 	topo    []requirements.Requirement
 	answers []affinityAnswer
-	// keep and priced are priceClaim's.
-	keep   []bool
-	priced []*pricedOption
+	// signature, keep and priced are priceClaim's.
+	signature []byte
+	keep      []bool
+	priced    []*pricedOption
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -195,14 +194,15 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 // nothing changes. The returned slice is scratch space, good until the
 // next call.
 func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int, scratch *scratchSpace) []*pricedOption {
-	key := offeringSignature(reqs)
-	priced, ok := t.priced[key]
+	key := appendOfferingSignature(scratch.signature[:0], reqs)
+	scratch.signature = key
+	priced, ok := t.priced[string(key)]
 	if !ok {
 		priced = priceOptions(t.options, reqs, false)
 		if t.priced == nil {
 			t.priced = map[string][]pricedOption{}
 		}
-		t.priced[key] = priced
+		t.priced[string(key)] = priced
 	}
 	// A claim with as many options as the pool has them all.
 	every := len(options) == len(t.options)
@@ -227,17 +227,17 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 	return out
 }
 
-// offeringSignature identifies what requirements allow of offerings: their
-// zone, capacity type and capacity reservation requirements.
-func offeringSignature(reqs requirements.Requirements) string {
-	var b strings.Builder
-	for _, key := range []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
+// appendOfferingSignature appends to b what identifies what requirements
+// allow of offerings: their zone, capacity type and capacity reservation
+// requirements.
+func appendOfferingSignature(b []byte, reqs requirements.Requirements) []byte {
+	for _, key := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
 		if r, ok := reqs.Lookup(key); ok {
-			b.WriteString(r.String())
+			b = r.AppendString(b)
 		}
-		b.WriteByte('|')
+		b = append(b, '|')
 	}
-	return b.String()
+	return b
 }
 
 // launch is the offering the cloud provider would launch.

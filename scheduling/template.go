@@ -25,7 +25,7 @@ type template struct {
 	undefined requirements.Undefined
 	taints    []corev1.Taint
 	// priced memoizes the options priced and sorted under each offering
-	// filter claims of this pool have, keyed by offeringSignature.
+	// filter claims of this pool have, keyed by appendOfferingSignature.
 	priced map[string][]pricedOption
 	// limitList is the NodePool's limits, which limits counts down.
 	limitList corev1.ResourceList
