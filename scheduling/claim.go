@@ -53,17 +53,19 @@ type claim struct {
 	bestEffort bool
 }
 
-// placeholderHostname is the hostname requirement of the template's next
-// claim: every claim carries one so that hostname topology can tell claims
-// apart. It is the claim's name and is dropped from the result. The
-// template keeps it until the claim is made: pods that fail to start a
-// claim leave the name to the next.
-func placeholderHostname(t *template) requirements.Requirement {
-	if t.placeholder.Key() == "" || t.placeholderFor != t.claims {
-		t.placeholder = requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, t.name+"-"+strconv.Itoa(t.claims+1))
-		t.placeholderFor = t.claims
+// nextClaim returns the placeholder hostname of the template's next claim,
+// and the requirements the claim starts with: the template's and the
+// hostname. Every claim carries one so that hostname topology can tell
+// claims apart; it is the claim's name and is dropped from the result. The
+// template keeps them until the claim is made: pods that fail to start a
+// claim leave them to the next.
+func (t *template) nextClaim() (hostname string, reqs requirements.Requirements) {
+	if n := &t.next; !n.made || n.claims != t.claims {
+		n.hostname = t.name + "-" + strconv.Itoa(t.claims+1)
+		n.requirements = t.requirements.Add(requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, n.hostname))
+		n.claims, n.made = t.claims, true
 	}
-	return t.placeholder
+	return t.next.hostname, t.next.requirements
 }
 
 // tryAdd places the pod on the claim if it fits, in Karpenter's order of

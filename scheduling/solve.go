@@ -299,11 +299,11 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	if len(options) == 0 {
 		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", t.limits.describe(first))
 	}
-	hostname := placeholderHostname(t)
+	hostname, reqs := t.nextClaim()
 	if s.topo != nil {
-		s.topo.registerClaim(hostname.Any())
+		s.topo.registerClaim(hostname)
 	}
-	c := &claim{tmpl: t, options: options, shared: shared, requirements: t.requirements.Add(hostname), hostname: hostname.Any()}
+	c := &claim{tmpl: t, options: options, shared: shared, requirements: reqs, hostname: hostname}
 	if !c.tryAdd(p, s) {
 		err := errRefused
 		if why || t.reserved && !s.opts.ReservedFallback {

@@ -43,10 +43,13 @@ type template struct {
 	refused string
 	// claims counts the claims created from the pool, for naming.
 	claims int
-	// placeholder is the placeholder hostname of claim number
-	// placeholderFor+1, once made (see placeholderHostname).
-	placeholder    requirements.Requirement
-	placeholderFor int
+	// next is what nextClaim made for claim number next.claims+1.
+	next struct {
+		made         bool
+		claims       int
+		hostname     string
+		requirements requirements.Requirements
+	}
 }
 
 // typeOption is an instance type as a pool would launch it.

@@ -101,7 +101,7 @@ func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
 func (t *topology) attach(p *podInfo) {
-	p.groups = t.groupsOf(p.pod, p.groups[:0])
+	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)))
 	if hasRequiredAntiAffinity(p.pod) {
 		t.addInverse(p.pod, requirements.Requirements{})
 	}
@@ -112,7 +112,8 @@ func (t *topology) attach(p *podInfo) {
 // domains the pod allows on every group's key.
 func (t *topology) setInverse(p *podInfo) {
 	p.inverse = t.selectingInverse(p.pod)
-	p.groupDomains, p.inverseDomains = p.groupDomains[:0], p.inverseDomains[:0]
+	p.groupDomains = slices.Grow(p.groupDomains[:0], len(p.groups))
+	p.inverseDomains = slices.Grow(p.inverseDomains[:0], len(p.inverse))
 	for _, g := range p.groups {
 		p.groupDomains = append(p.groupDomains, p.strict.Get(g.key))
 	}
@@ -191,6 +192,18 @@ func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup) []*topologyGrou
 		}
 	}
 	return dst
+}
+
+// constraintCount is how many groups groupsOf gives the pod.
+func constraintCount(p *corev1.Pod) int {
+	n := len(p.Spec.TopologySpreadConstraints)
+	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+		n += len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		n += len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	return n
 }
 
 // counted returns the group with g's signature, counting g as a new group
