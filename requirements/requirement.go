@@ -317,44 +317,56 @@ func (r Requirement) NodeSelectorRequirements() []corev1.NodeSelectorRequirement
 // String prints the requirement the way Karpenter's messages do, e.g.
 // `topology.kubernetes.io/zone In [us-east-1a us-east-1b]`; more than five
 // values are abbreviated.
-func (r Requirement) String() string {
-	var b strings.Builder
-	b.WriteString(r.key)
-	b.WriteByte(' ')
+func (r Requirement) String() string { return string(r.AppendString(nil)) }
+
+// AppendString appends the requirement to b as String prints it.
+func (r Requirement) AppendString(b []byte) []byte {
+	b = append(append(b, r.key...), ' ')
 	op := r.Operator()
 	switch {
 	case op == corev1.NodeSelectorOpExists && r.hasGte && !r.hasLte:
-		fmt.Fprintf(&b, "%s %d", OpGte, r.gte)
+		b = appendBound(b, OpGte, r.gte)
 	case op == corev1.NodeSelectorOpExists && r.hasLte && !r.hasGte:
-		fmt.Fprintf(&b, "%s %d", OpLte, r.lte)
+		b = appendBound(b, OpLte, r.lte)
 	case op == corev1.NodeSelectorOpExists && r.hasGte && r.hasLte:
-		fmt.Fprintf(&b, "%s %d %s %d", OpGte, r.gte, OpLte, r.lte)
+		b = appendBound(append(appendBound(b, OpGte, r.gte), ' '), OpLte, r.lte)
 	case op == corev1.NodeSelectorOpIn || op == corev1.NodeSelectorOpNotIn:
 		values := r.values
 		more := 0
 		if len(values) > 5 {
 			values, more = values[:5], len(values)-5
 		}
-		fmt.Fprintf(&b, "%s [%s", op, strings.Join(values, " "))
-		if more > 0 {
-			fmt.Fprintf(&b, " and %d others", more)
+		b = append(append(b, op...), " ["...)
+		for i, v := range values {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, v...)
 		}
-		b.WriteByte(']')
+		if more > 0 {
+			b = append(strconv.AppendInt(append(b, " and "...), int64(more), 10), " others"...)
+		}
+		b = append(b, ']')
 		if op == corev1.NodeSelectorOpNotIn {
 			if r.hasGte {
-				fmt.Fprintf(&b, " %s %d", OpGte, r.gte)
+				b = appendBound(append(b, ' '), OpGte, r.gte)
 			}
 			if r.hasLte {
-				fmt.Fprintf(&b, " %s %d", OpLte, r.lte)
+				b = appendBound(append(b, ' '), OpLte, r.lte)
 			}
 		}
 	default:
-		b.WriteString(string(op))
+		b = append(b, op...)
 	}
 	if r.minValues > 0 {
-		fmt.Fprintf(&b, " minValues %d", r.minValues)
+		b = strconv.AppendInt(append(b, " minValues "...), int64(r.minValues), 10)
 	}
-	return b.String()
+	return b
+}
+
+// appendBound appends "op n".
+func appendBound(b []byte, op corev1.NodeSelectorOperator, n int64) []byte {
+	return strconv.AppendInt(append(append(b, op...), ' '), n, 10)
 }
 
 func maxBound(hasA bool, a int64, hasB bool, b int64) (bool, int64) {

@@ -209,3 +209,15 @@ func TestNodeSelectorRequirementsRoundTrip(t *testing.T) {
 	}
 	assert.True(t, strings.HasPrefix(MustNew("k", gt, "1").String(), "k Gte 2"))
 }
+
+func TestAppendStringAppendsWhatStringPrints(t *testing.T) {
+	for _, r := range []Requirement{
+		MustNew("k", corev1.NodeSelectorOpIn, "a", "b", "c", "d", "e", "f", "g").WithMinValues(2),
+		MustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(MustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(MustNew("k", corev1.NodeSelectorOpLt, "20")),
+		MustNew("k", OpGte, "3").Intersection(MustNew("k", OpLte, "7")),
+		MustNew("k", corev1.NodeSelectorOpDoesNotExist),
+	} {
+		assert.Equal(t, "prefix|"+r.String(), string(r.AppendString([]byte("prefix|"))))
+	}
+	assert.Equal(t, "k NotIn [9] Gte 2 Lte 19", MustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(MustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(MustNew("k", corev1.NodeSelectorOpLt, "20")).String())
+}

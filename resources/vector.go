@@ -283,7 +283,16 @@ func (v Vector) HasNegative() bool {
 
 // Names returns the names of the resources with a non-zero amount, sorted.
 func (v Vector) Names() []corev1.ResourceName {
-	var names []corev1.ResourceName
+	n := len(v.extra)
+	for _, x := range v.slots {
+		if x != 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	names := make([]corev1.ResourceName, 0, n)
 	for i, x := range v.slots {
 		if x != 0 {
 			names = append(names, slotNames[i])
@@ -327,9 +336,15 @@ func (v Vector) List() corev1.ResourceList {
 // Strings returns each non-zero amount as a quantity string, keyed by name.
 func (v Vector) Strings() map[string]string {
 	out := map[string]string{}
-	for _, name := range v.Names() {
-		q := v.Quantity(name)
-		out[string(name)] = q.String()
+	for i, x := range v.slots {
+		if x != 0 {
+			q := v.Quantity(slotNames[i])
+			out[string(slotNames[i])] = q.String()
+		}
+	}
+	for _, e := range v.extra {
+		q := v.Quantity(e.Name)
+		out[string(e.Name)] = q.String()
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +30,11 @@ type claim struct {
 	pods         []*podInfo
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
+	// shared is set while options is the template's own slice, which a new
+	// claim starts with rather than a copy, or a run of it: it is read,
+	// never changed or handed to the scratch space, and replaced by a
+	// slice of the claim's own once the options kept are no run of it.
+	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
 	maxRoom resources.Vector
@@ -47,11 +53,19 @@ type claim struct {
 	bestEffort bool
 }
 
-// placeholderHostname is the hostname requirement of the template's next
-// claim: every claim carries one so that hostname topology can tell claims
-// apart. It is the claim's name and is dropped from the result.
-func placeholderHostname(t *template) requirements.Requirement {
-	return requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, fmt.Sprintf("%s-%d", t.name, t.claims+1))
+// nextClaim returns the placeholder hostname of the template's next claim,
+// and the requirements the claim starts with: the template's and the
+// hostname. Every claim carries one so that hostname topology can tell
+// claims apart; it is the claim's name and is dropped from the result. The
+// template keeps them until the claim is made: pods that fail to start a
+// claim leave them to the next.
+func (t *template) nextClaim() (hostname string, reqs requirements.Requirements) {
+	if n := &t.next; !n.made || n.claims != t.claims {
+		n.hostname = t.name + "-" + strconv.Itoa(t.claims+1)
+		n.requirements = t.requirements.Add(requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, n.hostname))
+		n.claims, n.made = t.claims, true
+	}
+	return t.next.hostname, t.next.requirements
 }
 
 // tryAdd places the pod on the claim if it fits, in Karpenter's order of
@@ -135,12 +149,38 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 	// With MinValuesPolicy BestEffort the claim keeps fewer distinct values
 	// rather than refuse the pod, before any other NodePool is tried.
 	c.bestEffort = c.bestEffort || short
-	// The old options slice becomes the next scratch space.
-	scratch.options, c.options = c.options, remaining
+	switch {
+	case len(remaining) == len(c.options):
+		// Every option is kept: the claim's slice holds them already.
+		scratch.options = remaining
+	case c.shared:
+		// Types too small for the pods are the cheapest, first in price
+		// order: what is kept is often a run of the options.
+		if run, ok := runOf(c.options, remaining); ok {
+			c.options = run
+		} else {
+			c.options, c.shared = slices.Clone(remaining), false
+		}
+		scratch.options = remaining
+	default:
+		// The old options slice becomes the next scratch space.
+		scratch.options, c.options = c.options, remaining
+	}
 	c.maxRoom, c.witness, c.stale = room, witness, false
 	c.requests = requests
 	c.commit(p, reqs, topo)
 	return true
+}
+
+// runOf returns the run of options that holds exactly sub, a non-empty
+// subsequence of them, if there is one. An option's index is its place in
+// its template's options, of which options are a run.
+func runOf(options, sub []*typeOption) ([]*typeOption, bool) {
+	i, n := sub[0].index-options[0].index, len(sub)
+	if i < 0 || i+n > len(options) || options[i] != sub[0] || options[i+n-1] != sub[n-1] {
+		return nil, false
+	}
+	return options[i : i+n : i+n], true
 }
 
 // excludes reports, without allocating, whether the claim's own
@@ -207,13 +247,16 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	}
 }
 
-// settle drops the stale options that no longer hold the requests. The
-// options slice is the claim's own (newClaim makes it, and tryAdd only
+// settle drops the stale options that no longer hold the requests. Unless
+// it is the template's, the options slice is the claim's own (tryAdd only
 // ever swaps whole slices with its scratch space), so it is filtered in
 // place.
 func (c *claim) settle() {
 	if !c.stale {
 		return
+	}
+	if c.shared {
+		c.options, c.shared = slices.Clone(c.options), false
 	}
 	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	c.stale = false
@@ -229,12 +272,16 @@ func roomier(a, b *typeOption) bool {
 }
 
 // scratchSpace is memory tryAdd reuses from one call to the next; finalize
-// reuses its options once the pods are placed.
+// reuses its options once the pods are placed, and priceClaim has its own.
 type scratchSpace struct {
 	options []*typeOption
 	keys    []string
 	topo    []requirements.Requirement
 	answers []affinityAnswer
+	// signature, keep and priced are priceClaim's.
+	signature []byte
+	keep      []bool
+	priced    []*pricedOption
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 )
 
 // TestSkippedClaimsRejectThePod checks the quick reject of solver.add: over
@@ -96,4 +99,35 @@ func randomAffinityInput(rng *rand.Rand, round int) Input {
 		in.Nodes = append(in.Nodes, node)
 	}
 	return in
+}
+
+// A new claim reads its pool's options in place while what it keeps is a
+// run of them, and copies what it keeps otherwise; the pool's options stay
+// as they were.
+func TestClaimsShareRunsOfTheirPoolsOptions(t *testing.T) {
+	gap := corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"12"}}
+	// The host port keeps the pods apart.
+	run := newPod("run", "2500m", "1Gi", withHostPort(80))
+	gapped := newPod("gap", "1", "1Gi", withHostPort(80), withRequiredTerms(gap))
+	in := Input{Pods: []*corev1.Pod{run, gapped}, NodePools: []NodePool{pool(newPool("default"))}}
+	s := newSolver(in)
+	options := s.templates[0].options
+	before := slices.Clone(options)
+	s.run()
+	assert.Equal(t, before, options)
+	require.Len(t, s.claims, 2)
+	for _, c := range s.claims {
+		c.settle()
+		assert.NotContains(t, c.options, options[0], "the smallest type holds neither pod")
+		switch c.pods[0].key {
+		case "default/run":
+			assert.True(t, c.shared)
+			assert.Same(t, options[2], c.options[0], "the run starts at the first type that holds the pod")
+			assert.Equal(t, options[2:], c.options)
+		case "default/gap":
+			assert.False(t, c.shared, "a copy without fake-it-11")
+			assert.Len(t, c.options, len(options)-2)
+		}
+	}
+	assert.Equal(t, Solve(in), s.result())
 }

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -78,17 +77,17 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		// Holding none, it cannot launch into any (ReservedFallback).
 		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpNotIn, apis.CapacityTypeReserved))
 	}
-	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes())
+	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes(), &s.scratch)
 	out := NodeClaim{
 		Name:                c.name,
 		NodePool:            c.tmpl.name,
 		Requirements:        reqs.NodeSelectorRequirements(),
 		Pods:                make([]string, len(c.pods)),
-		InstanceTypeOptions: make([]string, len(priced)),
+		InstanceTypeOptions: s.optionNames(priced),
 	}
 	options := s.scratch.options[:0]
-	for i, p := range priced {
-		options, out.InstanceTypeOptions[i] = append(options, p.option), p.option.it.Name
+	for _, p := range priced {
+		options = append(options, p.option)
 	}
 	s.scratch.options = options
 	out.Requests = c.requests.Add(minDaemons(options)).Strings()
@@ -99,6 +98,45 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price
 	}
 	return out
+}
+
+// namesKey identifies a list of instance type names well enough to find
+// the lists worth comparing with: by length and first and last type.
+type namesKey struct {
+	n           int
+	first, last *instancetypes.InstanceType
+}
+
+// optionNames returns the names of the priced options. Claims often end
+// with the same options, and then share one list: the last made with the
+// same length, first and last type.
+func (s *solver) optionNames(priced []*pricedOption) []string {
+	if len(priced) == 0 {
+		return []string{}
+	}
+	key := namesKey{len(priced), priced[0].option.it, priced[len(priced)-1].option.it}
+	if names, ok := s.names[key]; ok && sameNames(names, priced) {
+		return names
+	}
+	names := make([]string, len(priced))
+	for i, p := range priced {
+		names[i] = p.option.it.Name
+	}
+	if s.names == nil {
+		s.names = map[namesKey][]string{}
+	}
+	s.names[key] = names
+	return names
+}
+
+// sameNames reports whether names are the names of the priced options.
+func sameNames(names []string, priced []*pricedOption) bool {
+	for i, p := range priced {
+		if names[i] != p.option.it.Name {
+			return false
+		}
+	}
+	return true
 }
 
 // pricedOption is an option with its cheapest allowed offerings: overall,
@@ -153,44 +191,53 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 // requirements' offering keys, so the pool's whole option list is priced
 // and sorted once per distinct offering filter, and a claim keeps, in that
 // order, the options it still has: pointers into the shared list, which
-// nothing changes.
-func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int) []*pricedOption {
-	key := offeringSignature(reqs)
-	all, ok := t.priced[key]
+// nothing changes. The returned slice is scratch space, good until the
+// next call.
+func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int, scratch *scratchSpace) []*pricedOption {
+	key := appendOfferingSignature(scratch.signature[:0], reqs)
+	scratch.signature = key
+	priced, ok := t.priced[string(key)]
 	if !ok {
-		all = priceOptions(t.options, reqs, false)
+		priced = priceOptions(t.options, reqs, false)
 		if t.priced == nil {
 			t.priced = map[string][]pricedOption{}
 		}
-		t.priced[key] = all
+		t.priced[string(key)] = priced
 	}
-	keep := make([]bool, len(t.options))
-	for _, o := range options {
-		keep[o.index] = true
+	// A claim with as many options as the pool has them all.
+	every := len(options) == len(t.options)
+	keep := scratch.keep
+	if !every {
+		keep = slices.Grow(keep[:0], len(t.options))[:len(t.options)]
+		clear(keep)
+		for _, o := range options {
+			keep[o.index] = true
+		}
 	}
-	out := make([]*pricedOption, 0, min(len(options), limit))
-	for i := range all {
+	out := scratch.priced[:0]
+	for i := range priced {
 		if len(out) == limit {
 			break
 		}
-		if keep[all[i].option.index] {
-			out = append(out, &all[i])
+		if every || keep[priced[i].option.index] {
+			out = append(out, &priced[i])
 		}
 	}
+	scratch.keep, scratch.priced = keep, out
 	return out
 }
 
-// offeringSignature identifies what requirements allow of offerings: their
-// zone, capacity type and capacity reservation requirements.
-func offeringSignature(reqs requirements.Requirements) string {
-	var b strings.Builder
-	for _, key := range []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
+// appendOfferingSignature appends to b what identifies what requirements
+// allow of offerings: their zone, capacity type and capacity reservation
+// requirements.
+func appendOfferingSignature(b []byte, reqs requirements.Requirements) []byte {
+	for _, key := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
 		if r, ok := reqs.Lookup(key); ok {
-			b.WriteString(r.String())
+			b = r.AppendString(b)
 		}
-		b.WriteByte('|')
+		b = append(b, '|')
 	}
-	return b.String()
+	return b
 }
 
 // launch is the offering the cloud provider would launch.

@@ -49,7 +49,13 @@ func podKey(pod *corev1.Pod) string {
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
 // invalid rather than returned: the pod is reported unschedulable with them.
 func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
-	info := &podInfo{pod: pod, key: podKey(pod), hostPorts: podHostPorts(pod)}
+	return readPod(pod, podKey(pod), prefs)
+}
+
+// readPod is newPodInfo for a pod whose key is known, such as a relaxed
+// copy, which has its original's.
+func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences) *podInfo {
+	info := &podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
 	info.requests, info.invalid = resources.PodRequests(pod)
 	if info.invalid != nil {
 		return info
@@ -70,35 +76,64 @@ func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
 // kubernetes.io domains that are not well-known.
 func validatePodLabels(pod *corev1.Pod) error {
-	keys := make([]string, 0, len(pod.Spec.NodeSelector))
-	for key := range pod.Spec.NodeSelector {
+	// The first restricted key in name order is named; most pods have none,
+	// found without gathering the keys.
+	var keys []string
+	if !selectorKeys(pod, isRestrictedKey) {
+		return nil
+	}
+	selectorKeys(pod, func(key string) bool {
 		keys = append(keys, key)
-	}
-	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
-		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
-			for _, term := range r.NodeSelectorTerms {
-				for _, e := range term.MatchExpressions {
-					keys = append(keys, e.Key)
-				}
-			}
-		}
-		for _, term := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			for _, e := range term.Preference.MatchExpressions {
-				keys = append(keys, e.Key)
-			}
-		}
-	}
+		return false
+	})
 	slices.Sort(keys)
-	for _, key := range slices.Compact(keys) {
-		if normalized, ok := apis.NormalizedLabels[key]; ok {
-			key = normalized
-		}
-		if apis.IsRestrictedLabel(key) {
-			return fmt.Errorf("selects on restricted label %q, which Karpenter does not set", key)
+	for _, key := range keys {
+		if isRestrictedKey(key) {
+			return fmt.Errorf("selects on restricted label %q, which Karpenter does not set", normalizedKey(key))
 		}
 	}
 	return nil
 }
+
+// selectorKeys calls f with each key the pod's nodeSelector and node
+// affinity select on, until f returns true; it reports whether one did.
+func selectorKeys(pod *corev1.Pod, f func(string) bool) bool {
+	for key := range pod.Spec.NodeSelector {
+		if f(key) {
+			return true
+		}
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		return false
+	}
+	if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
+		for _, term := range r.NodeSelectorTerms {
+			for _, e := range term.MatchExpressions {
+				if f(e.Key) {
+					return true
+				}
+			}
+		}
+	}
+	for _, term := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		for _, e := range term.Preference.MatchExpressions {
+			if f(e.Key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func normalizedKey(key string) string {
+	if normalized, ok := apis.NormalizedLabels[key]; ok {
+		return normalized
+	}
+	return key
+}
+
+func isRestrictedKey(key string) bool { return apis.IsRestrictedLabel(normalizedKey(key)) }
 
 // comparePods is Karpenter's queue order, first-fit decreasing: larger cpu
 // requests first, then larger memory, then older pods, then by UID, and

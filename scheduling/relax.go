@@ -16,39 +16,80 @@ import (
 //  5. the first ScheduleAnyway topology spread constraint;
 //  6. a toleration of every PreferNoSchedule taint, if some NodePool has
 //     one and the pod does not tolerate them all yet.
+//
+// The copy is shallow: it copies only the structs and lists on the way to
+// what it changes and shares the rest with the pod. Neither is ever
+// changed in place, by relax or by the solver.
 func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
-	out := pod.DeepCopy()
-	a := out.Spec.Affinity
+	a := pod.Spec.Affinity
 	if a != nil && a.NodeAffinity != nil {
 		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil && len(r.NodeSelectorTerms) > 1 {
-			r.NodeSelectorTerms = r.NodeSelectorTerms[1:]
+			out, na := withNodeAffinity(pod)
+			required := *r
+			required.NodeSelectorTerms = r.NodeSelectorTerms[1:]
+			na.RequiredDuringSchedulingIgnoredDuringExecution = &required
 			return out, true
 		}
 	}
 	if a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
-		a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution, podTermWeight)
+		out, oa := withAffinity(pod)
+		pa := *a.PodAffinity
+		pa.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(pa.PreferredDuringSchedulingIgnoredDuringExecution, podTermWeight)
+		oa.PodAffinity = &pa
 		return out, true
 	}
 	if a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
-		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution, podTermWeight)
+		out, oa := withAffinity(pod)
+		paa := *a.PodAntiAffinity
+		paa.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(paa.PreferredDuringSchedulingIgnoredDuringExecution, podTermWeight)
+		oa.PodAntiAffinity = &paa
 		return out, true
 	}
 	if a != nil && a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
-		a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution, nodeTermWeight)
+		out, na := withNodeAffinity(pod)
+		na.PreferredDuringSchedulingIgnoredDuringExecution = dropHeaviest(na.PreferredDuringSchedulingIgnoredDuringExecution, nodeTermWeight)
 		return out, true
 	}
-	for i, c := range out.Spec.TopologySpreadConstraints {
+	for i, c := range pod.Spec.TopologySpreadConstraints {
 		if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
-			out.Spec.TopologySpreadConstraints = slices.Delete(out.Spec.TopologySpreadConstraints, i, i+1)
+			out := shallowCopy(pod)
+			out.Spec.TopologySpreadConstraints = slices.Delete(slices.Clone(pod.Spec.TopologySpreadConstraints), i, i+1)
 			return out, true
 		}
 	}
 	preferNoScheduleToleration := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
-	if preferNoSchedule && !slices.Contains(out.Spec.Tolerations, preferNoScheduleToleration) {
-		out.Spec.Tolerations = append(out.Spec.Tolerations, preferNoScheduleToleration)
+	if preferNoSchedule && !slices.Contains(pod.Spec.Tolerations, preferNoScheduleToleration) {
+		out := shallowCopy(pod)
+		// Clipped, the shared list is copied rather than appended to.
+		out.Spec.Tolerations = append(slices.Clip(pod.Spec.Tolerations), preferNoScheduleToleration)
 		return out, true
 	}
 	return nil, false
+}
+
+// shallowCopy copies the pod's struct, spec included, sharing everything
+// its pointers, maps and slices point to.
+func shallowCopy(pod *corev1.Pod) *corev1.Pod {
+	out := *pod
+	return &out
+}
+
+// withAffinity returns a shallow copy of the pod with a copy of its
+// (non-nil) affinity, to change.
+func withAffinity(pod *corev1.Pod) (*corev1.Pod, *corev1.Affinity) {
+	out := shallowCopy(pod)
+	a := *pod.Spec.Affinity
+	out.Spec.Affinity = &a
+	return out, &a
+}
+
+// withNodeAffinity returns a shallow copy of the pod with copies of its
+// (non-nil) affinity and node affinity, to change.
+func withNodeAffinity(pod *corev1.Pod) (*corev1.Pod, *corev1.NodeAffinity) {
+	out, a := withAffinity(pod)
+	na := *a.NodeAffinity
+	a.NodeAffinity = &na
+	return out, &na
 }
 
 func podTermWeight(t corev1.WeightedPodAffinityTerm) int32  { return t.Weight }
@@ -67,21 +108,29 @@ func dropHeaviest[T any](terms []T, weight func(T) int32) []T {
 }
 
 // stripPreferences returns a copy of the pod without any preference, for
-// PreferencePolicy=Ignore.
+// PreferencePolicy=Ignore. Like relax's, the copy is shallow.
 func stripPreferences(pod *corev1.Pod) *corev1.Pod {
-	out := pod.DeepCopy()
-	if a := out.Spec.Affinity; a != nil {
+	out := shallowCopy(pod)
+	if pod.Spec.Affinity != nil {
+		var a *corev1.Affinity
+		out, a = withAffinity(pod)
 		if a.NodeAffinity != nil {
-			a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			na := *a.NodeAffinity
+			na.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			a.NodeAffinity = &na
 		}
 		if a.PodAffinity != nil {
-			a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			pa := *a.PodAffinity
+			pa.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			a.PodAffinity = &pa
 		}
 		if a.PodAntiAffinity != nil {
-			a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			paa := *a.PodAntiAffinity
+			paa.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			a.PodAntiAffinity = &paa
 		}
 	}
-	out.Spec.TopologySpreadConstraints = slices.DeleteFunc(out.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+	out.Spec.TopologySpreadConstraints = slices.DeleteFunc(slices.Clone(pod.Spec.TopologySpreadConstraints), func(c corev1.TopologySpreadConstraint) bool {
 		return c.WhenUnsatisfiable == corev1.ScheduleAnyway
 	})
 	return out

@@ -31,7 +31,9 @@ type NodeClaim struct {
 	Zone         string  `json:"zone"`
 	PricePerHour float64 `json:"pricePerHour"`
 	// InstanceTypeOptions are every instance type the claim may launch,
-	// cheapest first, truncated to Options.MaxInstanceTypes.
+	// cheapest first, truncated to Options.MaxInstanceTypes. NodeClaims
+	// of one Result with the same options share the list: it is not to be
+	// changed in place.
 	InstanceTypeOptions []string `json:"instanceTypeOptions"`
 	// Requirements are the claim's label requirements (NodePool, pods and
 	// topology combined).

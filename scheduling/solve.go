@@ -68,6 +68,9 @@ type solver struct {
 	topo *topology
 	// reservations tracks the capacity reservations claims hold.
 	reservations *reservations
+	// names are the InstanceTypeOptions lists of the result, which claims
+	// with the same options share (see optionNames).
+	names map[namesKey][]string
 }
 
 // newSolverWith reads the input's pods and nodes against compiled
@@ -147,22 +150,22 @@ func (s *solver) run() {
 func (s *solver) try(p *podInfo) error {
 	current := p
 	for {
-		err := s.add(current)
+		err := s.add(current, false)
 		if err == nil {
 			return nil
 		}
 		// Reservations may free up on a later pass: Karpenter does not
 		// relax a pod that only waits for them.
 		if errors.Is(err, errReservationsExhausted) {
-			return err
+			return s.reason(current, err)
 		}
 		relaxed, ok := relax(current.pod, s.relaxPreferNoSchedule)
 		if !ok {
-			return err
+			return s.reason(current, err)
 		}
-		next := newPodInfo(relaxed, s.prefs)
+		next := readPod(relaxed, current.key, s.prefs)
 		if next.invalid != nil {
-			return err
+			return s.reason(current, err)
 		}
 		next.relaxations = current.relaxations + 1
 		next.volumes = current.volumes
@@ -173,14 +176,33 @@ func (s *solver) try(p *podInfo) error {
 	}
 }
 
+// errRefused is add's refusal when its reasons were not asked for, and
+// errRefusedReservations the same when a NodePool's reason was that
+// reservations ran out, which stops relaxation.
+var (
+	errRefused             = errors.New("refused (reasons not worked out)")
+	errRefusedReservations = fmt.Errorf("refused (reasons not worked out): %w", errReservationsExhausted)
+)
+
+// reason returns add's refusal err with its reasons, working them out if
+// add did not. A refused attempt changes nothing the checks read, so
+// trying again gives the same refusal, this time explained.
+func (s *solver) reason(p *podInfo, err error) error {
+	if err != errRefused && err != errRefusedReservations {
+		return err
+	}
+	return s.add(p, true)
+}
+
 // add places the pod on the first node or claim that takes it, or on a new
-// claim, and explains the failure of every NodePool otherwise. When the pod
-// is traced, every verdict is recorded; the reasons of refusals are only
-// worked out then.
-func (s *solver) add(p *podInfo) error {
+// claim, and, if why is set, explains the failure of every NodePool
+// otherwise: most refusals are followed by a relaxed attempt, and their
+// reasons are never read. When the pod is traced, every verdict is
+// recorded with its reason.
+func (s *solver) add(p *podInfo, why bool) error {
 	var a *Attempt
 	if s.traces(p) {
-		a = s.traceStart(p)
+		a, why = s.traceStart(p), true
 	}
 	for _, e := range s.existing {
 		ok := e.tryAdd(p, s.topo)
@@ -216,13 +238,21 @@ func (s *solver) add(p *podInfo) error {
 		return fmt.Errorf("no NodePool to launch a node from")
 	}
 	var reasons poolErrors
+	refused := errRefused
 	for _, t := range s.templates {
-		err := s.newClaim(t, p)
+		err := s.newClaim(t, p, why)
 		a.record(poolVerdict, t.name, err == nil, func() error { return err })
 		if err == nil {
 			return nil
 		}
-		reasons = append(reasons, fmt.Errorf("NodePool %q: %w", t.name, err))
+		if why {
+			reasons = append(reasons, fmt.Errorf("NodePool %q: %w", t.name, err))
+		} else if errors.Is(err, errReservationsExhausted) {
+			refused = errRefusedReservations
+		}
+	}
+	if !why {
+		return refused
 	}
 	return reasons
 }
@@ -243,16 +273,19 @@ func (e poolErrors) Unwrap() []error { return e }
 
 // newClaim starts a claim from the template for the pod. The template's
 // limits are charged pessimistically with the largest capacity among the
-// claim's instance types, as Karpenter does.
-func (s *solver) newClaim(t *template, p *podInfo) error {
+// claim's instance types, as Karpenter does. When the pod does not fit,
+// the claim says why only if why is set or the reason may be reservations
+// running out; otherwise the refusal is errRefused.
+func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	if t.refused != "" {
 		return fmt.Errorf("%s", t.refused)
 	}
 	var options []*typeOption
-	first := -1
+	first, shared := -1, false
 	if t.limits.exceeded(t.largest) < 0 {
-		// No type exceeds the limits if the largest capacity does not.
-		options = slices.Clone(t.options)
+		// No type exceeds the limits if the largest capacity does not: the
+		// claim starts with the template's options.
+		options, shared = t.options, true
 	} else {
 		options = make([]*typeOption, 0, len(t.options))
 		for _, o := range t.options {
@@ -266,18 +299,21 @@ func (s *solver) newClaim(t *template, p *podInfo) error {
 	if len(options) == 0 {
 		return fmt.Errorf("all instance types exceed the NodePool's limits: %s", t.limits.describe(first))
 	}
-	hostname := placeholderHostname(t)
+	hostname, reqs := t.nextClaim()
 	if s.topo != nil {
-		s.topo.registerClaim(hostname.Any())
+		s.topo.registerClaim(hostname)
 	}
-	c := &claim{tmpl: t, options: options, requirements: t.requirements.Add(hostname), hostname: hostname.Any()}
+	c := &claim{tmpl: t, options: options, shared: shared, requirements: reqs, hostname: hostname}
 	if !c.tryAdd(p, s) {
-		err := c.explain(p, s)
+		err := errRefused
+		if why || t.reserved && !s.opts.ReservedFallback {
+			err = c.explain(p, s)
+		}
 		s.reservations.release(c.hostname)
 		return err
 	}
 	t.claims++
-	c.name = fmt.Sprintf("%s-%d", t.name, t.claims)
+	c.name = c.hostname
 	var largest resources.Vector
 	for _, o := range c.options {
 		largest.Raise(&o.it.Capacity)

@@ -279,3 +279,38 @@ func TestMinValuesStrictAndBestEffort(t *testing.T) {
 	assert.Len(t, r.NodeClaims[0].InstanceTypeOptions, 19, "met: no warning")
 	assert.Empty(t, r.Warnings)
 }
+
+// Claims that end with the same instance types share one list of names.
+func TestClaimsWithTheSameOptionsShareTheirNames(t *testing.T) {
+	in := append(pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web")), newPod("big", "19", "1Gi"))
+	r := Solve(Input{Pods: in, NodePools: []NodePool{pool(newPool("default"))}})
+	require.Len(t, r.NodeClaims, 3)
+	byPod := map[string][]string{}
+	for _, c := range r.NodeClaims {
+		byPod[c.Pods[0]] = c.InstanceTypeOptions
+	}
+	web0, web1, big := byPod["default/web-0"], byPod["default/web-1"], byPod["default/big"]
+	assert.Equal(t, web0, web1)
+	assert.Same(t, &web0[0], &web1[0], "one list")
+	assert.Equal(t, web0[len(web0)-len(big):], big)
+	assert.NotSame(t, &web0[len(web0)-len(big)], &big[0], "a list of its own")
+}
+
+// Untraced, a refused attempt works out no reasons; a pod that stays
+// unplaced gets those of its last attempt all the same, as a traced solve
+// records them.
+func TestAnUnplacedPodGetsItsLastAttemptsReasons(t *testing.T) {
+	p := newPod("stuck", "1", "1Gi",
+		withPreferredNodeAffinity(10, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "8"),
+		withRequiredTerms(corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"999"}}))
+	in := Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(newPool("default")), pool(newPool("other", withWeight(3)))}}
+	r := Solve(in)
+	require.Len(t, r.Unschedulable, 1)
+	_, e, err := Explain(in, "default/stuck")
+	require.NoError(t, err)
+	require.Len(t, e.Attempts, 2, "one relaxation")
+	last := e.Attempts[1]
+	require.Len(t, last.NodePools, 2)
+	assert.Equal(t, `NodePool "other": `+last.NodePools[0].Reason+`; NodePool "default": `+last.NodePools[1].Reason, r.Unschedulable[0].Reason)
+	assert.NotEqual(t, e.Attempts[0].NodePools[0].Reason, last.NodePools[0].Reason)
+}

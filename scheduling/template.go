@@ -25,7 +25,7 @@ type template struct {
 	undefined requirements.Undefined
 	taints    []corev1.Taint
 	// priced memoizes the options priced and sorted under each offering
-	// filter claims of this pool have, keyed by offeringSignature.
+	// filter claims of this pool have, keyed by appendOfferingSignature.
 	priced map[string][]pricedOption
 	// limitList is the NodePool's limits, which limits counts down.
 	limitList corev1.ResourceList
@@ -43,6 +43,13 @@ type template struct {
 	refused string
 	// claims counts the claims created from the pool, for naming.
 	claims int
+	// next is what nextClaim made for claim number next.claims+1.
+	next struct {
+		made         bool
+		claims       int
+		hostname     string
+		requirements requirements.Requirements
+	}
 }
 
 // typeOption is an instance type as a pool would launch it.

@@ -3,6 +3,7 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,16 @@ import (
 // use (reference §1, "Topology").
 type topology struct {
 	groups map[string]*topologyGroup
+	// terms and inverseTerms remember the group of each pod (anti-)affinity
+	// term by its raw form (see termKey), so that the pods that share a
+	// term, and the relaxed copies of a pod, find its group without
+	// converting its selector and printing its signature again.
+	terms        map[string]*topologyGroup
+	inverseTerms map[string]*inverseGroup
+	// keyBuf and keyLabels are termKey's scratch space, values record's.
+	keyBuf    []byte
+	keyLabels []string
+	values    []string
 	// order is groups in creation order, for deterministic recording.
 	order []*topologyGroup
 	// inverse are the required anti-affinity terms of pods, counted where
@@ -48,7 +59,7 @@ type domainSource struct {
 // already bound in the cluster. It returns nil when no pod, to place or
 // bound, has a topology constraint: the solver then skips topology.
 func newTopology(s *solver) *topology {
-	t := &topology{groups: map[string]*topologyGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
+	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
 			if hasRequiredAntiAffinity(p) && !ignoredForTopology(p) {
@@ -90,18 +101,7 @@ func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
 func (t *topology) attach(p *podInfo) {
-	p.groups = p.groups[:0]
-	for _, g := range t.groupsOf(p.pod) {
-		if existing, ok := t.groups[g.signature]; ok {
-			g = existing
-		} else {
-			g.claimHosts = t.claimHosts
-			t.count(g)
-			t.groups[g.signature] = g
-			t.order = append(t.order, g)
-		}
-		p.groups = append(p.groups, g)
-	}
+	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)))
 	if hasRequiredAntiAffinity(p.pod) {
 		t.addInverse(p.pod, requirements.Requirements{})
 	}
@@ -112,7 +112,8 @@ func (t *topology) attach(p *podInfo) {
 // domains the pod allows on every group's key.
 func (t *topology) setInverse(p *podInfo) {
 	p.inverse = t.selectingInverse(p.pod)
-	p.groupDomains, p.inverseDomains = p.groupDomains[:0], p.inverseDomains[:0]
+	p.groupDomains = slices.Grow(p.groupDomains[:0], len(p.groups))
+	p.inverseDomains = slices.Grow(p.inverseDomains[:0], len(p.inverse))
 	for _, g := range p.groups {
 		p.groupDomains = append(p.groupDomains, p.strict.Get(g.key))
 	}
@@ -126,59 +127,170 @@ func (t *topology) setInverse(p *podInfo) {
 func (t *topology) addInverse(p *corev1.Pod, nodeLabels requirements.Requirements) {
 	key := podKey(p)
 	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-		g := t.termGroup(antiAffinityGroup, p, term)
-		var ig *inverseGroup
-		for _, existing := range t.inverse {
-			if existing.signature == g.signature {
-				ig = existing
-			}
-		}
-		if ig == nil {
-			g.claimHosts = t.claimHosts
-			ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
-			t.registerDomains(g)
-			t.inverse = append(t.inverse, ig)
-		}
+		ig := t.inverseGroup(p, term)
 		ig.owners[key] = true
-		if r, ok := nodeLabels.Lookup(g.key); ok && r.Len() == 1 {
+		if r, ok := nodeLabels.Lookup(ig.key); ok && r.Len() == 1 {
 			ig.record(r.Any())
 		}
 	}
 }
 
-// groupsOf builds (without counting) the groups a pod's constraints form:
-// its spread constraints, then its pod affinity and anti-affinity terms,
-// required and preferred (preferences hold until relaxed).
-func (t *topology) groupsOf(p *corev1.Pod) []*topologyGroup {
-	var out []*topologyGroup
+// inverseGroup returns the inverse group of a required anti-affinity term,
+// creating it if it is new.
+func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inverseGroup {
+	memo, memoize := t.termKey(antiAffinityGroup, p, term)
+	if memoize {
+		if ig, ok := t.inverseTerms[string(memo)]; ok {
+			return ig
+		}
+	}
+	g, clean := t.termGroup(antiAffinityGroup, p, term)
+	var ig *inverseGroup
+	for _, existing := range t.inverse {
+		if existing.signature == g.signature {
+			ig = existing
+		}
+	}
+	if ig == nil {
+		g.claimHosts = t.claimHosts
+		ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
+		t.registerDomains(g)
+		t.inverse = append(t.inverse, ig)
+	}
+	if memoize && clean {
+		t.inverseTerms[string(memo)] = ig
+	}
+	return ig
+}
+
+// groupsOf appends to dst the groups a pod's constraints form, counting
+// the new ones: its spread constraints, then its pod affinity and
+// anti-affinity terms, required and preferred (preferences hold until
+// relaxed).
+func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup) []*topologyGroup {
 	for _, c := range p.Spec.TopologySpreadConstraints {
-		out = append(out, t.spreadGroup(p, c))
+		dst = append(dst, t.counted(t.spreadGroup(p, c)))
 	}
 	a := p.Spec.Affinity
 	if a == nil {
-		return out
+		return dst
 	}
 	if a.PodAffinity != nil {
 		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			out = append(out, t.termGroup(affinityGroup, p, term))
+			dst = append(dst, t.countedTermGroup(affinityGroup, p, term))
 		}
 		for _, term := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			out = append(out, t.termGroup(affinityGroup, p, term.PodAffinityTerm))
+			dst = append(dst, t.countedTermGroup(affinityGroup, p, term.PodAffinityTerm))
 		}
 	}
 	if a.PodAntiAffinity != nil {
 		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			out = append(out, t.termGroup(antiAffinityGroup, p, term))
+			dst = append(dst, t.countedTermGroup(antiAffinityGroup, p, term))
 		}
 		for _, term := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			out = append(out, t.termGroup(antiAffinityGroup, p, term.PodAffinityTerm))
+			dst = append(dst, t.countedTermGroup(antiAffinityGroup, p, term.PodAffinityTerm))
 		}
 	}
-	return out
+	return dst
+}
+
+// constraintCount is how many groups groupsOf gives the pod.
+func constraintCount(p *corev1.Pod) int {
+	n := len(p.Spec.TopologySpreadConstraints)
+	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+		n += len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
+		n += len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
+	}
+	return n
+}
+
+// counted returns the group with g's signature, counting g as a new group
+// if there is none yet.
+func (t *topology) counted(g *topologyGroup) *topologyGroup {
+	if existing, ok := t.groups[g.signature]; ok {
+		return existing
+	}
+	g.claimHosts = t.claimHosts
+	t.count(g)
+	t.groups[g.signature] = g
+	t.order = append(t.order, g)
+	return g
+}
+
+// countedTermGroup is counted for the group of a pod (anti-)affinity term,
+// found by the term's raw form if a term like it was seen before.
+func (t *topology) countedTermGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffinityTerm) *topologyGroup {
+	memo, memoize := t.termKey(kind, p, term)
+	if memoize {
+		if g, ok := t.terms[string(memo)]; ok {
+			return g
+		}
+	}
+	g, clean := t.termGroup(kind, p, term)
+	g = t.counted(g)
+	if memoize && clean {
+		t.terms[string(memo)] = g
+	}
+	return g
+}
+
+// termKey encodes everything termGroup reads of a term and its pod, each
+// string prefixed with its length: terms with equal keys form groups with
+// equal signatures. Terms whose group comes with a warning naming the pod
+// (a namespaceSelector with labels) are not to be remembered, and have no
+// key. The key is scratch space, good until the next call.
+func (t *topology) termKey(kind groupKind, p *corev1.Pod, term corev1.PodAffinityTerm) ([]byte, bool) {
+	b := append(t.keyBuf[:0], byte('0'+kind))
+	b = appendKeyString(b, term.TopologyKey)
+	switch ns := term.NamespaceSelector; {
+	case ns != nil && len(ns.MatchLabels) == 0 && len(ns.MatchExpressions) == 0:
+		b = append(b, '*')
+	case ns != nil:
+		return nil, false
+	case len(term.Namespaces) == 0:
+		b = appendKeyString(append(b, 'p'), namespaceOf(p))
+	default:
+		b = strconv.AppendInt(append(b, 'n'), int64(len(term.Namespaces)), 10)
+		for _, n := range term.Namespaces {
+			b = appendKeyString(b, n)
+		}
+	}
+	if sel := term.LabelSelector; sel == nil {
+		b = append(b, '-')
+	} else {
+		keys := t.keyLabels[:0]
+		for k := range sel.MatchLabels {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		t.keyLabels = keys
+		b = strconv.AppendInt(append(b, 'l'), int64(len(keys)), 10)
+		for _, k := range keys {
+			b = appendKeyString(appendKeyString(b, k), sel.MatchLabels[k])
+		}
+		b = strconv.AppendInt(append(b, 'e'), int64(len(sel.MatchExpressions)), 10)
+		for _, e := range sel.MatchExpressions {
+			b = appendKeyString(appendKeyString(b, e.Key), string(e.Operator))
+			b = strconv.AppendInt(append(b, 'v'), int64(len(e.Values)), 10)
+			for _, v := range e.Values {
+				b = appendKeyString(b, v)
+			}
+		}
+	}
+	t.keyBuf = b
+	return b, true
+}
+
+// appendKeyString appends s to a key, prefixed with its length.
+func appendKeyString(b []byte, s string) []byte {
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	return append(append(b, ':'), s...)
 }
 
 func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint) *topologyGroup {
-	selector := t.selector(p, c.LabelSelector)
+	selector, _ := t.selector(p, c.LabelSelector)
 	for _, key := range c.MatchLabelKeys {
 		if value, ok := p.Labels[key]; ok {
 			if r, err := labels.NewRequirement(key, selection.In, []string{value}); err == nil {
@@ -196,27 +308,32 @@ func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint)
 	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{namespaceOf(p)}, selector, c.MaxSkew, c.MinDomains, filter)
 }
 
-func (t *topology) termGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffinityTerm) *topologyGroup {
-	namespaces := term.Namespaces
+// termGroup builds (without counting) the group of a pod (anti-)affinity
+// term; clean is false when it warned about the pod.
+func (t *topology) termGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffinityTerm) (g *topologyGroup, clean bool) {
+	namespaces, clean := term.Namespaces, true
 	switch {
 	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
 		namespaces = []string{allNamespaces}
 	case term.NamespaceSelector != nil:
 		t.warn(fmt.Sprintf("pod %s: namespaceSelector %s needs Namespace objects, which karpsim does not read: only the listed namespaces and the pod's own count", podKey(p), metav1.FormatLabelSelector(term.NamespaceSelector)))
-		namespaces = append(slices.Clone(namespaces), namespaceOf(p))
+		namespaces, clean = append(slices.Clone(namespaces), namespaceOf(p)), false
 	case len(namespaces) == 0:
 		namespaces = []string{namespaceOf(p)}
 	}
-	return newTopologyGroup(kind, term.TopologyKey, slices.Clone(namespaces), t.selector(p, term.LabelSelector), 0, nil, nodeFilter{})
+	selector, ok := t.selector(p, term.LabelSelector)
+	return newTopologyGroup(kind, term.TopologyKey, slices.Clone(namespaces), selector, 0, nil, nodeFilter{}), clean && ok
 }
 
-func (t *topology) selector(p *corev1.Pod, s *metav1.LabelSelector) labels.Selector {
+// selector converts a label selector; an invalid one selects nothing, with
+// a warning about the pod, and ok false.
+func (t *topology) selector(p *corev1.Pod, s *metav1.LabelSelector) (selector labels.Selector, ok bool) {
 	selector, err := metav1.LabelSelectorAsSelector(s)
 	if err != nil {
 		t.warn(fmt.Sprintf("pod %s: label selector %s: %v; it selects no pod", podKey(p), metav1.FormatLabelSelector(s), err))
-		return labels.Nothing()
+		return labels.Nothing(), false
 	}
-	return selector
+	return selector, true
 }
 
 func (t *topology) warn(msg string) {
@@ -410,14 +527,16 @@ func (t *topology) record(p *podInfo, reqs requirements.Requirements, taints []c
 		domains := reqs.Get(g.key)
 		switch {
 		case g.kind == antiAffinityGroup:
-			g.record(domains.Values()...)
+			t.values = domains.AppendValues(t.values[:0])
+			g.record(t.values...)
 		case domains.Operator() == corev1.NodeSelectorOpIn && domains.Len() == 1:
 			g.record(domains.Any())
 		}
 	}
 	for _, g := range t.inverse {
 		if g.owners[p.key] {
-			g.record(reqs.Get(g.key).Values()...)
+			t.values = reqs.Get(g.key).AppendValues(t.values[:0])
+			g.record(t.values...)
 		}
 	}
 }

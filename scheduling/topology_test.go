@@ -225,3 +225,74 @@ func TestExplainShowsTopologyCounts(t *testing.T) {
 	assert.Contains(t, reasons, "unsatisfiable pod anti-affinity on topology.kubernetes.io/zone (counts test-zone-1=1, test-zone-2=1, test-zone-3=1)")
 	assert.Contains(t, e.Outcome, "unschedulable")
 }
+
+// Pods and relaxed copies find the group of an (anti-)affinity term by the
+// term's raw form: the group found is the one a fresh build would give,
+// terms that warn about their pod are built (and warn) for every pod, and
+// terms with equal keys have equal signatures.
+func TestTermGroupsFoundByKeyEqualFreshOnes(t *testing.T) {
+	selector := func(labels map[string]string, exprs ...metav1.LabelSelectorRequirement) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: labels, MatchExpressions: exprs}
+	}
+	in := func(key string, values ...string) metav1.LabelSelectorRequirement {
+		return metav1.LabelSelectorRequirement{Key: key, Operator: metav1.LabelSelectorOpIn, Values: values}
+	}
+	zone := apis.LabelTopologyZone
+	terms := []corev1.PodAffinityTerm{
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx"})},
+		{TopologyKey: apis.LabelHostname, LabelSelector: selector(map[string]string{"app": "nginx"})},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx", "tier": "web"})},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"tier": "web", "app": "nginx"})},
+		{TopologyKey: zone, LabelSelector: selector(nil, in("app", "a", "b"))},
+		{TopologyKey: zone, LabelSelector: selector(nil, in("tier", "a", "b"))},
+		{TopologyKey: zone, LabelSelector: selector(nil, in("app", "ab"))},
+		{TopologyKey: zone, LabelSelector: selector(nil, in("app", "a"), in("b"))}, // invalid: In with no value
+		{TopologyKey: zone, LabelSelector: selector(nil, metav1.LabelSelectorRequirement{Key: "app", Operator: "Bogus"})},
+		{TopologyKey: zone},
+		{TopologyKey: zone, LabelSelector: selector(nil)},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx"}), Namespaces: []string{"b", "a"}},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx"}), Namespaces: []string{"a", "b"}},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx"}), NamespaceSelector: selector(nil)},
+		{TopologyKey: zone, LabelSelector: selector(map[string]string{"app": "nginx"}), NamespaceSelector: selector(map[string]string{"team": "a"})},
+	}
+	var input []*corev1.Pod
+	for i, ns := range []string{"default", "", "other", "default"} {
+		p := newPod(fmt.Sprintf("p-%d", i), "1", "1Gi", withLabels("app", "nginx"), withPodAntiAffinity(apis.LabelHostname, "nginx"))
+		p.Namespace = ns
+		for _, term := range terms {
+			p.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = append(p.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution,
+				corev1.WeightedPodAffinityTerm{Weight: 1, PodAffinityTerm: term})
+		}
+		input = append(input, p)
+	}
+	s := newSolver(Input{Pods: input, NodePools: []NodePool{pool(newPool("default"))}})
+	require.NotNil(t, s.topo)
+
+	fresh := &topology{}
+	signatures := map[string]string{}
+	for _, p := range s.pods {
+		require.Len(t, p.groups, 1+len(terms))
+		for i, term := range append([]corev1.PodAffinityTerm{podAffinityTerm(apis.LabelHostname, "nginx")}, terms...) {
+			g, _ := fresh.termGroup(antiAffinityGroup, p.pod, term)
+			assert.Equal(t, g.signature, p.groups[i].signature, "pod %s, term %d", p.key, i)
+			if key, ok := s.topo.termKey(antiAffinityGroup, p.pod, term); ok {
+				if signature, seen := signatures[string(key)]; seen {
+					assert.Equal(t, signature, g.signature, "pod %s, term %d", p.key, i)
+				}
+				signatures[string(key)] = g.signature
+			}
+		}
+	}
+	assert.Equal(t, fresh.warnings, s.topo.warnings, "a warning per pod for each invalid selector and the namespaceSelector")
+	assert.Len(t, s.topo.warnings, 3*len(input))
+	assert.Less(t, len(s.topo.terms), len(input)*len(terms), "pods share their terms' entries")
+
+	// The required term forms an inverse group per namespace.
+	require.Len(t, s.topo.inverse, 2)
+	for i, owner := range []*corev1.Pod{input[0], input[2]} {
+		g, _ := fresh.termGroup(antiAffinityGroup, owner, podAffinityTerm(apis.LabelHostname, "nginx"))
+		assert.Equal(t, g.signature, s.topo.inverse[i].signature)
+	}
+	assert.Len(t, s.topo.inverse[0].owners, 3)
+	assert.Len(t, s.topo.inverseTerms, 2)
+}
