@@ -319,6 +319,26 @@ func (r Requirement) NodeSelectorRequirements() []corev1.NodeSelectorRequirement
 // values are abbreviated.
 func (r Requirement) String() string { return string(r.AppendString(nil)) }
 
+// AppendKey appends to b an exact encoding of the requirement: equal
+// requirements append equal bytes and different ones different bytes, for
+// use as a map key. (String shortens long value lists.)
+func (r Requirement) AppendKey(b []byte) []byte {
+	b = append(append(b, r.key...), 0)
+	if r.complement {
+		b = append(b, '!')
+	}
+	for _, v := range r.values {
+		b = append(append(b, v...), 0)
+	}
+	if r.hasGte {
+		b = strconv.AppendInt(append(b, '>'), r.gte, 10)
+	}
+	if r.hasLte {
+		b = strconv.AppendInt(append(b, '<'), r.lte, 10)
+	}
+	return strconv.AppendInt(append(b, '#'), int64(r.minValues), 10)
+}
+
 // AppendString appends the requirement to b as String prints it.
 func (r Requirement) AppendString(b []byte) []byte {
 	b = append(append(b, r.key...), ' ')

@@ -221,3 +221,38 @@ func TestAppendStringAppendsWhatStringPrints(t *testing.T) {
 	}
 	assert.Equal(t, "k NotIn [9] Gte 2 Lte 19", MustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(MustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(MustNew("k", corev1.NodeSelectorOpLt, "20")).String())
 }
+
+// AppendKey tells apart every two different requirements, even those String
+// prints alike, and gives equal ones equal keys.
+func TestAppendKeyIsExact(t *testing.T) {
+	in, notIn := corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn
+	all := []Requirement{
+		MustNew("k", in, "a", "b", "c", "d", "e", "f"),
+		MustNew("k", in, "a", "b", "c", "d", "e", "g"),
+		MustNew("k", in, "a", "b", "c", "d", "e", "f").WithMinValues(2),
+		MustNew("k", notIn, "a", "b", "c", "d", "e", "f"),
+		MustNew("k", notIn, "a", "b", "c", "d", "e", "fg"),
+		MustNew("k", in, "ab"),
+		MustNew("k", in, "a", "b"),
+		MustNew("k2", in, "a"),
+		MustNew("k", corev1.NodeSelectorOpExists),
+		MustNew("k", corev1.NodeSelectorOpDoesNotExist),
+		MustNew("k", OpGte, "3"),
+		MustNew("k", OpLte, "3"),
+		MustNew("k", OpGte, "3").Intersection(MustNew("k", OpLte, "7")),
+	}
+	assert.Equal(t, all[0].String(), all[1].String(), "the case String cannot tell apart")
+	seen := map[string]int{}
+	for i, r := range all {
+		key := string(r.AppendKey(nil))
+		if j, dup := seen[key]; dup {
+			t.Errorf("%s and %s share key %q", all[j], r, key)
+		}
+		seen[key] = i
+		again := MustNew(r.Key(), r.Operator(), r.Values()...)
+		if r.Operator() == corev1.NodeSelectorOpIn || r.Operator() == corev1.NodeSelectorOpNotIn {
+			again = again.WithMinValues(r.MinValues())
+			assert.Equal(t, key, string(again.AppendKey(nil)), "rebuilt %s", r)
+		}
+	}
+}

@@ -229,11 +229,11 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 
 // appendOfferingSignature appends to b what identifies what requirements
 // allow of offerings: their zone, capacity type and capacity reservation
-// requirements.
+// requirements, exactly.
 func appendOfferingSignature(b []byte, reqs requirements.Requirements) []byte {
 	for _, key := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
 		if r, ok := reqs.Lookup(key); ok {
-			b = r.AppendString(b)
+			b = r.AppendKey(b)
 		}
 		b = append(b, '|')
 	}
