@@ -192,7 +192,9 @@ type Controller struct {
 	cfg         Config
 	t           Timings
 	unavailable *pricing.UnavailableOfferings
-	claimNo     map[string]int // per NodePool
+	// cleared are the catalogs made with unavailable offerings cleared.
+	cleared []clearedCatalog
+	claimNo map[string]int // per NodePool
 
 	// The open provisioning batch; batchStart is zero when none is open.
 	batchStart, batchLast time.Time

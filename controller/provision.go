@@ -204,15 +204,49 @@ func (c *Controller) pool(name string) *apis.NodePool {
 // out of capacity are marked unavailable.
 func (c *Controller) nodePools() []scheduling.NodePool {
 	now := c.now()
+	// Expired marks are forgotten first, so that the sequence number says
+	// whether the marked catalogs made earlier still hold.
+	c.unavailable.Prune(now)
 	marked := len(c.unavailable.Entries(now)) > 0
 	pools := c.cfg.Cluster.NodePools()
 	out := make([]scheduling.NodePool, 0, len(pools))
 	for _, np := range pools {
 		catalog := c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
 		if marked {
-			catalog = c.withUnavailable(catalog, now)
+			catalog = c.withoutUnavailable(catalog, now)
 		}
 		out = append(out, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+	}
+	return out
+}
+
+// clearedCatalog is a catalog with its unavailable offerings cleared, as
+// made for one catalog and one state of the unavailable-offering marks.
+type clearedCatalog struct {
+	base instancetypes.Catalog
+	seq  uint64
+	out  instancetypes.Catalog
+}
+
+// withoutUnavailable returns the catalog with its unavailable offerings
+// cleared: the same slice as last time while neither the catalog nor the
+// marks changed, for consolidation's cache recognises catalogs by identity.
+func (c *Controller) withoutUnavailable(cat instancetypes.Catalog, now time.Time) instancetypes.Catalog {
+	seq := c.unavailable.Seq()
+	for i := range c.cleared {
+		m := &c.cleared[i]
+		if len(m.base) == len(cat) && len(cat) > 0 && &m.base[0] == &cat[0] {
+			if m.seq != seq {
+				m.seq, m.out = seq, c.withUnavailable(cat, now)
+			}
+			return m.out
+		}
+	}
+	out := c.withUnavailable(cat, now)
+	c.cleared = append(c.cleared, clearedCatalog{base: cat, seq: seq, out: out})
+	// Catalogs replaced since are dropped; a handful are live at a time.
+	if len(c.cleared) > 16 {
+		c.cleared = slices.Delete(c.cleared, 0, len(c.cleared)-16)
 	}
 	return out
 }
