@@ -74,7 +74,13 @@ func TestUnavailableCatalogsFollowTheMarks(t *testing.T) {
 	if same(second, first) || second[1].Offerings[0].Available {
 		t.Error("a new mark did not make a new catalog")
 	}
-	clock.Advance(pricing.DefaultUnavailableTTL + time.Minute)
+	// The first mark expires, the second holds.
+	clock.Advance(pricing.DefaultUnavailableTTL - 30*time.Second)
+	third := c.nodePools()[0].InstanceTypes
+	if !third[0].Offerings[0].Available || third[1].Offerings[0].Available {
+		t.Error("an expired mark still clears its offering, or a holding one does not")
+	}
+	clock.Advance(time.Minute)
 	if got := c.nodePools()[0].InstanceTypes; !same(got, catalog) {
 		t.Error("once the marks expired the catalog is not the pool's")
 	}
