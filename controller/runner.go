@@ -58,12 +58,14 @@ type Runner struct {
 	ctrl    *Controller
 	timers  timerQueue
 
-	// changes are reported by the watcher and notices by Interrupt, from
-	// any goroutine.
-	mu      sync.Mutex
-	changes []cloud.Change
-	notices []cloud.Interruption
-	signal  chan struct{}
+	// What the watcher and Interrupt reported, from any goroutine, since
+	// the last step: whether anything changed, whether a NodePool or an
+	// EC2NodeClass did, and the notices.
+	mu           sync.Mutex
+	changed      bool
+	classChanged bool
+	notices      []cloud.Interruption
+	signal       chan struct{}
 
 	// What the last step saw, to tell what is new.
 	seen     bool
@@ -110,10 +112,11 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 // Close stops watching the cluster.
 func (r *Runner) Close() { r.watching() }
 
-// notify queues a change reported by the watcher.
+// notify notes a change reported by the watcher.
 func (r *Runner) notify(c cloud.Change) {
 	r.mu.Lock()
-	r.changes = append(r.changes, c)
+	r.changed = true
+	r.classChanged = r.classChanged || c.Kind == "NodePool" || c.Kind == "EC2NodeClass"
 	r.mu.Unlock()
 	r.wake()
 }
@@ -178,18 +181,16 @@ func (r *Runner) Step(ctx context.Context) error {
 // observe takes the reported changes into the view and reacts to them.
 func (r *Runner) observe(ctx context.Context, now time.Time) error {
 	r.mu.Lock()
-	changes := r.changes
-	r.changes = nil
+	changed, classChanged := r.changed, r.classChanged
+	r.changed, r.classChanged = false, false
 	r.mu.Unlock()
-	for _, c := range changes {
-		r.cluster.changed()
-		if c.Kind == "NodePool" || c.Kind == "EC2NodeClass" {
-			r.ctrl.NodeClassChanged()
-		}
+	if classChanged {
+		r.ctrl.NodeClassChanged()
 	}
-	if len(changes) == 0 && r.seen {
+	if !changed && r.seen {
 		return nil
 	}
+	r.cluster.changed()
 	l := r.cluster
 	if err := l.lifecycle(ctx, now); err != nil {
 		return err

@@ -491,3 +491,40 @@ func TestRunnerReportsClusterErrors(t *testing.T) {
 		t.Errorf("Run returned %v, want context.Canceled", err)
 	}
 }
+
+// An EC2NodeClass edited in the cluster makes its nodes drift: the watcher
+// reports the change, the next poll finds the drift and the node is
+// replaced.
+func TestRunnerReplacesNodesWhenTheirNodeClassChanges(t *testing.T) {
+	w := newWorld(t, 10)
+	w.run(2 * time.Minute)
+	nc := w.cluster.Snapshot().EC2NodeClasses[0]
+	nc.Spec.Tags = map[string]string{"team": "web"}
+	if err := w.cluster.Apply(nc); err != nil {
+		t.Fatal(err)
+	}
+	w.run(3 * time.Minute)
+	// The poll that comes right after the replacement may find it empty
+	// before the evicted pods are bound again: a consolidation that fails
+	// its validation may follow.
+	if got := w.kinds(); !strings.HasPrefix(got, "launch ready drifted launch ready replace") {
+		t.Fatalf("decisions: %s", got)
+	}
+	if d := w.log[2]; !strings.HasPrefix(d.Reason, "NodeClassDrift") {
+		t.Errorf("drift %+v", d)
+	}
+	replace := w.log[5]
+	if replace.Method != consolidation.MethodDrift || !slices.Equal(replace.Nodes, []string{"default-00001"}) ||
+		!slices.Equal(replace.Replacements, []string{"default-00002"}) {
+		t.Errorf("replace %+v", replace)
+	}
+	st := w.cluster.Snapshot()
+	if len(st.Nodes) != 1 || st.Nodes[0].Name != "default-00002" {
+		t.Fatalf("nodes %v", st.Nodes)
+	}
+	for _, p := range st.Pods {
+		if p.Spec.NodeName != "default-00002" {
+			t.Errorf("pod %s on %q", p.Name, p.Spec.NodeName)
+		}
+	}
+}
