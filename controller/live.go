@@ -284,8 +284,10 @@ func (l *liveCluster) Drain(ctx context.Context, n *Node) (int, error) {
 		return evicted, err
 	}
 	l.deleted[n.Name()] = true
+	delete(l.created, n.Name())
 	if n.Claim != nil {
 		delete(l.instances, n.Claim.Name)
+		delete(l.created, n.Claim.Name)
 	}
 	l.changed()
 	return evicted, nil
