@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/karpsim/karpsim/instancetypes"
@@ -110,9 +111,10 @@ type Interruption struct {
 }
 
 // Memory is an in-memory cloud: a Launcher whose instances exist as data.
-// It is deterministic for a given config and call sequence, and not safe for
-// concurrent use.
+// It is deterministic for a given config and call sequence, and safe for
+// concurrent use (a live controller launches while a test interrupts).
 type Memory struct {
+	mu      sync.Mutex
 	cfg     MemoryConfig
 	rng     *rand.Rand
 	running map[string]Instance
@@ -160,6 +162,8 @@ func (m *Memory) now() time.Time {
 // SetCapacity changes how many instances of an offering may run at once; a
 // negative n removes the limit.
 func (m *Memory) SetCapacity(k OfferingKey, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if n < 0 {
 		delete(m.cfg.Capacity, k)
 		return
@@ -171,6 +175,8 @@ func (m *Memory) SetCapacity(k OfferingKey, n int) {
 // *InsufficientCapacityError when the offering's capacity is used up or the
 // seeded failure rate says so.
 func (m *Memory) Create(ctx context.Context, req LaunchRequest) (Instance, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	now := m.now()
 	inst, err := m.create(ctx, req, now)
 	call := Call{At: now, Op: "create", Request: &req, Instance: inst.ID}
@@ -231,6 +237,8 @@ func (m *Memory) price(req LaunchRequest) (float64, error) {
 
 // Delete terminates a running instance.
 func (m *Memory) Delete(ctx context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	err := m.delete(ctx, id)
 	call := Call{At: m.now(), Op: "delete", Instance: id}
 	if err != nil {
@@ -258,6 +266,8 @@ func (m *Memory) delete(ctx context.Context, id string) error {
 // until the caller deletes it; Memory does not terminate it on its own,
 // since only the caller's clock knows when the deadline passes.
 func (m *Memory) Interrupt(id string) (Interruption, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	now := m.now()
 	inst, ok := m.running[id]
 	var err error
@@ -279,6 +289,8 @@ func (m *Memory) Interrupt(id string) (Interruption, error) {
 
 // Instances returns the running instances, sorted by ID.
 func (m *Memory) Instances() []Instance {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	out := make([]Instance, 0, len(m.running))
 	for _, inst := range m.running {
 		out = append(out, inst)
@@ -288,4 +300,8 @@ func (m *Memory) Instances() []Instance {
 }
 
 // Calls returns every call made so far, in call order.
-func (m *Memory) Calls() []Call { return slices.Clone(m.calls) }
+func (m *Memory) Calls() []Call {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.calls)
+}

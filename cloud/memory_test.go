@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -158,5 +159,44 @@ func TestManualClockNeverRunsBackwards(t *testing.T) {
 	c.Advance(-time.Minute)
 	if !c.Now().Equal(t0) {
 		t.Errorf("clock moved back to %v", c.Now())
+	}
+}
+
+// Launches, deletions, interruptions and reads may come from several
+// goroutines at once (run with -race).
+func TestMemoryIsSafeForConcurrentUse(t *testing.T) {
+	m, err := NewMemory(MemoryConfig{Clock: WallClock{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	done := make(chan struct{})
+	for g := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 50 {
+				inst, err := m.Create(ctx, spotReq(fmt.Sprintf("c-%d-%d", g, i)))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if i%2 == 0 {
+					_, _ = m.Interrupt(inst.ID)
+				}
+				_ = m.Instances()
+				if err := m.Delete(ctx, inst.ID); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	if n := len(m.Instances()); n != 0 {
+		t.Errorf("%d instances left", n)
+	}
+	if n := len(m.Calls()); n != 4*(50+25+50) {
+		t.Errorf("%d calls recorded", n)
 	}
 }

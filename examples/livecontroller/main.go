@@ -121,8 +121,6 @@ func run(out io.Writer) error {
 		what := strings.TrimSpace(d.InstanceType + " " + d.CapacityType)
 		fmt.Fprintf(out, "%-6s %v %s: %s\n", d.Kind, d.Nodes, what, d.Reason)
 	}
-	// cloud.Memory is not safe for concurrent use: it is read once the
-	// runner has stopped.
 	fmt.Fprintf(out, "instances still running: %d\n", len(launcher.Instances()))
 	return nil
 }
