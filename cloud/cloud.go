@@ -29,9 +29,9 @@ import (
 	"github.com/karpsim/karpsim/apis"
 )
 
-// Clock tells the time. The simulator's virtual clock implements it; a live
-// loop would use the wall clock. Callers read it once per step and pass the
-// time down, so the decision packages never see a Clock.
+// Clock tells the time. The simulator's virtual clock (ManualClock)
+// implements it; a live loop uses WallClock. The controller reads it and
+// passes the time down, so the decision packages never see a Clock.
 type Clock interface {
 	Now() time.Time
 }
