@@ -50,8 +50,11 @@ type Decision = controller.Decision
 // Sample is the cluster at one moment.
 type Sample struct {
 	At metav1.Duration `json:"at"`
-	// Nodes counts every node, in flight or not; Ready those initialized.
+	// Nodes counts every node by lifecycle, as Karpenter's NodeClaim
+	// conditions do: Nodes all of them (launched), Registered those whose
+	// kubelet joined the cluster, Ready those initialized.
 	Nodes       int     `json:"nodes"`
+	Registered  int     `json:"registered"`
 	Ready       int     `json:"ready"`
 	Pods        int     `json:"pods"`
 	PendingPods int     `json:"pendingPods"`
@@ -125,6 +128,9 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 func (s *sim) snapshotSample() Sample {
 	out := Sample{At: metav1.Duration{Duration: s.now.Sub(s.start)}, Nodes: len(s.nodes), Pods: len(s.pods), PendingPods: len(s.pending)}
 	for _, n := range s.sortedNodes() {
+		if n.Registered {
+			out.Registered++
+		}
 		if n.Initialized {
 			out.Ready++
 		}

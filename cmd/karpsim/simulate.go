@@ -131,9 +131,9 @@ func writeSimulateTable(w io.Writer, r *simulator.Result) error {
 			countCell(d.Pods), orDash(strings.TrimSpace(d.InstanceType+" "+d.CapacityType)), d.Reason)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "TIME\tNODES\tREADY\tPODS\tPENDING\t$/HOUR")
+	fmt.Fprintln(tw, "TIME\tNODES\tREGISTERED\tREADY\tPODS\tPENDING\t$/HOUR")
 	for _, s := range coarseSamples(r) {
-		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%.4f\n", s.At.Duration, s.Nodes, s.Ready, s.Pods, s.PendingPods, s.CostPerHour)
+		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%d\t%.4f\n", s.At.Duration, s.Nodes, s.Registered, s.Ready, s.Pods, s.PendingPods, s.CostPerHour)
 	}
 	return tw.Flush()
 }
