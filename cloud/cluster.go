@@ -11,7 +11,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 )
@@ -201,7 +200,7 @@ func (m *MemoryCluster) DeleteNode(_ context.Context, name string) (int, error) 
 		if !ok || p.Spec.NodeName != name {
 			continue
 		}
-		if ownedByDaemonSet(p) {
+		if apis.IsDaemonSetPod(p) {
 			delete(m.objects, key)
 			m.emit(Deleted, key)
 			continue
@@ -319,10 +318,6 @@ func sortedKeys(m map[objectKey]any) []objectKey {
 	return slices.SortedFunc(maps.Keys(m), func(a, b objectKey) int {
 		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
 	})
-}
-
-func ownedByDaemonSet(p *corev1.Pod) bool {
-	return slices.ContainsFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Kind == "DaemonSet" })
 }
 
 func joinName(namespace, name string) string {

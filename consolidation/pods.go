@@ -42,7 +42,6 @@ func ownedBy(p *corev1.Pod, apiVersion, kind string) bool {
 	return false
 }
 
-func isDaemonSetPod(p *corev1.Pod) bool   { return ownedBy(p, "apps/v1", "DaemonSet") }
 func isStatefulSetPod(p *corev1.Pod) bool { return ownedBy(p, "apps/v1", "StatefulSet") }
 
 // isMirrorPod: a static pod, owned by its node.
@@ -52,7 +51,7 @@ func isMirrorPod(p *corev1.Pod) bool { return ownedBy(p, "v1", "Node") }
 // active, or a terminating StatefulSet pod (its replacement cannot start
 // until it is gone); never a DaemonSet or mirror pod.
 func isReschedulable(p *corev1.Pod) bool {
-	return (isActive(p) || (isStatefulSetPod(p) && isTerminating(p))) && !isDaemonSetPod(p) && !isMirrorPod(p)
+	return (isActive(p) || (isStatefulSetPod(p) && isTerminating(p))) && !apis.IsDaemonSetPod(p) && !isMirrorPod(p)
 }
 
 // doNotDisrupt reports whether the pod's karpenter.sh/do-not-disrupt

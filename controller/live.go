@@ -131,7 +131,7 @@ func (l *liveCluster) overlay(s cloud.ClusterState) cloud.ClusterState {
 		pods := s.Pods[:0]
 		for _, p := range s.Pods {
 			if l.deleted[p.Spec.NodeName] {
-				if ownedByDaemonSet(p) {
+				if apis.IsDaemonSetPod(p) {
 					continue
 				}
 				p.Spec.NodeName = ""
@@ -445,8 +445,4 @@ func withDisruptedTaint(taints []corev1.Taint, on bool) []corev1.Taint {
 		out = append(out, DisruptedTaint)
 	}
 	return out
-}
-
-func ownedByDaemonSet(p *corev1.Pod) bool {
-	return slices.ContainsFunc(p.OwnerReferences, func(r metav1.OwnerReference) bool { return r.Kind == "DaemonSet" })
 }

@@ -56,7 +56,7 @@ func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node
 	for _, p := range n.Pods {
 		requests := resources.MustPodRequests(p)
 		bound = bound.Add(requests)
-		if isDaemonSetPod(p) {
+		if apis.IsDaemonSetPod(p) {
 			boundDaemons = boundDaemons.Add(requests)
 		}
 		e.hostPorts = append(e.hostPorts, podHostPorts(p)...)
@@ -141,15 +141,6 @@ func (e *existingNode) volumeLimitsExceeded(p *podInfo) error {
 		return nil
 	}
 	return e.volumes.exceeds(p.volumes, e.node.VolumeLimits)
-}
-
-func isDaemonSetPod(p *corev1.Pod) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
 }
 
 // nodeRequirements are the node's labels as requirements, read from known

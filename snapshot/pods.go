@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -41,7 +42,7 @@ func (b *builder) place(p *corev1.Pod) {
 	case node != "" && b.deleting[node]:
 		// Karpenter reschedules the pods of a node being deleted, except
 		// those that live and die with the node.
-		if !isDaemonSetPod(p) && !isMirrorPod(p) {
+		if !apis.IsDaemonSetPod(p) && !isMirrorPod(p) {
 			b.snap.Pending = append(b.snap.Pending, p)
 		}
 	case node != "":
@@ -51,7 +52,7 @@ func (b *builder) place(p *corev1.Pod) {
 		} else {
 			b.warn(fmt.Sprintf("pod %s is bound to node %q, which was not given: it takes room on no node", key, node))
 		}
-	case isDaemonSetPod(p) || isMirrorPod(p):
+	case apis.IsDaemonSetPod(p) || isMirrorPod(p):
 		// Their controller places them; Karpenter does not provision for
 		// them.
 	case len(p.Spec.SchedulingGates) > 0:
@@ -94,8 +95,6 @@ func (b *builder) named(obj any, kind, name string) bool {
 func isTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
-
-func isDaemonSetPod(p *corev1.Pod) bool { return ownedBy(p, "DaemonSet") }
 
 // isMirrorPod reports whether the kubelet runs the pod from a static
 // manifest: the API server's copy is owned by the node.
