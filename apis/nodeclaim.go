@@ -52,8 +52,8 @@ func (in *NodeClaim) DeepCopy() *NodeClaim {
 	out := &NodeClaim{TypeMeta: in.TypeMeta}
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = NodeClaimSpec{
-		Taints:                 copyTaints(in.Spec.Taints),
-		StartupTaints:          copyTaints(in.Spec.StartupTaints),
+		Taints:                 CopyTaints(in.Spec.Taints),
+		StartupTaints:          CopyTaints(in.Spec.StartupTaints),
 		Requirements:           CopyRequirements(in.Spec.Requirements),
 		Resources:              ResourceRequirements{Requests: in.Spec.Resources.Requests.DeepCopy()},
 		NodeClassRef:           copyPtr(in.Spec.NodeClassRef),

@@ -177,8 +177,8 @@ func (in NodeClaimTemplate) DeepCopy() NodeClaimTemplate {
 			Annotations: copyMap(in.ObjectMeta.Annotations),
 		},
 		Spec: NodeClaimTemplateSpec{
-			Taints:                 copyTaints(in.Spec.Taints),
-			StartupTaints:          copyTaints(in.Spec.StartupTaints),
+			Taints:                 CopyTaints(in.Spec.Taints),
+			StartupTaints:          CopyTaints(in.Spec.StartupTaints),
 			Requirements:           CopyRequirements(in.Spec.Requirements),
 			NodeClassRef:           copyPtr(in.Spec.NodeClassRef),
 			ExpireAfter:            in.Spec.ExpireAfter.DeepCopy(),
@@ -243,7 +243,8 @@ func copyMap[K comparable, V any](m map[K]V) map[K]V {
 	return out
 }
 
-func copyTaints(taints []corev1.Taint) []corev1.Taint {
+// CopyTaints returns a deep copy of taints (nil for nil).
+func CopyTaints(taints []corev1.Taint) []corev1.Taint {
 	if taints == nil {
 		return nil
 	}

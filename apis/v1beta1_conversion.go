@@ -49,8 +49,8 @@ func (in *NodePoolV1Beta1) ConvertToV1() (*NodePool, []Change) {
 			Annotations: copyMap(src.Template.ObjectMeta.Annotations),
 		},
 		Spec: NodeClaimTemplateSpec{
-			Taints:        copyTaints(tmpl.Taints),
-			StartupTaints: copyTaints(tmpl.StartupTaints),
+			Taints:        CopyTaints(tmpl.Taints),
+			StartupTaints: CopyTaints(tmpl.StartupTaints),
 			Requirements:  CopyRequirements(tmpl.Requirements),
 		},
 	}
@@ -182,8 +182,8 @@ func (in *NodeClaimV1Beta1) ConvertToV1() (*NodeClaim, []Change) {
 	out := &NodeClaim{
 		TypeMeta: metav1.TypeMeta{APIVersion: GroupV1, Kind: KindNodeClaim},
 		Spec: NodeClaimSpec{
-			Taints:        copyTaints(src.Taints),
-			StartupTaints: copyTaints(src.StartupTaints),
+			Taints:        CopyTaints(src.Taints),
+			StartupTaints: CopyTaints(src.StartupTaints),
 			Requirements:  CopyRequirements(src.Requirements),
 			Resources:     ResourceRequirements{Requests: src.Resources.Requests.DeepCopy()},
 		},

@@ -113,7 +113,7 @@ func (l *liveCluster) overlay(s cloud.ClusterState) cloud.ClusterState {
 			if hasDisruptedTaint(n) == on {
 				delete(l.cordons, n.Name)
 			} else {
-				n.Spec.Taints = withDisruptedTaint(n.Spec.Taints, on)
+				n.Spec.Taints = WithDisruptedTaint(n.Spec.Taints, on)
 			}
 		}
 		nodes = append(nodes, n)
@@ -244,8 +244,8 @@ func (l *liveCluster) Generation() uint64 { l.refresh(); return l.generation }
 // resources and taints its node will have.
 func (l *liveCluster) AddNode(ctx context.Context, n *Node) error {
 	claim := n.Claim.DeepCopy()
-	claim.Spec.Taints = slices.Clone(n.Node.Taints)
-	claim.Spec.StartupTaints = slices.Clone(n.Node.StartupTaints)
+	claim.Spec.Taints = apis.CopyTaints(n.Node.Taints)
+	claim.Spec.StartupTaints = apis.CopyTaints(n.Node.StartupTaints)
 	claim.Status.Capacity = n.Node.Capacity.DeepCopy()
 	claim.Status.Allocatable = n.Node.Allocatable.DeepCopy()
 	setCondition(claim, "Launched", l.clock.Now())
@@ -267,7 +267,7 @@ func (l *liveCluster) Cordon(ctx context.Context, n *Node, on bool) error {
 		return nil
 	}
 	next := obj.DeepCopy()
-	next.Spec.Taints = withDisruptedTaint(next.Spec.Taints, on)
+	next.Spec.Taints = WithDisruptedTaint(next.Spec.Taints, on)
 	if err := l.writer.UpdateNode(ctx, next); err != nil {
 		return err
 	}
@@ -429,20 +429,4 @@ func conditionTrue(c *apis.NodeClaim, kind string) bool {
 
 func claimOfNode(c *apis.NodeClaim, node string) bool {
 	return c.Name == node || c.Status.NodeName == node
-}
-
-func isDisruptedTaint(t corev1.Taint) bool {
-	return t.Key == DisruptedTaint.Key && t.Effect == DisruptedTaint.Effect
-}
-
-func hasDisruptedTaint(n *corev1.Node) bool {
-	return slices.ContainsFunc(n.Spec.Taints, isDisruptedTaint)
-}
-
-func withDisruptedTaint(taints []corev1.Taint, on bool) []corev1.Taint {
-	out := slices.DeleteFunc(slices.Clone(taints), isDisruptedTaint)
-	if on {
-		out = append(out, DisruptedTaint)
-	}
-	return out
 }

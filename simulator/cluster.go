@@ -101,17 +101,7 @@ func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	}
 	n.Cordoned = on
 	s.generation++
-	sn := n.Node.Node
-	taints := sn.Taints[:0:0]
-	for _, t := range sn.Taints {
-		if t.Key != controller.DisruptedTaint.Key {
-			taints = append(taints, t)
-		}
-	}
-	if on {
-		taints = append(taints, controller.DisruptedTaint)
-	}
-	sn.Taints = taints
+	n.Node.Node.Taints = controller.WithDisruptedTaint(n.Node.Node.Taints, on)
 	if !on {
 		s.bindDirty = true
 	}

@@ -79,7 +79,7 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 		Name:        node.Name,
 		NodePool:    pool,
 		Labels:      maps.Clone(node.Labels),
-		Taints:      copyTaints(node.Spec.Taints),
+		Taints:      apis.CopyTaints(node.Spec.Taints),
 		Capacity:    node.Status.Capacity.DeepCopy(),
 		Allocatable: node.Status.Allocatable.DeepCopy(),
 	}
@@ -96,9 +96,9 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 		n.Initialized = isReady(node)
 	}
 	if np := b.pools[pool]; np != nil {
-		n.StartupTaints = copyTaints(np.Spec.Template.Spec.StartupTaints)
+		n.StartupTaints = apis.CopyTaints(np.Spec.Template.Spec.StartupTaints)
 	} else if claim != nil {
-		n.StartupTaints = copyTaints(claim.Spec.StartupTaints)
+		n.StartupTaints = apis.CopyTaints(claim.Spec.StartupTaints)
 	}
 	if pool != "" && b.pools[pool] == nil {
 		b.warn(fmt.Sprintf("Node/%s belongs to NodePool %q, which was not given: the node counts against no NodePool's limits", node.Name, pool))
@@ -148,8 +148,8 @@ func (b *builder) addInFlight(claim *apis.NodeClaim) {
 		Name:          name,
 		NodePool:      pool,
 		Labels:        labels,
-		Taints:        copyTaints(claim.Spec.Taints),
-		StartupTaints: copyTaints(claim.Spec.StartupTaints),
+		Taints:        apis.CopyTaints(claim.Spec.Taints),
+		StartupTaints: apis.CopyTaints(claim.Spec.StartupTaints),
 		Capacity:      claim.Status.Capacity.DeepCopy(),
 		Allocatable:   claim.Status.Allocatable.DeepCopy(),
 	}
@@ -211,15 +211,4 @@ func isReady(node *corev1.Node) bool {
 
 func isUnschedulableTaint(t corev1.Taint) bool {
 	return t.Key == corev1.TaintNodeUnschedulable && t.Effect == corev1.TaintEffectNoSchedule
-}
-
-func copyTaints(taints []corev1.Taint) []corev1.Taint {
-	if taints == nil {
-		return nil
-	}
-	out := make([]corev1.Taint, len(taints))
-	for i := range taints {
-		taints[i].DeepCopyInto(&out[i])
-	}
-	return out
 }
