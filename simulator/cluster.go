@@ -80,6 +80,7 @@ func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
 	n := &simNode{Node: *cn, pods: map[string]*simPod{}}
 	name := n.Name()
 	s.nodes[name] = n
+	s.nodeOrder = nil
 	s.generation++
 	registered, initialized := n.Instance.RegisteredAt, n.Instance.InitializedAt
 	if registered.Before(s.now) {
@@ -122,6 +123,7 @@ func (s *sim) Drain(_ context.Context, cn *controller.Node) (int, error) {
 		s.res.Evictions++
 	}
 	delete(s.nodes, n.Name())
+	s.nodeOrder = nil
 	// Pods already pending may have been waiting for this node (it was in
 	// flight): provisioning looks at them again.
 	s.provisionDirty = s.provisionDirty || len(s.pending) > 0

@@ -115,9 +115,11 @@ type sim struct {
 	daemonSets  []*corev1.Pod
 	pdbs        []*policyv1.PodDisruptionBudget
 
-	nodes   map[string]*simNode
-	pods    map[string]*simPod // every pod, bound or pending
-	pending map[string]*simPod
+	nodes map[string]*simNode
+	// nodeOrder is nodes sorted by name, nil when it must be made anew.
+	nodeOrder []*simNode
+	pods      map[string]*simPod // every pod, bound or pending
+	pending   map[string]*simPod
 
 	bindDirty bool
 	// provisionDirty is set when pods became pending since the loop was

@@ -112,6 +112,7 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 			return fmt.Errorf("simulator: node %s is not initialized; in-flight NodeClaims at the start are not modelled", n.Name)
 		}
 		s.nodes[n.Name] = sn
+		s.nodeOrder = nil
 	}
 	return nil
 }

@@ -40,11 +40,14 @@ func sortedPods(m map[string]*simPod) []*simPod {
 	return out
 }
 
-// sortedNodes returns the nodes sorted by name.
+// sortedNodes returns the nodes sorted by name: a list kept until a node
+// is added or removed, which callers must not change. One they hold stays
+// as it was when the nodes change.
 func (s *sim) sortedNodes() []*simNode {
-	out := slices.Collect(maps.Values(s.nodes))
-	slices.SortFunc(out, func(a, b *simNode) int { return cmp.Compare(a.Name(), b.Name()) })
-	return out
+	if s.nodeOrder == nil {
+		s.nodeOrder = slices.SortedFunc(maps.Values(s.nodes), func(a, b *simNode) int { return cmp.Compare(a.Name(), b.Name()) })
+	}
+	return s.nodeOrder
 }
 
 // schedulingNode refreshes the node's pod list for a solve. The pods are
