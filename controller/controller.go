@@ -299,12 +299,6 @@ func (c *Controller) NodeReady(ctx context.Context, n *Node) {
 // drift: a NodePool or EC2NodeClass changed.
 func (c *Controller) NodeClassChanged() { c.driftDirty = true }
 
-// Drift returns the node's drift status, nil if it has not drifted.
-func (c *Controller) Drift(node string) *consolidation.DriftStatus { return c.drift[node] }
-
-// NominatedAt returns when a provisioning pass last chose the node.
-func (c *Controller) NominatedAt(node string) time.Time { return c.nominated[node] }
-
 func (c *Controller) now() time.Time { return c.cfg.Clock.Now() }
 
 func (c *Controller) record(d Decision) { c.cfg.Record(d) }

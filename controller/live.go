@@ -44,7 +44,7 @@ type liveCluster struct {
 	created   map[string]*apis.NodeClaim
 	deleted   map[string]bool
 	cordons   map[string]bool
-	instances map[string]launched
+	instances map[string]cloud.Instance
 
 	// The view built from the last snapshot.
 	state    cloud.ClusterState
@@ -58,19 +58,13 @@ type liveCluster struct {
 	byName   map[string]*Node
 }
 
-// launched is an instance the loop launched, for its price and ID.
-type launched struct {
-	instance cloud.Instance
-	price    float64
-}
-
 var _ Cluster = (*liveCluster)(nil)
 
 func newLiveCluster(w cloud.ClusterWatcher, wr cloud.ClusterWriter, clock cloud.Clock, opts snapshot.Options) *liveCluster {
 	opts.Origin = cmp.Or(opts.Origin, "cluster")
 	return &liveCluster{watcher: w, writer: wr, clock: clock, opts: opts, dirty: true,
 		created: map[string]*apis.NodeClaim{}, deleted: map[string]bool{}, cordons: map[string]bool{},
-		instances: map[string]launched{}}
+		instances: map[string]cloud.Instance{}}
 }
 
 // changed marks the view stale.
@@ -190,8 +184,8 @@ func (l *liveCluster) describeInstance(n *Node) {
 	if n.Claim != nil {
 		name = n.Claim.Name
 	}
-	if li, ok := l.instances[name]; ok {
-		n.Instance, n.PricePerHour = li.instance, li.price
+	if inst, ok := l.instances[name]; ok {
+		n.Instance, n.PricePerHour = inst, inst.PricePerHour
 		return
 	}
 	labels := n.Node.Labels
@@ -253,7 +247,7 @@ func (l *liveCluster) AddNode(ctx context.Context, n *Node) error {
 		return err
 	}
 	l.created[claim.Name] = claim
-	l.instances[claim.Name] = launched{instance: n.Instance, price: n.PricePerHour}
+	l.instances[claim.Name] = n.Instance
 	l.changed()
 	return nil
 }

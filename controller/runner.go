@@ -140,9 +140,6 @@ func (r *Runner) wake() {
 	}
 }
 
-// Controller returns the loop the runner drives.
-func (r *Runner) Controller() *Controller { return r.ctrl }
-
 // Next returns when the loop next asked to be woken.
 func (r *Runner) Next() (time.Time, bool) { return r.timers.peek() }
 
