@@ -170,7 +170,7 @@ func (m *MemoryCluster) UpdateNode(_ context.Context, node *corev1.Node) error {
 	}
 	next := cur.DeepCopy()
 	next.Labels, next.Annotations = maps.Clone(node.Labels), maps.Clone(node.Annotations)
-	next.Spec.Taints = slices.Clone(node.Spec.Taints)
+	next.Spec.Taints = apis.CopyTaints(node.Spec.Taints)
 	m.put(key, next)
 	return nil
 }
