@@ -198,7 +198,8 @@ type Config struct {
 	// the host to date. Nil drops them.
 	Record func(Decision)
 	// Options are the disruption options, and through them the
-	// scheduling options provisioning uses.
+	// scheduling options provisioning uses. Their NominationWindow is
+	// Timings'.
 	Options consolidation.Options
 	Timings Timings
 }
@@ -251,9 +252,6 @@ func New(cfg Config) (*Controller, error) {
 		cfg.Record = func(Decision) {}
 	}
 	t := cfg.Timings.withDefaults()
-	if cfg.Options.NominationWindow > 0 {
-		t.NominationWindow = cfg.Options.NominationWindow
-	}
 	cfg.Options.NominationWindow = t.NominationWindow
 	// Every poll evaluates the same NodePools and catalogs until one is
 	// replaced: what they compile to is kept between polls.
