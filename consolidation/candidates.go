@@ -99,7 +99,7 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 	n.poolName = in.Node.Labels[apis.LabelNodePool]
 	n.pool = e.pools[n.poolName]
 	n.pods = slices.Clone(in.Node.Pods)
-	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return cmp.Compare(podKey(a), podKey(b)) })
+	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return cmp.Compare(apis.PodKey(a), apis.PodKey(b)) })
 	for _, p := range n.pods {
 		if isReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)
@@ -148,8 +148,8 @@ func (e *evaluation) nodeBlock(n *nodeInfo) string {
 // first any pod protected by karpenter.sh/do-not-disrupt, then the PDBs.
 func (e *evaluation) podsBlock(n *nodeInfo) string {
 	for _, p := range n.pods {
-		if ok, why := doNotDisrupt(p, e.now); ok {
-			return fmt.Sprintf("pod %s has the %s annotation (%s)", podKey(p), apis.AnnotationDoNotDisrupt, why)
+		if ok, why := apis.DoNotDisrupt(p, e.now); ok {
+			return fmt.Sprintf("pod %s has the %s annotation (%s)", apis.PodKey(p), apis.AnnotationDoNotDisrupt, why)
 		}
 	}
 	for _, p := range n.pods {

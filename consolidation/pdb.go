@@ -43,14 +43,14 @@ type pdbIndex map[*corev1.Pod][]*pdb
 func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound map[*corev1.Pod]bool) pdbIndex {
 	byNamespace := map[string][]*corev1.Pod{}
 	for _, p := range all {
-		byNamespace[namespaceOf(p.Namespace)] = append(byNamespace[namespaceOf(p.Namespace)], p)
+		byNamespace[apis.NamespaceOf(p.Namespace)] = append(byNamespace[apis.NamespaceOf(p.Namespace)], p)
 	}
 	sorted := slices.Clone(pdbs)
 	slices.SortFunc(sorted, func(a, b *policyv1.PodDisruptionBudget) int {
 		if a == nil || b == nil {
 			return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
 		}
-		return cmp.Or(cmp.Compare(namespaceOf(a.Namespace), namespaceOf(b.Namespace)), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(apis.NamespaceOf(a.Namespace), apis.NamespaceOf(b.Namespace)), cmp.Compare(a.Name, b.Name))
 	})
 	idx := pdbIndex{}
 	byLabel := map[string]map[string][]*corev1.Pod{}
@@ -58,7 +58,7 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		if b == nil {
 			continue
 		}
-		ns := namespaceOf(b.Namespace)
+		ns := apis.NamespaceOf(b.Namespace)
 		selector, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 		if err != nil {
 			selector = labels.Nothing()
@@ -69,7 +69,7 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		for _, p := range narrow(byNamespace[ns], selector, byLabel, ns) {
 			if selector.Matches(labels.Set(p.Labels)) {
 				idx[p] = append(idx[p], item)
-				if !isTerminal(p) {
+				if !apis.IsTerminal(p) {
 					selected = append(selected, p)
 				}
 			}
@@ -118,13 +118,6 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func namespaceOf(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
-}
-
 // computeAllowed is the disruption controller's disruptionsAllowed: healthy
 // pods less the desired healthy count, 0 when negative or when no pods are
 // expected. Expected pods are the selected pods that are not terminal (the
@@ -136,7 +129,7 @@ func computeAllowed(spec policyv1.PodDisruptionBudgetSpec, selected []*corev1.Po
 	expected := int32(len(selected))
 	var healthy int32
 	for _, p := range selected {
-		if bound[p] && !isTerminating(p) && !notReady(p) {
+		if bound[p] && !apis.IsTerminating(p) && !notReady(p) {
 			healthy++
 		}
 	}
@@ -189,7 +182,7 @@ func notReady(p *corev1.Pod) bool {
 // fully blocking PDB counts (pods of deleting nodes are still rescheduled
 // past a PDB that merely has no disruptions left).
 func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
-	if !isActive(p) || isMirrorPod(p) || toleratesDisruptedTaint(p) {
+	if !apis.IsActive(p) || apis.IsMirrorPod(p) || toleratesDisruptedTaint(p) {
 		return ""
 	}
 	matching := idx[p]
@@ -198,29 +191,28 @@ func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
 		for i, b := range matching {
 			keys[i] = b.key
 		}
-		return fmt.Sprintf("pod %s is selected by more than one PDB (%s), which eviction does not support", podKey(p), strings.Join(keys, ", "))
+		return fmt.Sprintf("pod %s is selected by more than one PDB (%s), which eviction does not support", apis.PodKey(p), strings.Join(keys, ", "))
 	}
 	for _, b := range matching {
 		if b.evictUnhealthy && notReady(p) {
 			return ""
 		}
 		if fully && b.fullyBlocking {
-			return fmt.Sprintf("pod %s is blocked by PDB %s, which allows no disruption at all", podKey(p), b.key)
+			return fmt.Sprintf("pod %s is blocked by PDB %s, which allows no disruption at all", apis.PodKey(p), b.key)
 		}
 		if !fully && b.allowed <= 0 {
-			return fmt.Sprintf("blocked by PDB %s (0 disruptions allowed) of pod %s", b.key, podKey(p))
+			return fmt.Sprintf("blocked by PDB %s (0 disruptions allowed) of pod %s", b.key, apis.PodKey(p))
 		}
 	}
 	return ""
 }
 
-// disruptedTaint is the taint Karpenter puts on nodes it disrupts; pods
-// that tolerate it are not evicted.
-var disruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
-
+// toleratesDisruptedTaint: pods that tolerate the taint Karpenter puts on
+// nodes it disrupts are not evicted.
 func toleratesDisruptedTaint(p *corev1.Pod) bool {
+	taint := apis.DisruptedTaint()
 	for i := range p.Spec.Tolerations {
-		if scheduling.ToleratesTaint(&p.Spec.Tolerations[i], &disruptedTaint) {
+		if scheduling.ToleratesTaint(&p.Spec.Tolerations[i], &taint) {
 			return true
 		}
 	}

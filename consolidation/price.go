@@ -29,15 +29,11 @@ func offeringPrice(it *instancetypes.InstanceType, labels map[string]string) (fl
 	return 0, false
 }
 
-// launchOrder is the capacity-type preference of a launch: reserved when
-// allowed and offered, then spot, then on-demand.
-var launchOrder = []string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand}
-
 // worstLaunchPrice is the most a launch of the type could cost under reqs:
 // the most expensive available offering reqs allow, of the first capacity
 // type in launch order that has one; +Inf when there is none.
 func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirements) float64 {
-	for _, capacityType := range launchOrder {
+	for _, capacityType := range instancetypes.LaunchOrder() {
 		worst, found := 0.0, false
 		for _, o := range it.Offerings {
 			if o.Available && o.CapacityType == capacityType && o.Compatible(reqs) {
@@ -55,7 +51,7 @@ func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirem
 // reserved, then spot, then on-demand; the cheapest of that capacity type,
 // ties to the earlier type and offering.
 func launch(types []*instancetypes.InstanceType, reqs requirements.Requirements) (*instancetypes.InstanceType, instancetypes.Offering, bool) {
-	for _, capacityType := range launchOrder {
+	for _, capacityType := range instancetypes.LaunchOrder() {
 		var bestType *instancetypes.InstanceType
 		var best instancetypes.Offering
 		for _, it := range types {

@@ -135,9 +135,9 @@ func (s *simulator) cannotFit(own []*corev1.Pod, shapes []*shape, weights []int,
 		}
 		if !s.fitsType(sh, limit) {
 			if limit > 0 {
-				return fmt.Sprintf("no replacement cheaper than $%.4f/h: pod %s fits neither on another node nor on a cheaper new one", limit, podKey(own[j]))
+				return fmt.Sprintf("no replacement cheaper than $%.4f/h: pod %s fits neither on another node nor on a cheaper new one", limit, apis.PodKey(own[j]))
 			}
-			return fmt.Sprintf("pod %s would not schedule: it fits neither on another node nor on any instance type", podKey(own[j]))
+			return fmt.Sprintf("pod %s would not schedule: it fits neither on another node nor on any instance type", apis.PodKey(own[j]))
 		}
 		total = total.Add(sh.requests.Scale(int64(weights[j])))
 		lost = append(lost, sh)

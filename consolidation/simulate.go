@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
@@ -131,7 +132,7 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
 		s.gone[n.poolName] = s.gone[n.poolName].Add(capacity)
 		for _, p := range n.reschedulable {
-			if ok, _ := doNotDisrupt(p, e.now); !ok && e.pdbs.blocks(p, true) == "" {
+			if ok, _ := apis.DoNotDisrupt(p, e.now); !ok && e.pdbs.blocks(p, true) == "" {
 				s.displaced = append(s.displaced, p)
 			}
 		}
@@ -312,10 +313,10 @@ func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit floa
 	moving := make(map[string]bool, len(own)+len(s.displaced))
 	ownKeys := make(map[string]bool, len(own))
 	for _, p := range s.displaced {
-		moving[podKey(p)] = true
+		moving[apis.PodKey(p)] = true
 	}
 	for _, p := range own {
-		moving[podKey(p)], ownKeys[podKey(p)] = true, true
+		moving[apis.PodKey(p)], ownKeys[apis.PodKey(p)] = true, true
 	}
 	var out outcome
 	var failed []scheduling.Unschedulable

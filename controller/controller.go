@@ -24,7 +24,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -78,28 +77,6 @@ func (t Timings) withDefaults() Timings {
 	def(&t.DisruptionRecheck, DisruptionRecheck)
 	def(&t.NominationWindow, max(2*t.BatchMax, 10*time.Second))
 	return t
-}
-
-// DisruptedTaint is the taint Karpenter puts on a node it is disrupting,
-// so that no new pod lands there.
-var DisruptedTaint = corev1.Taint{Key: apis.Group + "/disrupted", Effect: corev1.TaintEffectNoSchedule}
-
-func isDisruptedTaint(t corev1.Taint) bool {
-	return t.Key == DisruptedTaint.Key && t.Effect == DisruptedTaint.Effect
-}
-
-func hasDisruptedTaint(n *corev1.Node) bool {
-	return slices.ContainsFunc(n.Spec.Taints, isDisruptedTaint)
-}
-
-// WithDisruptedTaint returns a copy of taints with DisruptedTaint added
-// (on) or removed.
-func WithDisruptedTaint(taints []corev1.Taint, on bool) []corev1.Taint {
-	out := slices.DeleteFunc(slices.Clone(taints), isDisruptedTaint)
-	if on {
-		out = append(out, DisruptedTaint)
-	}
-	return out
 }
 
 // Node is a node, launched or in flight, as the loop sees it. The Cluster

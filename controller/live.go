@@ -104,10 +104,10 @@ func (l *liveCluster) overlay(s cloud.ClusterState) cloud.ClusterState {
 			continue
 		}
 		if on, set := l.cordons[n.Name]; set {
-			if hasDisruptedTaint(n) == on {
+			if apis.HasDisruptedTaint(n.Spec.Taints) == on {
 				delete(l.cordons, n.Name)
 			} else {
-				n.Spec.Taints = WithDisruptedTaint(n.Spec.Taints, on)
+				n.Spec.Taints = apis.WithDisruptedTaint(n.Spec.Taints, on)
 			}
 		}
 		nodes = append(nodes, n)
@@ -168,7 +168,7 @@ func (l *liveCluster) build() error {
 	for _, cn := range d.Cluster.Nodes {
 		n := &Node{Node: cn.Node, Claim: cn.NodeClaim, Initialized: cn.Node.Initialized,
 			InitializedAt: cn.InitializedAt, LastPodEventAt: cn.LastPodEventAt,
-			Cordoned: cn.Deleting || slices.ContainsFunc(cn.Node.Taints, isDisruptedTaint)}
+			Cordoned: cn.Deleting || apis.HasDisruptedTaint(cn.Node.Taints)}
 		n.Registered = objects[cn.Node.Name] != nil
 		l.describeInstance(n)
 		l.nodes = append(l.nodes, n)
@@ -257,11 +257,11 @@ func (l *liveCluster) AddNode(ctx context.Context, n *Node) error {
 func (l *liveCluster) Cordon(ctx context.Context, n *Node, on bool) error {
 	l.refresh()
 	obj := l.nodeObject(n.Name())
-	if obj == nil || hasDisruptedTaint(obj) == on {
+	if obj == nil || apis.HasDisruptedTaint(obj.Spec.Taints) == on {
 		return nil
 	}
 	next := obj.DeepCopy()
-	next.Spec.Taints = WithDisruptedTaint(next.Spec.Taints, on)
+	next.Spec.Taints = apis.WithDisruptedTaint(next.Spec.Taints, on)
 	if err := l.writer.UpdateNode(ctx, next); err != nil {
 		return err
 	}

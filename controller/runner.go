@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/snapshot"
@@ -217,7 +217,7 @@ func (r *Runner) observe(ctx context.Context, now time.Time) error {
 	newlyPending := false
 	pending := map[string]bool{}
 	for _, p := range l.pending {
-		key := podKey(p)
+		key := apis.PodKey(p)
 		pending[key] = true
 		newlyPending = newlyPending || !r.pending[key]
 	}
@@ -255,7 +255,7 @@ func (r *Runner) podEvents(ctx context.Context, now time.Time, first bool) error
 		}
 		keys := make([]string, 0, len(n.Node.Pods))
 		for _, p := range n.Node.Pods {
-			keys = append(keys, podKey(p))
+			keys = append(keys, apis.PodKey(p))
 		}
 		current[n.Claim.Name] = strings.Join(keys, ",")
 	}
@@ -348,6 +348,3 @@ func (q *timerQueue) pop() Wake {
 func compareTimers(a, b timer) int {
 	return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.seq, b.seq))
 }
-
-// podKey is "namespace/name".
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

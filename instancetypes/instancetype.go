@@ -257,6 +257,32 @@ func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offeri
 // capacityTypes are the capacity types an offering may have.
 var capacityTypes = []string{apis.CapacityTypeOnDemand, apis.CapacityTypeReserved, apis.CapacityTypeSpot}
 
+// LaunchCapacityTypes is how many capacity types a launch chooses among.
+const LaunchCapacityTypes = 3
+
+// LaunchOrder is the order a launch prefers capacity types in, as
+// Karpenter's AWS provider launches: reserved capacity first when allowed
+// and offered, then spot when allowed and offered, else on-demand. Among
+// the offerings of the first capacity type any allowed type offers, the
+// cheapest is launched.
+func LaunchOrder() [LaunchCapacityTypes]string {
+	return [LaunchCapacityTypes]string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand}
+}
+
+// LaunchRank is the capacity type's place in LaunchOrder, 0 first; -1 for
+// a capacity type that is never launched.
+func LaunchRank(capacityType string) int {
+	switch capacityType {
+	case apis.CapacityTypeReserved:
+		return 0
+	case apis.CapacityTypeSpot:
+		return 1
+	case apis.CapacityTypeOnDemand:
+		return 2
+	}
+	return -1
+}
+
 // sortedOfferings validates offerings and returns them sorted, in a new
 // slice.
 func sortedOfferings(in []Offering) ([]Offering, error) {

@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	"math"
 	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -144,15 +145,10 @@ func sameNames(names []string, priced []*pricedOption) bool {
 type pricedOption struct {
 	option   *typeOption
 	cheapest float64
-	// best holds, per launch capacity type (see launchOrder), the index of
+	// best holds, per launch capacity type (instancetypes.LaunchOrder), the index of
 	// the cheapest allowed available offering, or -1.
-	best [3]int
+	best [instancetypes.LaunchCapacityTypes]int
 }
-
-// launchOrder is the order the cloud provider prefers capacity types in:
-// reserved capacity first when allowed and offered, then spot when allowed
-// and offered, else on-demand.
-var launchOrder = [3]string{apis.CapacityTypeReserved, apis.CapacityTypeSpot, apis.CapacityTypeOnDemand}
 
 // priceOptions prices each option by its available offerings the
 // requirements allow, in one pass, and sorts them cheapest first, then by
@@ -168,7 +164,7 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 				continue
 			}
 			p.cheapest = min(p.cheapest, offering.Price)
-			if k := slices.Index(launchOrder[:], offering.CapacityType); k >= 0 && (p.best[k] < 0 || offering.Price < o.it.Offerings[p.best[k]].Price) {
+			if k := instancetypes.LaunchRank(offering.CapacityType); k >= 0 && (p.best[k] < 0 || offering.Price < o.it.Offerings[p.best[k]].Price) {
 				p.best[k] = j
 			}
 		}
@@ -246,11 +242,11 @@ type launch struct {
 	offering instancetypes.Offering
 }
 
-// launchChoice takes the first capacity type of launchOrder any option
+// launchChoice takes the first capacity type in launch order any option
 // offers, and the cheapest offering of that type, ties going to the
 // cheaper option and then to the earlier zone.
 func launchChoice(priced []*pricedOption) (launch, bool) {
-	for k := range launchOrder {
+	for k := range instancetypes.LaunchCapacityTypes {
 		var best launch
 		found := false
 		for _, p := range priced {

@@ -38,18 +38,10 @@ type podInfo struct {
 	relaxations int
 }
 
-func podKey(pod *corev1.Pod) string {
-	ns := pod.Namespace
-	if ns == "" {
-		ns = "default"
-	}
-	return ns + "/" + pod.Name
-}
-
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
 // invalid rather than returned: the pod is reported unschedulable with them.
 func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
-	return readPod(pod, podKey(pod), prefs)
+	return readPod(pod, apis.PodKey(pod), prefs)
 }
 
 // readPod is newPodInfo for a pod whose key is known, such as a relaxed

@@ -62,7 +62,7 @@ func newTopology(s *solver) *topology {
 	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
-			if hasRequiredAntiAffinity(p) && !ignoredForTopology(p) {
+			if hasRequiredAntiAffinity(p) && !!apis.IsActive(p) {
 				t.addInverse(p, e.labels)
 			}
 		}
@@ -125,7 +125,7 @@ func (t *topology) setInverse(p *podInfo) {
 // addInverse registers the pod as an owner of the inverse groups of its
 // required anti-affinity terms, counted in its node's domains if it is bound.
 func (t *topology) addInverse(p *corev1.Pod, nodeLabels requirements.Requirements) {
-	key := podKey(p)
+	key := apis.PodKey(p)
 	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 		ig := t.inverseGroup(p, term)
 		ig.owners[key] = true
@@ -250,7 +250,7 @@ func (t *topology) termKey(kind groupKind, p *corev1.Pod, term corev1.PodAffinit
 	case ns != nil:
 		return nil, false
 	case len(term.Namespaces) == 0:
-		b = appendKeyString(append(b, 'p'), namespaceOf(p))
+		b = appendKeyString(append(b, 'p'), apis.NamespaceOf(p.Namespace))
 	default:
 		b = strconv.AppendInt(append(b, 'n'), int64(len(term.Namespaces)), 10)
 		for _, n := range term.Namespaces {
@@ -305,7 +305,7 @@ func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint)
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		filter.honorTaints, filter.tolerations = true, p.Spec.Tolerations
 	}
-	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{namespaceOf(p)}, selector, c.MaxSkew, c.MinDomains, filter)
+	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{apis.NamespaceOf(p.Namespace)}, selector, c.MaxSkew, c.MinDomains, filter)
 }
 
 // termGroup builds (without counting) the group of a pod (anti-)affinity
@@ -316,10 +316,10 @@ func (t *topology) termGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffin
 	case term.NamespaceSelector != nil && len(term.NamespaceSelector.MatchLabels) == 0 && len(term.NamespaceSelector.MatchExpressions) == 0:
 		namespaces = []string{allNamespaces}
 	case term.NamespaceSelector != nil:
-		t.warn(fmt.Sprintf("pod %s: namespaceSelector %s needs Namespace objects, which karpsim does not read: only the listed namespaces and the pod's own count", podKey(p), metav1.FormatLabelSelector(term.NamespaceSelector)))
-		namespaces, clean = append(slices.Clone(namespaces), namespaceOf(p)), false
+		t.warn(fmt.Sprintf("pod %s: namespaceSelector %s needs Namespace objects, which karpsim does not read: only the listed namespaces and the pod's own count", apis.PodKey(p), metav1.FormatLabelSelector(term.NamespaceSelector)))
+		namespaces, clean = append(slices.Clone(namespaces), apis.NamespaceOf(p.Namespace)), false
 	case len(namespaces) == 0:
-		namespaces = []string{namespaceOf(p)}
+		namespaces = []string{apis.NamespaceOf(p.Namespace)}
 	}
 	selector, ok := t.selector(p, term.LabelSelector)
 	return newTopologyGroup(kind, term.TopologyKey, slices.Clone(namespaces), selector, 0, nil, nodeFilter{}), clean && ok
@@ -330,7 +330,7 @@ func (t *topology) termGroup(kind groupKind, p *corev1.Pod, term corev1.PodAffin
 func (t *topology) selector(p *corev1.Pod, s *metav1.LabelSelector) (selector labels.Selector, ok bool) {
 	selector, err := metav1.LabelSelectorAsSelector(s)
 	if err != nil {
-		t.warn(fmt.Sprintf("pod %s: label selector %s: %v; it selects no pod", podKey(p), metav1.FormatLabelSelector(s), err))
+		t.warn(fmt.Sprintf("pod %s: label selector %s: %v; it selects no pod", apis.PodKey(p), metav1.FormatLabelSelector(s), err))
 		return labels.Nothing(), false
 	}
 	return selector, true
@@ -376,7 +376,7 @@ func (t *topology) count(g *topologyGroup) {
 			continue
 		}
 		for _, p := range e.node.Pods {
-			if !ignoredForTopology(p) && g.selects(p) {
+			if !!apis.IsActive(p) && g.selects(p) {
 				g.record(domain)
 			}
 		}
@@ -604,16 +604,4 @@ func (t *topology) constrains(p *podInfo) bool {
 func hasRequiredAntiAffinity(p *corev1.Pod) bool {
 	a := p.Spec.Affinity
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) > 0
-}
-
-// ignoredForTopology: terminal and terminating pods do not count.
-func ignoredForTopology(p *corev1.Pod) bool {
-	return p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
-func namespaceOf(p *corev1.Pod) string {
-	if p.Namespace == "" {
-		return "default"
-	}
-	return p.Namespace
 }

@@ -33,7 +33,7 @@ type volumeUse struct {
 func newVolumes(in Input) *volumes {
 	v := &volumes{claims: map[string]*corev1.PersistentVolumeClaim{}, pvs: map[string]*corev1.PersistentVolume{}, classes: map[string]*storagev1.StorageClass{}}
 	for _, c := range in.PersistentVolumeClaims {
-		v.claims[namespaceOfMeta(c.Namespace)+"/"+c.Name] = c
+		v.claims[apis.NamespaceOf(c.Namespace)+"/"+c.Name] = c
 	}
 	for _, pv := range in.PersistentVolumes {
 		v.pvs[pv.Name] = pv
@@ -72,7 +72,7 @@ func (v *volumes) forPod(p *corev1.Pod) ([]corev1.NodeSelectorRequirement, []vol
 		}
 		reqs = append(reqs, r...)
 		if driver != "" {
-			uses = append(uses, volumeUse{driver: driver, claim: namespaceOfMeta(claim.Namespace) + "/" + claim.Name})
+			uses = append(uses, volumeUse{driver: driver, claim: apis.NamespaceOf(claim.Namespace) + "/" + claim.Name})
 		}
 	}
 	return reqs, uses, nil
@@ -82,7 +82,7 @@ func (v *volumes) forPod(p *corev1.Pod) ([]corev1.NodeSelectorRequirement, []vol
 // source, or the claim Kubernetes creates for a generic ephemeral volume
 // (named <pod>-<volume>, from the volume's template when not created yet).
 func (v *volumes) claimOf(p *corev1.Pod, vol corev1.Volume) (*corev1.PersistentVolumeClaim, error) {
-	ns := namespaceOf(p)
+	ns := apis.NamespaceOf(p.Namespace)
 	switch {
 	case vol.PersistentVolumeClaim != nil:
 		c, ok := v.claims[ns+"/"+vol.PersistentVolumeClaim.ClaimName]
@@ -200,11 +200,4 @@ func (u volumeUsage) exceeds(uses []volumeUse, limits map[string]int) error {
 		}
 	}
 	return nil
-}
-
-func namespaceOfMeta(ns string) string {
-	if ns == "" {
-		return "default"
-	}
-	return ns
 }

@@ -94,7 +94,7 @@ func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
 	return nil
 }
 
-// Cordon sets the controller.DisruptedTaint on a node, or lifts it.
+// Cordon sets the karpenter.sh/disrupted taint (apis.DisruptedTaint) on a node, or lifts it.
 func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	n := s.nodes[cn.Name()]
 	if n == nil {
@@ -102,7 +102,7 @@ func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	}
 	n.Cordoned = on
 	s.generation++
-	n.Node.Node.Taints = controller.WithDisruptedTaint(n.Node.Node.Taints, on)
+	n.Node.Node.Taints = apis.WithDisruptedTaint(n.Node.Node.Taints, on)
 	if !on {
 		s.bindDirty = true
 	}

@@ -148,14 +148,14 @@ func (s *sim) loadPods(snap *snapshot.Snapshot) error {
 		}
 	}
 	for _, p := range snap.Bound {
-		sp := &simPod{key: podKey(p), pod: p, node: p.Spec.NodeName, owner: owners[podKey(p)]}
+		sp := &simPod{key: apis.PodKey(p), pod: p, node: p.Spec.NodeName, owner: owners[apis.PodKey(p)]}
 		s.pods[sp.key] = sp
 		if n := s.nodes[p.Spec.NodeName]; n != nil {
 			n.pods[sp.key] = sp
 		}
 	}
 	for _, p := range snap.Pending {
-		sp := &simPod{key: podKey(p), pod: p, owner: owners[podKey(p)]}
+		sp := &simPod{key: apis.PodKey(p), pod: p, owner: owners[apis.PodKey(p)]}
 		s.pods[sp.key] = sp
 		s.makePending(sp)
 	}

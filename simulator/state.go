@@ -31,8 +31,6 @@ type simPod struct {
 	owner string
 }
 
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
-
 // sortedPods returns the values of m sorted by key.
 func sortedPods(m map[string]*simPod) []*simPod {
 	out := slices.Collect(maps.Values(m))

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -144,7 +145,7 @@ func (s *sim) arrive(i, tick int) {
 	p.Name = fmt.Sprintf("%s-arrival%d-%05d", a.name, i, tick)
 	p.UID = snapshot.PodUID(p.Namespace, p.Name)
 	p.CreationTimestamp = metav1.NewTime(s.now)
-	sp := &simPod{key: podKey(p), pod: p}
+	sp := &simPod{key: apis.PodKey(p), pod: p}
 	s.pods[sp.key] = sp
 	s.makePending(sp)
 	life := max(time.Second, time.Duration(a.rng.ExpFloat64()*float64(s.sc.Steps[i].Arrivals.MeanLifetime.Duration)).Round(time.Second))

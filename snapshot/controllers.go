@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
 )
 
@@ -123,7 +124,7 @@ func (e *expander) job(j *batchv1.Job) {
 func (e *expander) countSucceeded(w *workload, match func(*corev1.Pod) bool) int32 {
 	var n int32
 	for _, p := range e.b.set.Pods {
-		if namespaceOf(p.Namespace) == w.namespace && p.Status.Phase == corev1.PodSucceeded && match(p) {
+		if apis.NamespaceOf(p.Namespace) == w.namespace && p.Status.Phase == corev1.PodSucceeded && match(p) {
 			n++
 		}
 	}

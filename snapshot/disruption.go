@@ -123,11 +123,11 @@ func (b *builder) disruptionNodes(snap *Snapshot) ([]*consolidation.Node, []*cor
 	}
 	for _, given := range b.set.Pods {
 		n := byName[given.Spec.NodeName]
-		if n == nil || given.DeletionTimestamp == nil || isTerminal(given) {
+		if n == nil || given.DeletionTimestamp == nil || apis.IsTerminal(given) {
 			continue
 		}
 		p := given.DeepCopy()
-		p.Namespace = namespaceOf(p.Namespace)
+		p.Namespace = apis.NamespaceOf(p.Namespace)
 		if p.UID == "" {
 			p.UID = derivedUID("Pod", p.Namespace, p.Name)
 		}

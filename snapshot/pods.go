@@ -18,7 +18,7 @@ import (
 // defaulted and a UID derived from namespace/name when they have none.
 func (b *builder) addPods() {
 	for _, given := range b.set.Pods {
-		if given.DeletionTimestamp != nil || isTerminal(given) {
+		if given.DeletionTimestamp != nil || apis.IsTerminal(given) {
 			continue
 		}
 		label := objectLabel("Pod", given.Namespace, given.Name)
@@ -26,7 +26,7 @@ func (b *builder) addPods() {
 			continue
 		}
 		p := given.DeepCopy()
-		p.Namespace = namespaceOf(p.Namespace)
+		p.Namespace = apis.NamespaceOf(p.Namespace)
 		if p.UID == "" {
 			p.UID = derivedUID("Pod", p.Namespace, p.Name)
 		}
@@ -37,12 +37,12 @@ func (b *builder) addPods() {
 
 // place puts an active pod where it belongs in the snapshot.
 func (b *builder) place(p *corev1.Pod) {
-	key, node := podKey(p), p.Spec.NodeName
+	key, node := apis.PodKey(p), p.Spec.NodeName
 	switch {
 	case node != "" && b.deleting[node]:
 		// Karpenter reschedules the pods of a node being deleted, except
 		// those that live and die with the node.
-		if !apis.IsDaemonSetPod(p) && !isMirrorPod(p) {
+		if !apis.IsDaemonSetPod(p) && !apis.IsMirrorPod(p) {
 			b.snap.Pending = append(b.snap.Pending, p)
 		}
 	case node != "":
@@ -52,7 +52,7 @@ func (b *builder) place(p *corev1.Pod) {
 		} else {
 			b.warn(fmt.Sprintf("pod %s is bound to node %q, which was not given: it takes room on no node", key, node))
 		}
-	case apis.IsDaemonSetPod(p) || isMirrorPod(p):
+	case apis.IsDaemonSetPod(p) || apis.IsMirrorPod(p):
 		// Their controller places them; Karpenter does not provision for
 		// them.
 	case len(p.Spec.SchedulingGates) > 0:
@@ -90,26 +90,6 @@ func (b *builder) named(obj any, kind, name string) bool {
 		return false
 	}
 	return true
-}
-
-func isTerminal(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
-}
-
-// isMirrorPod reports whether the kubelet runs the pod from a static
-// manifest: the API server's copy is owned by the node.
-func isMirrorPod(p *corev1.Pod) bool {
-	_, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]
-	return mirror || ownedBy(p, "Node")
-}
-
-func ownedBy(p *corev1.Pod, kind string) bool {
-	for _, ref := range p.OwnerReferences {
-		if ref.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // ownerName returns the name of the pod's owner of the given kind, or "".

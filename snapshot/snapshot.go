@@ -237,7 +237,7 @@ func (b *builder) finish() *Snapshot {
 		if d := a.CreationTimestamp.Time.Compare(c.CreationTimestamp.Time); d != 0 {
 			return d
 		}
-		return cmp.Compare(podKey(a), podKey(c))
+		return cmp.Compare(apis.PodKey(a), apis.PodKey(c))
 	})
 	slices.SortFunc(s.Bound, comparePods)
 	slices.SortFunc(s.DaemonSets, comparePods)
@@ -257,22 +257,12 @@ func (b *builder) finish() *Snapshot {
 func (b *builder) addPDBs() {
 	for _, pdb := range b.set.PodDisruptionBudgets {
 		c := pdb.DeepCopy()
-		c.Namespace = namespaceOf(c.Namespace)
+		c.Namespace = apis.NamespaceOf(c.Namespace)
 		b.snap.PDBs = append(b.snap.PDBs, c)
 	}
 }
 
-func comparePods(a, b *corev1.Pod) int { return cmp.Compare(podKey(a), podKey(b)) }
-
-func podKey(p *corev1.Pod) string { return namespaceOf(p.Namespace) + "/" + p.Name }
-
-// namespaceOf is the namespace an object without one is created in.
-func namespaceOf(ns string) string {
-	if ns == "" {
-		return corev1.NamespaceDefault
-	}
-	return ns
-}
+func comparePods(a, b *corev1.Pod) int { return cmp.Compare(apis.PodKey(a), apis.PodKey(b)) }
 
 // objectLabel names an object the way manifests' errors do.
 func objectLabel(kind, namespace, name string) string {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
 )
 
@@ -30,7 +31,7 @@ type workload struct {
 
 func newWorkload(obj any, kind string, meta *metav1.ObjectMeta, template *corev1.PodTemplateSpec) *workload {
 	w := &workload{obj: obj, kind: kind, meta: meta, template: template,
-		namespace: namespaceOf(meta.Namespace), label: objectLabel(kind, meta.Namespace, meta.Name)}
+		namespace: apis.NamespaceOf(meta.Namespace), label: objectLabel(kind, meta.Namespace, meta.Name)}
 	w.uid = meta.UID
 	if w.uid == "" {
 		w.uid = derivedUID(kind, w.namespace, meta.Name)
@@ -50,7 +51,7 @@ func ownerRef(apiVersion, kind, name string, uid types.UID) metav1.OwnerReferenc
 func (b *builder) addWorkloads() {
 	names := map[string]bool{}
 	for _, p := range b.active {
-		names[podKey(p)] = true
+		names[apis.PodKey(p)] = true
 	}
 	e := &expander{b: b, names: names}
 	for _, d := range b.set.Deployments {
@@ -124,7 +125,7 @@ func (e *expander) create(w *workload, count int32, prefix string, owner metav1.
 }
 
 func (e *expander) add(p *corev1.Pod) {
-	e.names[podKey(p)] = true
+	e.names[apis.PodKey(p)] = true
 	e.b.snap.Pending = append(e.b.snap.Pending, p)
 }
 
@@ -207,7 +208,7 @@ func (e *expander) replicaSet(rs *appsv1.ReplicaSet) {
 
 func (b *builder) hasDeployment(namespace, name string) bool {
 	for _, d := range b.set.Deployments {
-		if namespaceOf(d.Namespace) == namespace && d.Name == name {
+		if apis.NamespaceOf(d.Namespace) == namespace && d.Name == name {
 			return true
 		}
 	}

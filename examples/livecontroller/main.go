@@ -181,7 +181,7 @@ func schedule(s cloud.ClusterState, cluster *cloud.MemoryCluster) {
 	free := map[string]int64{}
 	var ready []string
 	for _, n := range s.Nodes {
-		disrupted := slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == controller.DisruptedTaint.Key })
+		disrupted := apis.HasDisruptedTaint(n.Spec.Taints)
 		if n.Labels[apis.LabelNodeInitialized] == "true" && !disrupted {
 			ready = append(ready, n.Name)
 			free[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
