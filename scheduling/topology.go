@@ -62,7 +62,7 @@ func newTopology(s *solver) *topology {
 	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
-			if hasRequiredAntiAffinity(p) && !!apis.IsActive(p) {
+			if hasRequiredAntiAffinity(p) && apis.IsActive(p) {
 				t.addInverse(p, e.labels)
 			}
 		}
@@ -376,7 +376,7 @@ func (t *topology) count(g *topologyGroup) {
 			continue
 		}
 		for _, p := range e.node.Pods {
-			if !!apis.IsActive(p) && g.selects(p) {
+			if apis.IsActive(p) && g.selects(p) {
 				g.record(domain)
 			}
 		}
