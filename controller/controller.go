@@ -10,8 +10,9 @@
 // command being validated and those executing, nominations, drift status,
 // the unavailable-offering cache — and nothing else. It reads and changes
 // the cluster through a Cluster, launches and terminates instances through a
-// cloud.Launcher, reads the time from a cloud.Clock and asks its host to wake
-// it through Timers. Two hosts drive it: package simulator, whose virtual
+// cloud.Launcher, takes the time from its host with every call (it reads no
+// clock: one step of the host is one moment) and asks its host to wake it
+// through Timers. Two hosts drive it: package simulator, whose virtual
 // cluster implements Cluster and whose event queue implements Timers, and
 // Runner, which drives it against a live cluster (any cloud.ClusterWatcher
 // and cloud.ClusterWriter, such as cloud.MemoryCluster or an API-server
@@ -34,7 +35,6 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/pricing"
-	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Karpenter's timings, the defaults of Timings.
@@ -79,28 +79,32 @@ func (t Timings) withDefaults() Timings {
 	return t
 }
 
-// Node is a node, launched or in flight, as the loop sees it. The Cluster
-// owns it; the loop reads it and changes it only through the Cluster.
+// StateNode is a node as Karpenter's cluster state holds it and its
+// disruption controller reads it: the node as scheduling sees it (name,
+// NodePool, labels, taints, resources and, when Cluster.Nodes is asked for
+// them, the pods bound to it), its NodeClaim, whether it is being deleted
+// or is NotReady, and the times consolidateAfter counts from. It is
+// consolidation.Node itself: the loop hands it to consolidation.Evaluate
+// as it is.
+type StateNode = consolidation.Node
+
+// Node is a node, launched or in flight, as the loop sees it: its
+// StateNode, and what the loop adds. The Cluster owns it; the loop reads it
+// and changes it only through the Cluster, except NominatedAt and Drift,
+// which are the loop's own memory: it sets them before each disruption
+// evaluation, and a Cluster leaves them alone.
+//
+// Deleting is set while the node carries the karpenter.sh/disrupted taint
+// or is being deleted: it takes no new pods, is no disruption candidate and
+// counts against its NodePool's budgets.
 type Node struct {
-	// Node is the node as scheduling sees it: name, NodePool, labels,
-	// taints, resources, and — when Cluster.Nodes is asked for them — the
-	// pods bound to it.
-	Node *scheduling.Node
-	// Claim is the node's NodeClaim, nil for a node Karpenter does not
-	// manage.
-	Claim *apis.NodeClaim
+	StateNode
 	// Instance is the machine behind the node; PricePerHour what it costs.
 	Instance     cloud.Instance
 	PricePerHour float64
 	// Registered and Initialized follow the node's lifecycle;
-	// InitializedAt is when it became initialized.
+	// StateNode.InitializedAt is when it became initialized.
 	Registered, Initialized bool
-	InitializedAt           time.Time
-	// LastPodEventAt is when a pod was last bound to the node or left it.
-	LastPodEventAt time.Time
-	// Cordoned nodes carry the karpenter.sh/disrupted taint and take no
-	// new pods.
-	Cordoned bool
 }
 
 // Name is the node's name (its NodeClaim's, for a launched node).
@@ -169,7 +173,6 @@ type Timers interface {
 type Config struct {
 	Cluster  Cluster
 	Launcher cloud.Launcher
-	Clock    cloud.Clock
 	Timers   Timers
 	// Record receives every decision, in order, with At left zero for
 	// the host to date. Nil drops them.
@@ -184,7 +187,8 @@ type Config struct {
 // Controller is Karpenter's loop. Build it with New, call Start once, then
 // Trigger when pods become pending, Wake when a timer is due, NodeReady when
 // a node initializes, Interrupted on a spot interruption notice and
-// NodeClassChanged after a NodePool or EC2NodeClass changes.
+// NodeClassChanged after a NodePool or EC2NodeClass changes. Each entry
+// point takes the time of the call: the controller reads no clock.
 type Controller struct {
 	cfg         Config
 	t           Timings
@@ -208,6 +212,8 @@ type Controller struct {
 	// decision (drift found or cleared).
 	generation uint64
 	disrupt    disruptState
+	// at is the time the host passed to the entry point being handled.
+	at time.Time
 }
 
 // ErrConfig is wrapped by New's error for an incomplete Config.
@@ -220,8 +226,6 @@ func New(cfg Config) (*Controller, error) {
 		return nil, errors.Join(ErrConfig, errors.New("Config.Cluster is nil"))
 	case cfg.Launcher == nil:
 		return nil, errors.Join(ErrConfig, errors.New("Config.Launcher is nil"))
-	case cfg.Clock == nil:
-		return nil, errors.Join(ErrConfig, errors.New("Config.Clock is nil"))
 	case cfg.Timers == nil:
 		return nil, errors.Join(ErrConfig, errors.New("Config.Timers is nil"))
 	}
@@ -244,13 +248,15 @@ func New(cfg Config) (*Controller, error) {
 	}, nil
 }
 
-// Start schedules the first disruption poll.
-func (c *Controller) Start() {
+// Start schedules the first disruption poll, DisruptionInterval after now.
+func (c *Controller) Start(now time.Time) {
+	c.at = now
 	c.cfg.Timers.WakeAt(c.now().Add(c.t.DisruptionInterval), WakeDisrupt)
 }
 
-// Wake runs what the timer w was set for.
-func (c *Controller) Wake(ctx context.Context, w Wake) {
+// Wake runs, at now, what the timer w was set for.
+func (c *Controller) Wake(ctx context.Context, w Wake, now time.Time) {
+	c.at = now
 	switch w {
 	case WakeBatch:
 		c.batchCheck(ctx)
@@ -262,9 +268,10 @@ func (c *Controller) Wake(ctx context.Context, w Wake) {
 	}
 }
 
-// NodeReady is called when a node the loop launched has initialized: a
-// command waiting for it as a replacement may go on.
-func (c *Controller) NodeReady(ctx context.Context, n *Node) {
+// NodeReady is called when a node the loop launched has initialized, at
+// now: a command waiting for it as a replacement may go on.
+func (c *Controller) NodeReady(ctx context.Context, n *Node, now time.Time) {
+	c.at = now
 	c.record(Decision{Kind: KindReady, Nodes: []string{n.Name()}, InstanceType: n.Instance.InstanceType,
 		Reason: "node initialized " + c.now().Sub(n.Instance.LaunchedAt).String() + " after launch"})
 	c.continueCommands(ctx)
@@ -274,7 +281,10 @@ func (c *Controller) NodeReady(ctx context.Context, n *Node) {
 // drift: a NodePool or EC2NodeClass changed.
 func (c *Controller) NodeClassChanged() { c.driftDirty = true }
 
-func (c *Controller) now() time.Time { return c.cfg.Clock.Now() }
+// now is the time of the call being handled: the host reads its clock
+// once and passes the time to each entry point, so that one step of the
+// loop sees one time.
+func (c *Controller) now() time.Time { return c.at }
 
 func (c *Controller) record(d Decision) { c.cfg.Record(d) }
 

@@ -163,7 +163,7 @@ func (c *Controller) abort(ctx context.Context, f *inFlight, why string) {
 	cmd := f.cmd
 	c.disrupt.executing = slices.DeleteFunc(c.disrupt.executing, func(g *inFlight) bool { return g == f })
 	for _, name := range cmd.Delete {
-		if n := c.cfg.Cluster.Node(name); n != nil && n.Cordoned {
+		if n := c.cfg.Cluster.Node(name); n != nil && n.Deleting {
 			// A failed uncordon leaves the taint for the next command.
 			_ = c.cfg.Cluster.Cordon(ctx, n, false)
 		}
@@ -212,10 +212,10 @@ func (c *Controller) continueOne(ctx context.Context, f *inFlight) {
 func (c *Controller) expire(ctx context.Context) {
 	now := c.now()
 	for _, n := range c.cfg.Cluster.Nodes(false) {
-		if n.Claim == nil || n.Cordoned {
+		if n.NodeClaim == nil || n.Deleting {
 			continue
 		}
-		expired, at := drift.Expiry(n.Claim, now)
+		expired, at := drift.Expiry(n.NodeClaim, now)
 		if !expired {
 			continue
 		}
@@ -235,7 +235,7 @@ func (c *Controller) detectDrift() {
 	now := c.now()
 	pools := c.cfg.Cluster.NodePools()
 	for _, n := range c.cfg.Cluster.Nodes(false) {
-		if n.Claim == nil {
+		if n.NodeClaim == nil {
 			continue
 		}
 		i := slices.IndexFunc(pools, func(np *apis.NodePool) bool { return np.Name == n.Node.NodePool })
@@ -244,7 +244,7 @@ func (c *Controller) detectDrift() {
 		}
 		np := pools[i]
 		className := np.Spec.Template.Spec.NodeClassRef.Name
-		r := drift.Check(drift.Input{NodeClaim: n.Claim, NodePool: np, NodeClass: c.cfg.Cluster.NodeClass(className),
+		r := drift.Check(drift.Input{NodeClaim: n.NodeClaim, NodePool: np, NodeClass: c.cfg.Cluster.NodeClass(className),
 			InstanceTypes: c.cfg.Cluster.Catalog(className), Now: now})
 		name := n.Name()
 		switch {
@@ -262,8 +262,9 @@ func (c *Controller) detectDrift() {
 // Interrupted handles a spot interruption notice for a node as Karpenter's
 // interruption controller does: the offering is marked unavailable, the
 // node cordoned, drained and deleted. Its pods go pending and are
-// provisioned for again.
-func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Interruption) {
+// provisioned for again. now is when the notice is handled.
+func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Interruption, now time.Time) {
+	c.at = now
 	c.unavailable.MarkUnavailable(n.Instance.CapacityType, n.Instance.InstanceType, n.Instance.Zone, c.now())
 	if err := c.cfg.Cluster.Cordon(ctx, n, true); err != nil {
 		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "cordon: " + err.Error()})
@@ -275,7 +276,9 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 			notice.TerminateAt.Sub(notice.NoticeAt))})
 }
 
-// consolidationCluster is the cluster as consolidation.Evaluate sees it.
+// consolidationCluster is the cluster as consolidation.Evaluate sees it:
+// the nodes' StateNodes as they are, with the loop's nominations and drift
+// set on them.
 func (c *Controller) consolidationCluster() consolidation.Cluster {
 	cl := c.cfg.Cluster
 	nodes := cl.Nodes(true)
@@ -286,13 +289,10 @@ func (c *Controller) consolidationCluster() consolidation.Cluster {
 		PDBs:       cl.PDBs(),
 	}
 	for _, n := range nodes {
-		out.Nodes = append(out.Nodes, &consolidation.Node{
-			Node: n.Node, NodeClaim: n.Claim, Deleting: n.Cordoned,
-			NominatedAt:   c.nominated[n.Name()],
-			InitializedAt: n.InitializedAt, LastPodEventAt: n.LastPodEventAt, Drift: c.drift[n.Name()],
-		})
+		n.NominatedAt, n.Drift = c.nominated[n.Name()], c.drift[n.Name()]
+		out.Nodes = append(out.Nodes, &n.StateNode)
 	}
-	pools := c.nodePools()
+	pools := c.nodePools(c.now())
 	out.NodePools = make([]consolidation.NodePool, 0, len(pools))
 	for _, p := range pools {
 		out.NodePools = append(out.NodePools, consolidation.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})

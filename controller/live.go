@@ -15,7 +15,6 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
-	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -28,8 +27,9 @@ import (
 type liveCluster struct {
 	watcher cloud.ClusterWatcher
 	writer  cloud.ClusterWriter
-	clock   cloud.Clock
 	opts    snapshot.Options
+	// now is the time of the runner's step, which views are built at.
+	now time.Time
 
 	// dirty asks the next read to take a new snapshot; generation counts
 	// the snapshots taken for a change.
@@ -60,9 +60,9 @@ type liveCluster struct {
 
 var _ Cluster = (*liveCluster)(nil)
 
-func newLiveCluster(w cloud.ClusterWatcher, wr cloud.ClusterWriter, clock cloud.Clock, opts snapshot.Options) *liveCluster {
+func newLiveCluster(w cloud.ClusterWatcher, wr cloud.ClusterWriter, opts snapshot.Options) *liveCluster {
 	opts.Origin = cmp.Or(opts.Origin, "cluster")
-	return &liveCluster{watcher: w, writer: wr, clock: clock, opts: opts, dirty: true,
+	return &liveCluster{watcher: w, writer: wr, opts: opts, dirty: true,
 		created: map[string]*apis.NodeClaim{}, deleted: map[string]bool{}, cordons: map[string]bool{},
 		instances: map[string]cloud.Instance{}}
 }
@@ -137,12 +137,11 @@ func (l *liveCluster) overlay(s cloud.ClusterState) cloud.ClusterState {
 	return s
 }
 
-// build reads the state through snapshot.ForDisruption into the view.
+// build reads the state into the view through snapshot.FromState: the
+// disruption view's nodes become the loop's nodes as they are.
 func (l *liveCluster) build() error {
 	s := l.state
-	set := &manifests.Set{Pods: s.Pods, Nodes: s.Nodes, NodeClaims: s.NodeClaims, PodDisruptionBudgets: s.PDBs,
-		NodePools: s.NodePools, EC2NodeClasses: s.EC2NodeClasses, DaemonSets: s.DaemonSets}
-	d, err := snapshot.ForDisruption(set, l.opts, l.clock.Now())
+	d, err := snapshot.FromState(s, l.opts, l.now)
 	l.pools, l.classes, l.catalogs = nil, map[string]*apis.EC2NodeClass{}, map[string]instancetypes.Catalog{}
 	l.daemons, l.pdbs, l.pending, l.nodes, l.byName = nil, nil, nil, nil, map[string]*Node{}
 	if err != nil {
@@ -161,15 +160,15 @@ func (l *liveCluster) build() error {
 		}
 	}
 	l.daemons, l.pdbs, l.pending = d.Cluster.DaemonSets, d.Cluster.PDBs, d.Cluster.Pending
-	objects := map[string]*corev1.Node{}
+	registered := map[string]bool{}
 	for _, n := range s.Nodes {
-		objects[n.Name] = n
+		registered[n.Name] = true
 	}
-	for _, cn := range d.Cluster.Nodes {
-		n := &Node{Node: cn.Node, Claim: cn.NodeClaim, Initialized: cn.Node.Initialized,
-			InitializedAt: cn.InitializedAt, LastPodEventAt: cn.LastPodEventAt,
-			Cordoned: cn.Deleting || apis.HasDisruptedTaint(cn.Node.Taints)}
-		n.Registered = objects[cn.Node.Name] != nil
+	for _, sn := range d.Cluster.Nodes {
+		n := &Node{StateNode: *sn, Initialized: sn.Node.Initialized, Registered: registered[sn.Node.Name]}
+		// Drift is the loop's to find; the snapshot's is not read.
+		n.Drift = nil
+		n.Deleting = n.Deleting || apis.HasDisruptedTaint(n.Node.Taints)
 		l.describeInstance(n)
 		l.nodes = append(l.nodes, n)
 		l.byName[n.Name()] = n
@@ -181,8 +180,8 @@ func (l *liveCluster) build() error {
 // or what the node's labels, its NodeClaim and its pool's catalog say.
 func (l *liveCluster) describeInstance(n *Node) {
 	name := n.Name()
-	if n.Claim != nil {
-		name = n.Claim.Name
+	if n.NodeClaim != nil {
+		name = n.NodeClaim.Name
 	}
 	if inst, ok := l.instances[name]; ok {
 		n.Instance, n.PricePerHour = inst, inst.PricePerHour
@@ -191,10 +190,10 @@ func (l *liveCluster) describeInstance(n *Node) {
 	labels := n.Node.Labels
 	n.Instance = cloud.Instance{NodeClaim: name, InstanceType: labels[apis.LabelInstanceType],
 		Zone: labels[apis.LabelTopologyZone], CapacityType: labels[apis.LabelCapacityType]}
-	if n.Claim != nil {
-		id := n.Claim.Status.ProviderID
+	if n.NodeClaim != nil {
+		id := n.NodeClaim.Status.ProviderID
 		n.Instance.ID = id[strings.LastIndex(id, "/")+1:]
-		n.Instance.LaunchedAt = n.Claim.CreationTimestamp.UTC()
+		n.Instance.LaunchedAt = n.NodeClaim.CreationTimestamp.UTC()
 	}
 	for _, np := range l.pools {
 		if np.Name != n.Node.NodePool {
@@ -237,12 +236,12 @@ func (l *liveCluster) Generation() uint64 { l.refresh(); return l.generation }
 // AddNode creates the launched node's NodeClaim, Launched, with the
 // resources and taints its node will have.
 func (l *liveCluster) AddNode(ctx context.Context, n *Node) error {
-	claim := n.Claim.DeepCopy()
+	claim := n.NodeClaim.DeepCopy()
 	claim.Spec.Taints = apis.CopyTaints(n.Node.Taints)
 	claim.Spec.StartupTaints = apis.CopyTaints(n.Node.StartupTaints)
 	claim.Status.Capacity = n.Node.Capacity.DeepCopy()
 	claim.Status.Allocatable = n.Node.Allocatable.DeepCopy()
-	setCondition(claim, "Launched", l.clock.Now())
+	setCondition(claim, "Launched", claim.CreationTimestamp.Time)
 	if err := l.writer.CreateNodeClaim(ctx, claim); err != nil {
 		return err
 	}
@@ -279,9 +278,9 @@ func (l *liveCluster) Drain(ctx context.Context, n *Node) (int, error) {
 	}
 	l.deleted[n.Name()] = true
 	delete(l.created, n.Name())
-	if n.Claim != nil {
-		delete(l.instances, n.Claim.Name)
-		delete(l.created, n.Claim.Name)
+	if n.NodeClaim != nil {
+		delete(l.instances, n.NodeClaim.Name)
+		delete(l.created, n.NodeClaim.Name)
 	}
 	l.changed()
 	return evicted, nil

@@ -18,10 +18,10 @@ import (
 )
 
 // Trigger opens a provisioning batch or extends the open one: pods became
-// pending. The batch closes BatchIdle after the last trigger, or BatchMax
-// after it opened.
-func (c *Controller) Trigger() {
-	now := c.now()
+// pending at now. The batch closes BatchIdle after the last trigger, or
+// BatchMax after it opened.
+func (c *Controller) Trigger(now time.Time) {
+	c.at = now
 	if c.batchStart.IsZero() {
 		c.batchStart = now
 	}
@@ -43,7 +43,7 @@ func (c *Controller) batchDeadline() time.Time {
 func (c *Controller) batchCheck(ctx context.Context) {
 	if c.batchStart.IsZero() {
 		if len(c.cfg.Cluster.Pending()) > 0 {
-			c.Trigger()
+			c.Trigger(c.now())
 		}
 		return
 	}
@@ -65,11 +65,11 @@ func (c *Controller) provision(ctx context.Context) {
 	now := c.now()
 	var nodes []*scheduling.Node
 	for _, n := range c.cfg.Cluster.Nodes(true) {
-		if !n.Cordoned {
+		if !n.Deleting {
 			nodes = append(nodes, n.Node)
 		}
 	}
-	res := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(),
+	res := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(now),
 		DaemonSets: c.cfg.Cluster.DaemonSets(), Options: c.cfg.Options.Scheduling})
 	for _, b := range res.Bindings {
 		if c.cfg.Cluster.Node(b.Node) != nil {
@@ -140,13 +140,15 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	}
 	labels := NodeLabels(it, claim, np)
 	n := &Node{
-		Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
-			Taints: np.Spec.Template.Spec.Taints, StartupTaints: np.Spec.Template.Spec.StartupTaints,
-			Capacity: it.Capacity.List(), Allocatable: it.Allocatable().List()},
-		Claim:    NewNodeClaim(claim, labels, np, cl.NodeClass(className), now),
+		StateNode: StateNode{
+			Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
+				Taints: np.Spec.Template.Spec.Taints, StartupTaints: np.Spec.Template.Spec.StartupTaints,
+				Capacity: it.Capacity.List(), Allocatable: it.Allocatable().List()},
+			NodeClaim: NewNodeClaim(claim, labels, np, cl.NodeClass(className), now),
+		},
 		Instance: inst, PricePerHour: inst.PricePerHour,
 	}
-	n.Claim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
+	n.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
 	c.nominated[claim.Name] = now
 	if err := cl.AddNode(ctx, n); err != nil {
 		c.record(Decision{Kind: KindLaunchFailed, Nodes: []string{claim.Name}, InstanceType: claim.InstanceType,
@@ -201,9 +203,8 @@ func (c *Controller) pool(name string) *apis.NodePool {
 }
 
 // nodePools returns the NodePools with catalogs whose offerings recently
-// out of capacity are marked unavailable.
-func (c *Controller) nodePools() []scheduling.NodePool {
-	now := c.now()
+// out of capacity are marked unavailable at now.
+func (c *Controller) nodePools(now time.Time) []scheduling.NodePool {
 	// Expired marks are forgotten first, so that the sequence number says
 	// whether the marked catalogs made earlier still hold.
 	c.unavailable.Prune(now)

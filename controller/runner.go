@@ -89,14 +89,15 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	}
 	r := &Runner{cfg: cfg, clock: clock, start: clock.Now(), signal: make(chan struct{}, 1),
 		ready: map[string]bool{}, pending: map[string]bool{}, podsOn: map[string]string{}}
-	r.cluster = newLiveCluster(cfg.Watcher, cfg.Writer, clock, cfg.Snapshot)
+	r.cluster = newLiveCluster(cfg.Watcher, cfg.Writer, cfg.Snapshot)
+	r.cluster.now = r.start
 	record := func(d Decision) {
-		d.At = metav1.Duration{Duration: r.clock.Now().Sub(r.start)}
+		d.At = metav1.Duration{Duration: r.cluster.now.Sub(r.start)}
 		if cfg.Record != nil {
 			cfg.Record(d)
 		}
 	}
-	ctrl, err := New(Config{Cluster: r.cluster, Launcher: cfg.Launcher, Clock: clock, Timers: &r.timers,
+	ctrl, err := New(Config{Cluster: r.cluster, Launcher: cfg.Launcher, Timers: &r.timers,
 		Record: record, Options: cfg.Options, Timings: cfg.Timings})
 	if err != nil {
 		return nil, err
@@ -105,7 +106,7 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.watching = cancel
 	cfg.Watcher.Watch(ctx, r.notify)
-	ctrl.Start()
+	ctrl.Start(r.start)
 	return r, nil
 }
 
@@ -154,18 +155,21 @@ func (r *Runner) Step(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The clock is read once: the whole step, and every decision in it,
+	// happens at now.
 	now := r.clock.Now()
+	r.cluster.now = now
 	if err := r.observe(ctx, now); err != nil {
 		return err
 	}
-	r.interruptions(ctx)
+	r.interruptions(ctx, now)
 	for {
 		at, ok := r.timers.peek()
 		if !ok || at.After(now) {
 			break
 		}
 		w := r.timers.pop()
-		r.ctrl.Wake(ctx, w)
+		r.ctrl.Wake(ctx, w, now)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -199,10 +203,10 @@ func (r *Runner) observe(ctx context.Context, now time.Time) error {
 	first := !r.seen
 	r.seen = true
 	for _, n := range l.nodes {
-		if n.Claim != nil && n.Initialized && !r.ready[n.Name()] {
+		if n.NodeClaim != nil && n.Initialized && !r.ready[n.Name()] {
 			r.ready[n.Name()] = true
 			if !first {
-				r.ctrl.NodeReady(ctx, n)
+				r.ctrl.NodeReady(ctx, n, now)
 			}
 		}
 	}
@@ -223,21 +227,21 @@ func (r *Runner) observe(ctx context.Context, now time.Time) error {
 	}
 	r.pending = pending
 	if newlyPending {
-		r.ctrl.Trigger()
+		r.ctrl.Trigger(now)
 	}
 	return nil
 }
 
 // interruptions hands the queued notices to the loop.
-func (r *Runner) interruptions(ctx context.Context) {
+func (r *Runner) interruptions(ctx context.Context, now time.Time) {
 	r.mu.Lock()
 	notices := r.notices
 	r.notices = nil
 	r.mu.Unlock()
 	for _, notice := range notices {
 		for _, n := range r.cluster.Nodes(false) {
-			if n.Instance.ID != "" && n.Instance.ID == notice.Instance.ID && !n.Cordoned {
-				r.ctrl.Interrupted(ctx, n, notice)
+			if n.Instance.ID != "" && n.Instance.ID == notice.Instance.ID && !n.Deleting {
+				r.ctrl.Interrupted(ctx, n, notice, now)
 				break
 			}
 		}
@@ -250,14 +254,14 @@ func (r *Runner) podEvents(ctx context.Context, now time.Time, first bool) error
 	l := r.cluster
 	current := map[string]string{}
 	for _, n := range l.nodes {
-		if n.Claim == nil || !n.Registered {
+		if n.NodeClaim == nil || !n.Registered {
 			continue
 		}
 		keys := make([]string, 0, len(n.Node.Pods))
 		for _, p := range n.Node.Pods {
 			keys = append(keys, apis.PodKey(p))
 		}
-		current[n.Claim.Name] = strings.Join(keys, ",")
+		current[n.NodeClaim.Name] = strings.Join(keys, ",")
 	}
 	var touched []string
 	for name, pods := range current {

@@ -50,38 +50,38 @@ func TestUnavailableCatalogsFollowTheMarks(t *testing.T) {
 	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Name: "default"}
 	catalog := instancetypes.Fake(5)
 	clock := cloud.NewManualClock(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC))
-	c, err := New(Config{Cluster: poolsOnly{np, catalog}, Launcher: noLauncher{}, Clock: clock, Timers: noTimers{}})
+	c, err := New(Config{Cluster: poolsOnly{np, catalog}, Launcher: noLauncher{}, Timers: noTimers{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same := func(a, b instancetypes.Catalog) bool { return len(a) == len(b) && &a[0] == &b[0] }
-	if got := c.nodePools()[0].InstanceTypes; !same(got, catalog) {
+	if got := c.nodePools(clock.Now())[0].InstanceTypes; !same(got, catalog) {
 		t.Fatal("with no marks the catalog is not the pool's")
 	}
 	it, o := catalog[0], catalog[0].Offerings[0]
 	c.unavailable.MarkUnavailable(o.CapacityType, it.Name, o.Zone, clock.Now())
-	first := c.nodePools()[0].InstanceTypes
+	first := c.nodePools(clock.Now())[0].InstanceTypes
 	if same(first, catalog) || first[0].Offerings[0].Available || !catalog[0].Offerings[0].Available {
 		t.Fatal("the marked offering is not cleared in a copy")
 	}
 	clock.Advance(time.Minute)
-	if again := c.nodePools()[0].InstanceTypes; !same(again, first) {
+	if again := c.nodePools(clock.Now())[0].InstanceTypes; !same(again, first) {
 		t.Error("unchanged marks gave a new catalog")
 	}
 	o2 := catalog[1].Offerings[0]
 	c.unavailable.MarkUnavailable(o2.CapacityType, catalog[1].Name, o2.Zone, clock.Now())
-	second := c.nodePools()[0].InstanceTypes
+	second := c.nodePools(clock.Now())[0].InstanceTypes
 	if same(second, first) || second[1].Offerings[0].Available {
 		t.Error("a new mark did not make a new catalog")
 	}
 	// The first mark expires, the second holds.
 	clock.Advance(pricing.DefaultUnavailableTTL - 30*time.Second)
-	third := c.nodePools()[0].InstanceTypes
+	third := c.nodePools(clock.Now())[0].InstanceTypes
 	if !third[0].Offerings[0].Available || third[1].Offerings[0].Available {
 		t.Error("an expired mark still clears its offering, or a holding one does not")
 	}
 	clock.Advance(time.Minute)
-	if got := c.nodePools()[0].InstanceTypes; !same(got, catalog) {
+	if got := c.nodePools(clock.Now())[0].InstanceTypes; !same(got, catalog) {
 		t.Error("once the marks expired the catalog is not the pool's")
 	}
 }

@@ -100,7 +100,7 @@ func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	if n == nil {
 		return nil
 	}
-	n.Cordoned = on
+	n.Deleting = on
 	s.generation++
 	n.Node.Node.Taints = apis.WithDisruptedTaint(n.Node.Node.Taints, on)
 	if !on {

@@ -180,7 +180,7 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 	if err := s.setLauncher(); err != nil {
 		return nil, err
 	}
-	ctrl, err := controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Clock: s.clock, Timers: s,
+	ctrl, err := controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Timers: s,
 		Record: s.decide, Options: cfg.Consolidation})
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 	for i, st := range sc.Steps {
 		s.q.schedule(event{at: start.Add(st.At.Duration), kind: evStep, index: i})
 	}
-	s.ctrl.Start()
+	s.ctrl.Start(start)
 	s.q.schedule(event{at: start, kind: evSample})
 	s.bindDirty = len(s.pending) > 0
 	return s, nil
@@ -257,7 +257,7 @@ func (s *sim) loop() error {
 		}
 		if s.provisionDirty {
 			s.provisionDirty = false
-			s.ctrl.Trigger()
+			s.ctrl.Trigger(s.now)
 		}
 	}
 	s.now = s.end
@@ -274,7 +274,7 @@ func (s *sim) fire(e event) {
 	case evStep:
 		s.step(e.index)
 	case evWake:
-		s.ctrl.Wake(s.ctx, controller.Wake(e.index))
+		s.ctrl.Wake(s.ctx, controller.Wake(e.index), s.now)
 	case evRegistered:
 		if n := s.nodes[e.ref]; n != nil {
 			n.Registered = true
@@ -315,5 +315,5 @@ func (s *sim) initialized(name string) {
 	n.Node.Node.StartupTaints = nil
 	s.bindDirty = true
 	s.generation++
-	s.ctrl.NodeReady(s.ctx, &n.Node)
+	s.ctrl.NodeReady(s.ctx, &n.Node, s.now)
 }

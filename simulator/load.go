@@ -94,7 +94,8 @@ func (s *sim) load() error {
 // NodeClaim so that they can be disrupted, priced from their pool's catalog.
 func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 	for _, n := range snap.Nodes {
-		sn := &simNode{Node: controller.Node{Node: n, Registered: true, Initialized: n.Initialized, InitializedAt: s.start},
+		sn := &simNode{Node: controller.Node{StateNode: controller.StateNode{Node: n, InitializedAt: s.start},
+			Registered: true, Initialized: n.Initialized},
 			pods: map[string]*simPod{}}
 		inst := &sn.Instance
 		inst.ID = "existing-" + n.Name
@@ -105,8 +106,8 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 		if np := s.pools[n.NodePool]; np != nil {
 			sn.PricePerHour = s.offeringPrice(np, inst.InstanceType, inst.Zone, inst.CapacityType)
 			c := scheduling.NodeClaim{Name: n.Name, NodePool: np.Name}
-			sn.Claim = controller.NewNodeClaim(c, n.Labels, np, s.classes[np.Spec.Template.Spec.NodeClassRef.Name], s.start)
-			sn.Claim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
+			sn.NodeClaim = controller.NewNodeClaim(c, n.Labels, np, s.classes[np.Spec.Template.Spec.NodeClassRef.Name], s.start)
+			sn.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
 		}
 		if !n.Initialized {
 			return fmt.Errorf("simulator: node %s is not initialized; in-flight NodeClaims at the start are not modelled", n.Name)

@@ -17,7 +17,7 @@ func (s *sim) bind() {
 	}
 	var nodes []*scheduling.Node
 	for _, n := range s.sortedNodes() {
-		if n.Initialized && !n.Cordoned {
+		if n.Initialized && !n.Deleting {
 			nodes = append(nodes, n.schedulingNode())
 		}
 	}

@@ -137,7 +137,7 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	}
 	var spot []*simNode
 	for _, n := range s.sortedNodes() {
-		if n.Instance.CapacityType == apis.CapacityTypeSpot && !n.Cordoned &&
+		if n.Instance.CapacityType == apis.CapacityTypeSpot && !n.Deleting &&
 			(st.InstanceType == "" || n.Instance.InstanceType == st.InstanceType) {
 			spot = append(spot, n)
 		}
@@ -159,7 +159,7 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 			s.decide(Decision{Kind: KindStepFailed, Nodes: []string{n.Name()}, Reason: err.Error()})
 			continue
 		}
-		s.ctrl.Interrupted(s.ctx, &n.Node, notice)
+		s.ctrl.Interrupted(s.ctx, &n.Node, notice, s.now)
 	}
 	return nil
 }

@@ -123,7 +123,7 @@ func (e *expander) job(j *batchv1.Job) {
 // match.
 func (e *expander) countSucceeded(w *workload, match func(*corev1.Pod) bool) int32 {
 	var n int32
-	for _, p := range e.b.set.Pods {
+	for _, p := range e.b.in.Pods {
 		if apis.NamespaceOf(p.Namespace) == w.namespace && p.Status.Phase == corev1.PodSucceeded && match(p) {
 			n++
 		}
@@ -144,7 +144,7 @@ func jobFinished(j *batchv1.Job) bool {
 // it for any node, with the tolerations the controller adds.
 func (b *builder) addDaemonSets() {
 	e := &expander{b: b, names: map[string]bool{}}
-	for _, ds := range b.set.DaemonSets {
+	for _, ds := range b.in.DaemonSets {
 		w := newWorkload(ds, "DaemonSet", &ds.ObjectMeta, &ds.Spec.Template)
 		if !e.usable(w) {
 			continue

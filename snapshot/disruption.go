@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/manifests"
@@ -67,7 +68,22 @@ type Expired struct {
 // deleted too, which consolidation recognises), each with its catalog.
 // ForDisruption returns FromSet's errors and never modifies the Set.
 func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption, error) {
-	b, err := runStages(set, opts)
+	if set == nil {
+		return nil, errors.New("snapshot: no manifests (nil Set)")
+	}
+	return forDisruption(setObjects(set), opts, now)
+}
+
+// FromState builds the disruption view of a watched cluster's state at now,
+// as ForDisruption builds it from manifests: the same stages, straight from
+// the objects the watcher holds. Errors name the objects at Options.Origin
+// ("<no file>" by default). The state is never modified.
+func FromState(state cloud.ClusterState, opts Options, now time.Time) (*Disruption, error) {
+	return forDisruption(stateObjects(state), opts, now)
+}
+
+func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error) {
+	b, err := runStages(in, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +124,7 @@ func (b *builder) disruptionNodes(snap *Snapshot) ([]*consolidation.Node, []*cor
 	for _, n := range snap.Nodes {
 		byName[n.Name] = &consolidation.Node{Node: n}
 	}
-	for _, node := range b.set.Nodes {
+	for _, node := range b.in.Nodes {
 		if b.deleting[node.Name] && byName[node.Name] == nil {
 			byName[node.Name] = &consolidation.Node{Node: b.newNode(node, b.claims[node.Name]), Deleting: true}
 		}
@@ -121,7 +137,7 @@ func (b *builder) disruptionNodes(snap *Snapshot) ([]*consolidation.Node, []*cor
 		}
 		pending = append(pending, p)
 	}
-	for _, given := range b.set.Pods {
+	for _, given := range b.in.Pods {
 		n := byName[given.Spec.NodeName]
 		if n == nil || given.DeletionTimestamp == nil || apis.IsTerminal(given) {
 			continue
@@ -213,7 +229,7 @@ func (b *builder) expired(now time.Time) []Expired {
 }
 
 func (b *builder) nodeObject(name string) *corev1.Node {
-	for _, n := range b.set.Nodes {
+	for _, n := range b.in.Nodes {
 		if n.Name == name {
 			return n
 		}

@@ -47,10 +47,10 @@ func defaultSet() (*manifests.Set, error) {
 // addNodePools resolves each NodePool's EC2NodeClass and catalog, or the
 // default NodePool when the Set has none.
 func (b *builder) addNodePools() {
-	for _, nc := range b.set.EC2NodeClasses {
+	for _, nc := range b.in.EC2NodeClasses {
 		b.classes[nc.Name] = nc
 	}
-	pools := b.set.NodePools
+	pools := b.in.NodePools
 	if len(pools) == 0 {
 		pools = b.useDefaultNodePool()
 	}

@@ -18,7 +18,7 @@ import (
 // names are kept so that their pods go pending again.
 func (b *builder) addNodes() {
 	claimOf, inFlight := b.matchClaims()
-	for _, node := range b.set.Nodes {
+	for _, node := range b.in.Nodes {
 		b.addNode(node, claimOf[node])
 	}
 	for _, claim := range inFlight {
@@ -31,7 +31,7 @@ func (b *builder) addNodes() {
 func (b *builder) matchClaims() (map[*corev1.Node]*apis.NodeClaim, []*apis.NodeClaim) {
 	byName := map[string]*corev1.Node{}
 	byProviderID := map[string]*corev1.Node{}
-	for _, n := range b.set.Nodes {
+	for _, n := range b.in.Nodes {
 		byName[n.Name] = n
 		if n.Spec.ProviderID != "" {
 			byProviderID[n.Spec.ProviderID] = n
@@ -39,7 +39,7 @@ func (b *builder) matchClaims() (map[*corev1.Node]*apis.NodeClaim, []*apis.NodeC
 	}
 	claimOf := map[*corev1.Node]*apis.NodeClaim{}
 	var inFlight []*apis.NodeClaim
-	for _, claim := range b.set.NodeClaims {
+	for _, claim := range b.in.NodeClaims {
 		node := byName[claim.Status.NodeName]
 		if node == nil && claim.Status.ProviderID != "" {
 			node = byProviderID[claim.Status.ProviderID]

@@ -17,7 +17,7 @@ import (
 // finished pods are left out; the others are copied, with the namespace
 // defaulted and a UID derived from namespace/name when they have none.
 func (b *builder) addPods() {
-	for _, given := range b.set.Pods {
+	for _, given := range b.in.Pods {
 		if given.DeletionTimestamp != nil || apis.IsTerminal(given) {
 			continue
 		}

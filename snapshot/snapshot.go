@@ -153,20 +153,20 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 // The error joins one *manifests.Error per problem, each naming the file,
 // the object and the field, as manifests.Load's errors do.
 func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
-	b, err := runStages(set, opts)
+	if set == nil {
+		return nil, errors.New("snapshot: no manifests (nil Set)")
+	}
+	b, err := runStages(setObjects(set), opts)
 	if err != nil {
 		return nil, err
 	}
 	return b.finish(), nil
 }
 
-// runStages runs FromSet's stages and returns the builder before finish, for
-// FromSet and ForDisruption.
-func runStages(set *manifests.Set, opts Options) (*builder, error) {
-	if set == nil {
-		return nil, errors.New("snapshot: no manifests (nil Set)")
-	}
-	b := newBuilder(set, opts)
+// runStages runs FromSet's stages over the objects and returns the builder
+// before finish, for FromSet, ForDisruption and FromState.
+func runStages(in objects, opts Options) (*builder, error) {
+	b := newBuilder(in, opts)
 	b.addNodePools()
 	b.addNodes()
 	b.addPods()
@@ -182,7 +182,7 @@ func runStages(set *manifests.Set, opts Options) (*builder, error) {
 
 // builder is the state of one FromSet call.
 type builder struct {
-	set  *manifests.Set
+	in   objects
 	opts Options
 	snap *Snapshot
 	errs []error
@@ -204,9 +204,9 @@ type builder struct {
 	active []*corev1.Pod
 }
 
-func newBuilder(set *manifests.Set, opts Options) *builder {
+func newBuilder(in objects, opts Options) *builder {
 	return &builder{
-		set:      set,
+		in:       in,
 		opts:     opts,
 		snap:     &Snapshot{},
 		catalogs: map[string]instancetypes.Catalog{},
@@ -220,10 +220,10 @@ func newBuilder(set *manifests.Set, opts Options) *builder {
 
 func (b *builder) warn(msg string) { b.snap.Warnings = append(b.snap.Warnings, msg) }
 
-// fail records a problem with an object of the Set, in the format of
+// fail records a problem with an object given, in the format of
 // manifests' errors: "file: Kind/namespace/name: field: message".
 func (b *builder) fail(obj any, kind error, object, path, msg string) {
-	src, ok := b.set.SourceOf(obj)
+	src, ok := b.in.sourceOf(obj)
 	if !ok {
 		src = manifests.Source{File: cmp.Or(b.opts.Origin, "<no file>")}
 	}
@@ -255,7 +255,7 @@ func (b *builder) finish() *Snapshot {
 
 // addPDBs copies the PodDisruptionBudgets, namespace defaulted.
 func (b *builder) addPDBs() {
-	for _, pdb := range b.set.PodDisruptionBudgets {
+	for _, pdb := range b.in.PodDisruptionBudgets {
 		c := pdb.DeepCopy()
 		c.Namespace = apis.NamespaceOf(c.Namespace)
 		b.snap.PDBs = append(b.snap.PDBs, c)

@@ -18,16 +18,16 @@ const defaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 // gives it.
 func (b *builder) volumeObjects() {
 	s := b.snap
-	for _, c := range b.set.PersistentVolumeClaims {
+	for _, c := range b.in.PersistentVolumeClaims {
 		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, c.DeepCopy())
 	}
-	for _, pv := range b.set.PersistentVolumes {
+	for _, pv := range b.in.PersistentVolumes {
 		s.PersistentVolumes = append(s.PersistentVolumes, pv.DeepCopy())
 	}
-	for _, sc := range b.set.StorageClasses {
+	for _, sc := range b.in.StorageClasses {
 		s.StorageClasses = append(s.StorageClasses, sc.DeepCopy())
 	}
-	for _, ss := range b.set.StatefulSets {
+	for _, ss := range b.in.StatefulSets {
 		for _, p := range s.Pending {
 			if ownerName(p, "StatefulSet") != ss.Name || p.Namespace != namespaceOrDefault(ss.Namespace) {
 				continue

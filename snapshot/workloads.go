@@ -54,16 +54,16 @@ func (b *builder) addWorkloads() {
 		names[apis.PodKey(p)] = true
 	}
 	e := &expander{b: b, names: names}
-	for _, d := range b.set.Deployments {
+	for _, d := range b.in.Deployments {
 		e.deployment(d)
 	}
-	for _, rs := range b.set.ReplicaSets {
+	for _, rs := range b.in.ReplicaSets {
 		e.replicaSet(rs)
 	}
-	for _, ss := range b.set.StatefulSets {
+	for _, ss := range b.in.StatefulSets {
 		e.statefulSet(ss)
 	}
-	for _, j := range b.set.Jobs {
+	for _, j := range b.in.Jobs {
 		e.job(j)
 	}
 }
@@ -207,7 +207,7 @@ func (e *expander) replicaSet(rs *appsv1.ReplicaSet) {
 }
 
 func (b *builder) hasDeployment(namespace, name string) bool {
-	for _, d := range b.set.Deployments {
+	for _, d := range b.in.Deployments {
 		if apis.NamespaceOf(d.Namespace) == namespace && d.Name == name {
 			return true
 		}
