@@ -4,6 +4,11 @@
 //
 // It is pure arithmetic over apis.Budget values and a time: counting the
 // pool's nodes and the ones already disrupting is the caller's job.
+//
+// It owns when a budget is active and how many nodes it allows, and imports
+// only apis.
+//
+// The import rules between packages are checked by internal/layering.
 package budgets
 
 import (

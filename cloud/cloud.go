@@ -14,6 +14,12 @@
 // helpers and users' own launchers and clusters all program against the
 // same seams, and none of them should have to import the loop to implement
 // one.
+//
+// It owns the seams of the loop and their in-memory implementations. It
+// imports apis and instancetypes, never a decision package: the decisions
+// are made above it, in controller.
+//
+// The import rules between packages are checked by internal/layering.
 package cloud
 
 import (

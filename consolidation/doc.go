@@ -8,4 +8,10 @@
 // every node. Evaluate is pure: the time is an argument, it does no I/O and
 // starts no goroutines, its output is the same for the same input (every sort
 // ends on a unique key), and it never changes its input.
+//
+// It owns the disruption decision. It imports apis, budgets, instancetypes,
+// requirements, resources and scheduling; never manifests, cloud, snapshot,
+// controller or anything that does I/O.
+//
+// The import rules between packages are checked by internal/layering.
 package consolidation

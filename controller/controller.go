@@ -20,6 +20,11 @@
 //
 // A Controller is not safe for concurrent use: its host calls it from one
 // goroutine.
+//
+// It owns the loop's memory and order of work. It imports cloud, snapshot and
+// the decision packages; never manifests or simulator.
+//
+// The import rules between packages are checked by internal/layering.
 package controller
 
 import (

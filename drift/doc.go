@@ -8,4 +8,9 @@
 // pure: time is an argument, nothing is read from a cluster or a cloud,
 // results depend only on the input, and no input is modified (reference
 // §2-§3).
+//
+// It owns drift and expiry. It imports apis, instancetypes and requirements;
+// never scheduling, consolidation or anything that does I/O.
+//
+// The import rules between packages are checked by internal/layering.
 package drift

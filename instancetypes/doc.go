@@ -18,4 +18,10 @@
 // Instance types and catalogs are read-only once built: every function here
 // returns new values and never changes its inputs, and callers must not
 // change the values they receive.
+//
+// It owns instance types, offerings, the AWS model and the launch order of
+// capacity types. It imports apis, pricing, requirements and resources, never
+// a decision package.
+//
+// The import rules between packages are checked by internal/layering.
 package instancetypes

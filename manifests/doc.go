@@ -9,4 +9,10 @@
 // converted to v1. Every problem in every object is reported, each naming
 // its file, object and field, so that a manifest karpsim refuses is one
 // Kubernetes would refuse too, for the same reason.
+//
+// It owns reading files into typed objects and errors that locate them in the
+// files. It imports only apis, and no decision package imports it: the
+// decisions take plain structs.
+//
+// The import rules between packages are checked by internal/layering.
 package manifests

@@ -7,6 +7,10 @@
 //
 // Values are immutable: every operation returns a new value and never
 // changes its operands, so requirements can be shared freely.
+//
+// It owns the algebra of label requirements and imports only apis.
+//
+// The import rules between packages are checked by internal/layering.
 package requirements
 
 import (

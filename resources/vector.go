@@ -7,6 +7,10 @@
 // fixed array, and any other resource in a short sorted list. CPU is held in
 // millicores, every other resource in whole units (bytes for memory and
 // storage), rounded up as Kubernetes rounds requests.
+//
+// It owns resource amounts and a pod's requests and imports only apis.
+//
+// The import rules between packages are checked by internal/layering.
 package resources
 
 import (

@@ -5,6 +5,12 @@
 //
 // Solve is a pure function of its Input: no I/O, no clock, no global state.
 // The same input gives the same Result, and nothing in the input is changed.
+//
+// It owns the provisioning decision. It imports apis, instancetypes,
+// requirements and resources; never manifests, cloud, snapshot or anything
+// that does I/O.
+//
+// The import rules between packages are checked by internal/layering.
 package scheduling
 
 import (

@@ -15,6 +15,11 @@
 // pending or a node became ready, the in-memory kube-scheduler binds what it
 // can; then, if pods became pending, the controller is triggered, which
 // opens or extends its provisioning batch (1 s idle, 10 s max).
+//
+// It owns virtual time, the scenario format and the results of a run. It
+// imports controller and the packages below; never plantest or cmd.
+//
+// The import rules between packages are checked by internal/layering.
 package simulator
 
 import (

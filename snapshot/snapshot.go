@@ -21,6 +21,12 @@
 //
 // FromSet is pure and deterministic: it reads only the Set it is given,
 // never modifies it, and gives equal snapshots for equal Sets.
+//
+// It owns the way from objects to decision inputs, from files (FromSet,
+// ForDisruption) or from a watched cluster's state (FromState). It imports
+// manifests, cloud and the decision packages; never controller or simulator.
+//
+// The import rules between packages are checked by internal/layering.
 package snapshot
 
 import (

@@ -7,6 +7,10 @@
 // memory, pod after pod), so the same seed gives the same pods every time.
 // Karpenter's benchmark shares one source across runs, so its exact draws
 // depend on what ran before; comparisons are statistical, not pod for pod.
+//
+// It owns synthetic pods only. It imports no other karpsim package.
+//
+// The import rules between packages are checked by internal/layering.
 package workloads
 
 import (

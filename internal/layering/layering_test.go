@@ -1,0 +1,95 @@
+package layering
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/karpsim/karpsim/"
+
+// layer is each package's layer; see the package comment.
+var layer = map[string]int{
+	"apis": 0, "pricing": 0, "workloads": 0,
+	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
+	"instancetypes": 2,
+	"scheduling":    3, "drift": 3, "cloud": 3,
+	"consolidation": 4,
+	"snapshot":      5,
+	"controller":    6,
+	"simulator":     7,
+	"plantest":      8, "cmd/karpsim": 8, "examples": 8,
+}
+
+// core are the decision packages: no I/O, no manifests, no cloud.
+var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation"}
+
+// ioPackages are the standard packages that reach outside the process.
+var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}
+
+// layerOf is the layer of a package path relative to the module: its own,
+// or its top folder's (drift/internal/… is drift's, examples/… examples').
+func layerOf(t *testing.T, rel string) int {
+	t.Helper()
+	for p := rel; ; p = filepath.Dir(p) {
+		if l, ok := layer[filepath.ToSlash(p)]; ok {
+			return l
+		}
+		if p == "." || p == "/" {
+			t.Fatalf("package %s has no layer: add it to the table and the package comment", rel)
+		}
+	}
+}
+
+func TestImportsFollowTheLayers(t *testing.T) {
+	root := filepath.Join("..", "..")
+	seen := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		name := d.Name()
+		if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || rel == filepath.Join("internal", "layering")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		seen++
+		rel = filepath.ToSlash(rel)
+		own := layerOf(t, rel)
+		for _, imp := range pkg.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				if slices.Contains(core, rel) && slices.Contains(ioPackages, imp) {
+					t.Errorf("%s imports %s: the decision core does no I/O", rel, imp)
+				}
+				continue
+			}
+			if strings.HasPrefix(dep, rel+"/internal") {
+				continue
+			}
+			if l := layerOf(t, dep); l >= own {
+				t.Errorf("%s (layer %d) imports %s (layer %d): a package imports only lower layers", rel, own, dep, l)
+			}
+			if slices.Contains(core, rel) && (dep == "manifests" || dep == "cloud") {
+				t.Errorf("%s imports %s: the decision core takes plain structs", rel, dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < len(layer) {
+		t.Fatalf("read %d packages, fewer than the %d in the table", seen, len(layer))
+	}
+}
