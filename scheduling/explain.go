@@ -15,6 +15,12 @@ type Explanation struct {
 	Attempts []Attempt `json:"attempts"`
 	// Outcome is where the pod went, or why it went nowhere.
 	Outcome string `json:"outcome"`
+	// NodeOrder and NodePoolOrder name every existing node and every
+	// NodePool in the order the solve tries them (the solver's own lists):
+	// an attempt's verdicts are a prefix of them, and what an attempt did
+	// not reach comes after.
+	NodeOrder     []string `json:"-"`
+	NodePoolOrder []string `json:"-"`
 }
 
 // Attempt is one try to place the pod.
@@ -48,6 +54,12 @@ func Explain(in Input, pod string) (Result, Explanation, error) {
 	}
 	target := s.pods[idx]
 	s.trace = &Explanation{Pod: pod, Requests: target.requests.Strings()}
+	for _, e := range s.existing {
+		s.trace.NodeOrder = append(s.trace.NodeOrder, e.node.Name)
+	}
+	for _, t := range s.templates {
+		s.trace.NodePoolOrder = append(s.trace.NodePoolOrder, t.name)
+	}
 	s.run()
 	r := s.result()
 	e := *s.trace

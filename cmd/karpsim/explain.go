@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -37,7 +37,7 @@ func explainPod(stdout, stderr io.Writer, snap *snapshot.Snapshot, in scheduling
 	case "yaml":
 		return writeYAML(stdout, e)
 	}
-	return writeExplanation(stdout, pod, e, nodeOrder(snap.Nodes), poolOrder(snap.NodePools))
+	return writeExplanation(stdout, pod, e)
 }
 
 // podKeyOf reads "namespace/name", or "name" in namespace default.
@@ -50,7 +50,7 @@ func podKeyOf(target string) string {
 
 func findPod(pods []*corev1.Pod, key string) *corev1.Pod {
 	for _, p := range pods {
-		if p.Namespace+"/"+p.Name == key {
+		if apis.PodKey(p) == key {
 			return p
 		}
 	}
@@ -68,7 +68,7 @@ func missingPod(snap *snapshot.Snapshot, key string) error {
 	}
 	var names []string
 	for _, p := range snap.Pending[:min(len(snap.Pending), 5)] {
-		names = append(names, p.Namespace+"/"+p.Name)
+		names = append(names, apis.PodKey(p))
 	}
 	more := ""
 	if len(snap.Pending) > len(names) {
@@ -77,52 +77,8 @@ func missingPod(snap *snapshot.Snapshot, key string) error {
 	return fmt.Errorf("--explain %s: no such pending pod (pending pods: %s%s)", key, strings.Join(names, ", "), more)
 }
 
-// nodeOrder is the order the scheduler tries existing nodes in:
-// initialized first, then by name.
-func nodeOrder(nodes []*scheduling.Node) []string {
-	sorted := slices.Clone(nodes)
-	slices.SortStableFunc(sorted, func(a, b *scheduling.Node) int {
-		if a.Initialized != b.Initialized {
-			if a.Initialized {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
-	names := make([]string, len(sorted))
-	for i, n := range sorted {
-		names[i] = n.Name
-	}
-	return names
-}
-
-// poolOrder is the order the scheduler tries NodePools in: weight
-// descending, then name descending.
-func poolOrder(pools []scheduling.NodePool) []string {
-	sorted := slices.Clone(pools)
-	slices.SortStableFunc(sorted, func(a, b scheduling.NodePool) int {
-		wa, wb := int32(0), int32(0)
-		if a.NodePool.Spec.Weight != nil {
-			wa = *a.NodePool.Spec.Weight
-		}
-		if b.NodePool.Spec.Weight != nil {
-			wb = *b.NodePool.Spec.Weight
-		}
-		if c := cmp.Compare(wb, wa); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.NodePool.Name, a.NodePool.Name)
-	})
-	names := make([]string, len(sorted))
-	for i, p := range sorted {
-		names[i] = p.NodePool.Name
-	}
-	return names
-}
-
 // writeExplanation prints the explanation as text.
-func writeExplanation(w io.Writer, pod *corev1.Pod, e scheduling.Explanation, nodes, pools []string) error {
+func writeExplanation(w io.Writer, pod *corev1.Pod, e scheduling.Explanation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Pod %s\n", e.Pod)
 	fmt.Fprintf(tw, "  requests:\t%s\n", formatRequests(e.Requests))
@@ -134,9 +90,9 @@ func writeExplanation(w io.Writer, pod *corev1.Pod, e scheduling.Explanation, no
 	for i, a := range e.Attempts {
 		fmt.Fprintf(tw, "\nAttempt %d (%s)\n", i+1, relaxations(a.Relaxations))
 		fmt.Fprintf(tw, "  requirements:\t%s\n", orNone(a.Requirements))
-		writeVerdicts(tw, "existing nodes (initialized first, then by name)", a.Nodes, nodes)
+		writeVerdicts(tw, "existing nodes (initialized first, then by name)", a.Nodes, e.NodeOrder)
 		writeVerdicts(tw, "NodeClaims of this plan (fewest pods first)", a.Claims, nil)
-		writeVerdicts(tw, "NodePools (weight, then name descending)", a.NodePools, pools)
+		writeVerdicts(tw, "NodePools (weight, then name descending)", a.NodePools, e.NodePoolOrder)
 	}
 	return tw.Flush()
 }
