@@ -33,9 +33,7 @@ func FromLabels(labels map[string]string) Requirements {
 	items := make([]Requirement, 0, len(labels))
 	values := make([]string, len(labels)) // one backing array for every value list
 	for key, value := range labels {
-		if normalized, ok := apis.NormalizedLabels[key]; ok {
-			key = normalized
-		}
+		key = apis.NormalizeLabel(key)
 		i := len(items)
 		values[i] = value
 		items = append(items, Requirement{key: key, values: values[i : i+1 : i+1]})
