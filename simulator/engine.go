@@ -153,7 +153,7 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 }
 
 func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
-	start := DefaultStart
+	start := DefaultStart()
 	if !sc.Start.IsZero() {
 		start = sc.Start.UTC()
 	}

@@ -39,7 +39,7 @@ type Scenario struct {
 	Seed uint64 `json:"seed"`
 	// Duration is how much virtual time to simulate; it must be positive.
 	Duration metav1.Duration `json:"duration"`
-	// Start is the virtual time the run starts at; zero means DefaultStart.
+	// Start is the virtual time the run starts at; zero means DefaultStart().
 	Start metav1.Time `json:"start,omitzero"`
 	// Manifests are files or folders read with manifests.Load. LoadScenario
 	// resolves relative paths against the scenario file's folder.
@@ -56,8 +56,9 @@ type Scenario struct {
 }
 
 // DefaultStart is when a scenario without a start begins: a fixed instant,
-// so that results do not depend on the wall clock.
-var DefaultStart = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+// Monday 2026-01-05 00:00 UTC, so that results do not depend on the wall
+// clock. It is a function so that no caller can move it for everyone.
+func DefaultStart() time.Time { return time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC) }
 
 // CloudSpec configures the in-memory cloud (cloud.MemoryConfig).
 type CloudSpec struct {
