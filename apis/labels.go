@@ -141,14 +141,24 @@ var (
 	restrictedLabels       = []string{LabelHostname}
 )
 
-// NormalizedLabels maps deprecated label keys to the well-known key Karpenter
-// uses in their place when it reads pod requirements.
-var NormalizedLabels = map[string]string{
+// normalizedLabels maps deprecated label keys to the well-known key Karpenter
+// uses in their place when it reads pod requirements; NormalizeLabel reads it.
+var normalizedLabels = map[string]string{
 	corev1.LabelFailureDomainBetaZone:   LabelTopologyZone,
 	corev1.LabelFailureDomainBetaRegion: LabelTopologyRegion,
 	"beta.kubernetes.io/arch":           LabelArch,
 	"beta.kubernetes.io/os":             LabelOS,
 	corev1.LabelInstanceType:            LabelInstanceType,
+}
+
+// NormalizeLabel returns the well-known key Karpenter reads in place of a
+// deprecated one (failure-domain.beta.kubernetes.io/zone is
+// topology.kubernetes.io/zone), or key itself.
+func NormalizeLabel(key string) string {
+	if normalized, ok := normalizedLabels[key]; ok {
+		return normalized
+	}
+	return key
 }
 
 // WellKnownLabels returns the sorted well-known label keys.

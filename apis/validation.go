@@ -153,11 +153,7 @@ func validateRequirementKey(e *errs, path, k string, nodePool bool) {
 		e.add(path, "label %q is restricted: Karpenter sets it to the NodePool's name on every node", k)
 		return
 	}
-	normalized := k
-	if n, ok := NormalizedLabels[k]; ok {
-		normalized = n
-	}
-	if IsRestrictedLabel(normalized) {
+	if IsRestrictedLabel(NormalizeLabel(k)) {
 		e.add(path, "%s", restrictedLabelMessage(k))
 	}
 }

@@ -132,7 +132,7 @@ func checkLabelKey(key string) error {
 	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
 		return fmt.Errorf("%q is not a valid label key: %s", key, strings.Join(errs, "; "))
 	}
-	if normalized, ok := apis.NormalizedLabels[key]; ok {
+	if normalized := apis.NormalizeLabel(key); normalized != key {
 		return fmt.Errorf("%s is deprecated: use %s", key, normalized)
 	}
 	return nil

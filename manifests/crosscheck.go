@@ -73,8 +73,8 @@ func (l *loader) nodeClass(name string) *apis.EC2NodeClass {
 }
 
 // checkNodeClassRefs reports NodePools whose nodeClassRef names an
-// EC2NodeClass that was not given, or a kind of node class karpsim does not
-// simulate. Missing group, kind or name were reported by validation.
+// EC2NodeClass that was not given (unless the stream is a part), or a kind
+// of node class karpsim does not simulate. Missing group, kind or name were reported by validation.
 func (l *loader) checkNodeClassRefs() {
 	const path = "spec.template.spec.nodeClassRef"
 	for _, np := range l.set.NodePools {
@@ -88,7 +88,7 @@ func (l *loader) checkNodeClassRefs() {
 				"group %s, kind %s is not a node class karpsim simulates (use group %s, kind %s)", ref.Group, ref.Kind, apis.AWSGroup, apis.KindEC2NodeClass))
 			continue
 		}
-		if l.nodeClass(ref.Name) == nil {
+		if l.nodeClass(ref.Name) == nil && !l.part {
 			l.fail(src, label(apis.KindNodePool, np), path+".name", ErrMissingReference, fmt.Sprintf(
 				"EC2NodeClass %q not found (%s)", ref.Name, l.knownNodeClasses()))
 		}

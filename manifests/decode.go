@@ -26,6 +26,9 @@ type loader struct {
 	// v1beta1Claims are NodeClaims converted from v1beta1, whose
 	// expireAfter comes from their NodePool once all objects are read.
 	v1beta1Claims []*apis.NodeClaim
+	// part is set when the stream joins objects read elsewhere: a
+	// NodePool's EC2NodeClass need not be in it.
+	part bool
 }
 
 func newLoader() *loader { return &loader{set: newSet()} }

@@ -76,6 +76,17 @@ func Decode(name string, data []byte) (*Set, error) {
 	return l.done()
 }
 
+// DecodePart reads one stream as Decode does, for objects that join a set
+// read before: a NodePool may name an EC2NodeClass the stream does not hold,
+// which the caller resolves (the simulator's nodePool step uses a class the
+// run already knows). Every other check is Decode's.
+func DecodePart(name string, data []byte) (*Set, error) {
+	l := newLoader()
+	l.part = true
+	l.decodeStream(name, data)
+	return l.done()
+}
+
 func manifestFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {

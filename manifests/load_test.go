@@ -197,3 +197,19 @@ func TestDeeplyNestedValue(t *testing.T) {
 	assert.Equal(t, []string{"deep.json: Pod/p: metadata.labels[a]: expected a string, got an object"}, errorStrings(t, err))
 	assert.Less(t, time.Since(start), 2*time.Second)
 }
+
+// A part may name an EC2NodeClass it does not hold; every other check,
+// including the kind of node class, is Decode's.
+func TestDecodePartLeavesNodeClassRefsToTheCaller(t *testing.T) {
+	pool := func(group string) string {
+		return "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: web}\nspec: {template: {spec: {requirements: [], nodeClassRef: {group: " + group + ", kind: EC2NodeClass, name: elsewhere}}}}\n"
+	}
+	_, err := Decode("pool.yaml", []byte(pool("karpenter.k8s.aws")))
+	assert.ErrorIs(t, err, ErrMissingReference)
+	set, err := DecodePart("pool.yaml", []byte(pool("karpenter.k8s.aws")))
+	require.NoError(t, err)
+	require.Len(t, set.NodePools, 1)
+	assert.Equal(t, "elsewhere", set.NodePools[0].Spec.Template.Spec.NodeClassRef.Name)
+	_, err = DecodePart("pool.yaml", []byte(pool("example.com")))
+	assert.ErrorIs(t, err, ErrMissingReference)
+}

@@ -54,9 +54,7 @@ type Requirement struct {
 // one value, Exists and DoesNotExist none, Gt, Lt, Gte and Lte exactly one
 // integer.
 func New(key string, op corev1.NodeSelectorOperator, values ...string) (Requirement, error) {
-	if normalized, ok := apis.NormalizedLabels[key]; ok {
-		key = normalized
-	}
+	key = apis.NormalizeLabel(key)
 	r := Requirement{key: key}
 	switch op {
 	case corev1.NodeSelectorOpIn:

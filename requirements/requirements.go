@@ -33,9 +33,7 @@ func FromLabels(labels map[string]string) Requirements {
 	items := make([]Requirement, 0, len(labels))
 	values := make([]string, len(labels)) // one backing array for every value list
 	for key, value := range labels {
-		if normalized, ok := apis.NormalizedLabels[key]; ok {
-			key = normalized
-		}
+		key = apis.NormalizeLabel(key)
 		i := len(items)
 		values[i] = value
 		items = append(items, Requirement{key: key, values: values[i : i+1 : i+1]})
@@ -241,14 +239,22 @@ type Undefined interface {
 	AllowsUndefined(key string) bool
 }
 
-var (
+// The two fixed policies are constants, so that no caller can swap one out
+// from under the others.
+const (
 	// DenyUndefined: every key the other side constrains positively must be
 	// there. Used against existing nodes, whose labels are final.
-	DenyUndefined Undefined = keySet(nil)
+	DenyUndefined = wellKnownOnly(false)
 	// AllowUndefinedWellKnown: well-known keys may be missing, since a new
 	// NodeClaim learns them when its instance type and offering are chosen.
-	AllowUndefinedWellKnown Undefined = keySet(nil).withWellKnown()
+	AllowUndefinedWellKnown = wellKnownOnly(true)
 )
+
+// wellKnownOnly lets the well-known keys be missing when true, and no key
+// when false.
+type wellKnownOnly bool
+
+func (w wellKnownOnly) AllowsUndefined(key string) bool { return bool(w) && apis.IsWellKnownLabel(key) }
 
 // AllowUndefined lets the well-known keys and the given ones be missing: a
 // scheduler passes the label keys of its catalog's instance types, which a

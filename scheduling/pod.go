@@ -118,12 +118,7 @@ func selectorKeys(pod *corev1.Pod, f func(string) bool) bool {
 	return false
 }
 
-func normalizedKey(key string) string {
-	if normalized, ok := apis.NormalizedLabels[key]; ok {
-		return normalized
-	}
-	return key
-}
+func normalizedKey(key string) string { return apis.NormalizeLabel(key) }
 
 func isRestrictedKey(key string) bool { return apis.IsRestrictedLabel(normalizedKey(key)) }
 

@@ -98,9 +98,12 @@ type Interrupter interface {
 
 // sim is the state of one run.
 type sim struct {
-	ctx      context.Context
-	cfg      Config
-	sc       Scenario
+	ctx context.Context
+	cfg Config
+	sc  Scenario
+	// steps are the scenario's steps, converted before the run; events
+	// name them by index.
+	steps    []step
 	start    time.Time
 	end      time.Time
 	now      time.Time
@@ -144,10 +147,11 @@ type sim struct {
 // inside the run (a launch failure, a step naming nothing) is a decision in
 // the result.
 func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
-	if err := sc.validate(); err != nil {
+	steps, err := sc.compile(stepIndex)
+	if err != nil {
 		return nil, err
 	}
-	s, err := newSim(ctx, sc, cfg)
+	s, err := newSim(ctx, sc, steps, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +161,8 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	return s.finish(), nil
 }
 
-func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
-	start := DefaultStart
+func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, error) {
+	start := DefaultStart()
 	if !sc.Start.IsZero() {
 		start = sc.Start.UTC()
 	}
@@ -167,7 +171,7 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 			ErrInvalidScenario, cfg.Clock.Now().UTC().Format(time.RFC3339), start.Format(time.RFC3339))
 	}
 	s := &sim{
-		ctx: ctx, cfg: cfg, sc: sc, start: start, end: start.Add(sc.Duration.Duration), now: start,
+		ctx: ctx, cfg: cfg, sc: sc, steps: steps, start: start, end: start.Add(sc.Duration.Duration), now: start,
 		clock:       runClock(cfg.Clock, start),
 		rng:         rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f)),
 		pools:       map[string]*apis.NodePool{},
@@ -191,8 +195,8 @@ func newSim(ctx context.Context, sc Scenario, cfg Config) (*sim, error) {
 		return nil, err
 	}
 	s.ctrl = ctrl
-	for i, st := range sc.Steps {
-		s.q.schedule(event{at: start.Add(st.At.Duration), kind: evStep, index: i})
+	for i, st := range steps {
+		s.q.schedule(event{at: start.Add(st.at), kind: evStep, index: i})
 	}
 	s.ctrl.Start(start)
 	s.q.schedule(event{at: start, kind: evSample})

@@ -3,7 +3,6 @@ package simulator
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,7 +38,7 @@ type Scenario struct {
 	Seed uint64 `json:"seed"`
 	// Duration is how much virtual time to simulate; it must be positive.
 	Duration metav1.Duration `json:"duration"`
-	// Start is the virtual time the run starts at; zero means DefaultStart.
+	// Start is the virtual time the run starts at; zero means DefaultStart().
 	Start metav1.Time `json:"start,omitzero"`
 	// Manifests are files or folders read with manifests.Load. LoadScenario
 	// resolves relative paths against the scenario file's folder.
@@ -56,8 +55,9 @@ type Scenario struct {
 }
 
 // DefaultStart is when a scenario without a start begins: a fixed instant,
-// so that results do not depend on the wall clock.
-var DefaultStart = time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC)
+// Monday 2026-01-05 00:00 UTC, so that results do not depend on the wall
+// clock. It is a function so that no caller can move it for everyone.
+func DefaultStart() time.Time { return time.Date(2026, time.January, 5, 0, 0, 0, 0, time.UTC) }
 
 // CloudSpec configures the in-memory cloud (cloud.MemoryConfig).
 type CloudSpec struct {
@@ -141,73 +141,6 @@ type ArrivalsStep struct {
 	Until        metav1.Duration `json:"until,omitzero"`
 }
 
-// every is the step's period, 1h by default.
-func (t *TrafficStep) every() time.Duration {
-	if t.Every.Duration > 0 {
-		return t.Every.Duration
-	}
-	return time.Hour
-}
-
-// period is the cosine's period, 24h by default.
-func (t *TrafficStep) period() time.Duration {
-	if t.Period.Duration > 0 {
-		return t.Period.Duration
-	}
-	return 24 * time.Hour
-}
-
-// replicasAt is the curve's value at its tick'th firing.
-func (t *TrafficStep) replicasAt(tick int) int32 {
-	if len(t.Replicas) > 0 {
-		return t.Replicas[tick%len(t.Replicas)]
-	}
-	peak := t.PeakAt.Duration
-	if peak == 0 {
-		peak = t.period() / 2
-	}
-	since := time.Duration(tick)*t.every() - peak
-	phase := 2 * math.Pi * float64(since%t.period()) / float64(t.period())
-	return t.Min + int32(math.Round(float64(t.Max-t.Min)*(1+math.Cos(phase))/2))
-}
-
-func (t *TrafficStep) validate() error {
-	switch {
-	case t.Deployment == "":
-		return errors.New("traffic needs a deployment")
-	case t.Every.Duration < 0 || t.Period.Duration < 0 || t.PeakAt.Duration < 0:
-		return errors.New("traffic every, period and peakAt must not be negative")
-	case t.Every.Duration != 0 && t.Every.Duration < time.Second:
-		return fmt.Errorf("traffic every %v is under a second", t.Every.Duration)
-	case len(t.Replicas) > 0 && (t.Min != 0 || t.Max != 0):
-		return errors.New("traffic takes either replicas or min and max, not both")
-	case len(t.Replicas) == 0 && (t.Min < 0 || t.Max <= 0 || t.Min > t.Max):
-		return fmt.Errorf("traffic needs replicas, or 0 ≤ min ≤ max with max > 0 (got min %d, max %d)", t.Min, t.Max)
-	}
-	for i, r := range t.Replicas {
-		if r < 0 {
-			return fmt.Errorf("traffic replicas[%d] is %d, negative", i, r)
-		}
-	}
-	return nil
-}
-
-func (a *ArrivalsStep) validate(at time.Duration) error {
-	switch {
-	case a.Deployment == "":
-		return errors.New("arrivals needs a deployment")
-	case !(a.PerHour > 0) || math.IsInf(a.PerHour, 0):
-		return fmt.Errorf("arrivals perHour must be a positive number (got %v)", a.PerHour)
-	case a.MeanLifetime.Duration <= 0:
-		return errors.New("arrivals meanLifetime must be positive")
-	case a.Until.Duration != 0 && a.Until.Duration <= at:
-		return fmt.Errorf("arrivals until %v is not after the step's at %v", a.Until.Duration, at)
-	case a.PerHour > MaxPerHour:
-		return fmt.Errorf("arrivals perHour %v is over %v (one a second)", a.PerHour, MaxPerHour)
-	}
-	return nil
-}
-
 // maxSamples bounds the samples of a run.
 const maxSamples = 1_000_000
 
@@ -236,22 +169,6 @@ type InterruptStep struct {
 	Count        int             `json:"count,omitempty"`
 	PerHour      float64         `json:"perHour,omitempty"`
 	Until        metav1.Duration `json:"until,omitzero"`
-}
-
-func (st *InterruptStep) validate(at time.Duration) error {
-	switch {
-	case st.Count < 0:
-		return fmt.Errorf("interrupt count %d is negative", st.Count)
-	case st.PerHour < 0 || math.IsInf(st.PerHour, 0) || math.IsNaN(st.PerHour):
-		return fmt.Errorf("interrupt perHour must be a positive number (got %v)", st.PerHour)
-	case st.PerHour > MaxPerHour:
-		return fmt.Errorf("interrupt perHour %v is over %v (one a second)", st.PerHour, MaxPerHour)
-	case st.Until.Duration != 0 && st.PerHour == 0:
-		return errors.New("interrupt until needs perHour")
-	case st.Until.Duration != 0 && st.Until.Duration <= at:
-		return fmt.Errorf("interrupt until %v is not after the step's at %v", st.Until.Duration, at)
-	}
-	return nil
 }
 
 // NodePoolStep replaces the NodePool the manifest names (or adds it). Its
@@ -285,17 +202,22 @@ type ReleaseAMIStep struct {
 var ErrInvalidScenario = errors.New("invalid scenario")
 
 // ParseScenario reads a scenario from YAML (or JSON). Unknown fields are
-// refused.
+// refused. Every step is checked as Run will convert it, so that a bad one
+// fails here rather than mid-run: the manifest of a nodePool or nodeClass
+// step is decoded and validated. Errors name a step by its index and the
+// line it starts at.
 func ParseScenario(data []byte) (Scenario, error) {
 	var sc Scenario
 	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
 		return Scenario{}, fmt.Errorf("%w: %w", ErrInvalidScenario, err)
 	}
-	return sc, sc.validate()
+	_, err := sc.compile(stepPositions(data))
+	return sc, err
 }
 
-// LoadScenario reads a scenario file; relative manifest paths are resolved
-// against the file's folder.
+// LoadScenario reads a scenario file as ParseScenario reads its content;
+// its errors start with the file's path. Relative manifest paths are
+// resolved against the file's folder.
 func LoadScenario(path string) (Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -311,53 +233,4 @@ func LoadScenario(path string) (Scenario, error) {
 		}
 	}
 	return sc, nil
-}
-
-func (sc *Scenario) validate() error {
-	var errs []error
-	if sc.Duration.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("%w: duration must be positive", ErrInvalidScenario))
-	}
-	switch every := sc.SampleEvery.Duration; {
-	case every < 0:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is negative", ErrInvalidScenario, every))
-	case every > 0 && every < time.Second:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is under a second", ErrInvalidScenario, every))
-	case every > 0 && sc.Duration.Duration/every > maxSamples:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v takes more than %d samples over %v", ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
-	}
-	for i, st := range sc.Steps {
-		n := 0
-		for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
-			if set {
-				n++
-			}
-		}
-		switch {
-		case n != 1:
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals must be set (got %d)", ErrInvalidScenario, i, n))
-		case st.At.Duration < 0:
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: at %v is negative", ErrInvalidScenario, i, st.At.Duration))
-		case st.Scale != nil && (st.Scale.Deployment == "" || st.Scale.Replicas < 0):
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: scale needs a deployment and replicas ≥ 0", ErrInvalidScenario, i))
-		case st.Interrupt != nil:
-			if err := st.Interrupt.validate(st.At.Duration); err != nil {
-				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
-			}
-		case st.ReleaseAMI != nil && st.ReleaseAMI.ID == "":
-			errs = append(errs, fmt.Errorf("%w: steps[%d]: releaseAMI needs an id", ErrInvalidScenario, i))
-		case st.Traffic != nil:
-			if err := st.Traffic.validate(); err != nil {
-				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
-			}
-		case st.Arrivals != nil:
-			if err := st.Arrivals.validate(st.At.Duration); err != nil {
-				errs = append(errs, fmt.Errorf("%w: steps[%d]: %w", ErrInvalidScenario, i, err))
-			}
-		}
-	}
-	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
-		errs = append(errs, fmt.Errorf("%w: cloud.failureRate %v is not in [0, 1]", ErrInvalidScenario, sc.Cloud.FailureRate))
-	}
-	return errors.Join(errs...)
 }

@@ -260,15 +260,6 @@ func TestNodeClassChangeDriftsItsNodes(t *testing.T) {
 	assert.Equal(t, 0, r.Final.PendingPods)
 }
 
-func TestNodeClassStepRefusesBadManifests(t *testing.T) {
-	r := run(t, Scenario{Duration: dur(time.Minute), Inline: inflate, Steps: []Step{
-		{At: dur(time.Second), NodeClass: &NodeClassStep{Manifest: "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, image: b}]}\n"}},
-	}})
-	failed := kinds(r, KindStepFailed)
-	require.Len(t, failed, 1, timeline(r))
-	assert.Contains(t, failed[0].Reason, "holds 0 EC2NodeClasses")
-}
-
 // An inline NodePool may use an EC2NodeClass from the scenario's manifest
 // files: the two are read as one set.
 func TestInlineNodePoolUsesNodeClassFromFiles(t *testing.T) {

@@ -18,24 +18,24 @@ import (
 // step runs one scenario step; what it cannot do is recorded as a
 // step-failed decision.
 func (s *sim) step(i int) {
-	st := s.sc.Steps[i]
+	st := s.steps[i]
 	var err error
 	switch {
-	case st.Scale != nil:
-		err = s.scale(st.Scale)
-	case st.Interrupt != nil && st.Interrupt.PerHour > 0:
+	case st.scale != nil:
+		err = s.scale(st.scale)
+	case st.interrupt != nil && st.interrupt.perHour > 0:
 		s.startInterruptions(i)
-	case st.Interrupt != nil:
-		err = s.interrupt(st.Interrupt, s.rng)
-	case st.NodePool != nil:
-		err = s.replaceNodePool(st.NodePool)
-	case st.NodeClass != nil:
-		err = s.replaceNodeClass(st.NodeClass)
-	case st.ReleaseAMI != nil:
-		err = s.releaseAMI(st.ReleaseAMI)
-	case st.Traffic != nil:
+	case st.interrupt != nil:
+		err = s.interrupt(st.interrupt, s.rng)
+	case st.nodePool != nil:
+		err = s.replaceNodePool(st.nodePool)
+	case st.nodeClass != nil:
+		err = s.replaceNodeClass(st.nodeClass)
+	case st.releaseAMI != nil:
+		err = s.releaseAMI(st.releaseAMI)
+	case st.traffic != nil:
 		s.traffic(i, 0)
-	case st.Arrivals != nil:
+	case st.arrivals != nil:
 		err = s.startArrivals(i)
 	}
 	if err != nil {
@@ -80,13 +80,13 @@ func (s *sim) expand(d *appsv1.Deployment, replicas int32) ([]*simPod, error) {
 
 // scale sets a Deployment's replicas: missing pods are created pending,
 // surplus ones (the highest-numbered) are deleted wherever they are.
-func (s *sim) scale(st *ScaleStep) error {
-	key := deploymentKey(st.Deployment)
+func (s *sim) scale(st *scaleStep) error {
+	key := st.deployment
 	d := s.deployments[key]
 	if d == nil {
 		return fmt.Errorf("no Deployment %s in the manifests", key)
 	}
-	want, err := s.expand(d, st.Replicas)
+	want, err := s.expand(d, st.replicas)
 	if err != nil {
 		return err
 	}
@@ -107,8 +107,8 @@ func (s *sim) scale(st *ScaleStep) error {
 			deleted++
 		}
 	}
-	s.decide(Decision{Kind: KindScale, Pods: int(st.Replicas),
-		Reason: fmt.Sprintf("Deployment %s scaled to %d: %d pods created, %d deleted", key, st.Replicas, created, deleted)})
+	s.decide(Decision{Kind: KindScale, Pods: int(st.replicas),
+		Reason: fmt.Sprintf("Deployment %s scaled to %d: %d pods created, %d deleted", key, st.replicas, created, deleted)})
 	return nil
 }
 
@@ -130,7 +130,7 @@ func (s *sim) deletePod(p *simPod) {
 // interrupt sends spot interruption notices to running spot nodes chosen
 // at random (seeded) and hands each to the controller, which handles it as
 // Karpenter's interruption controller does.
-func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
+func (s *sim) interrupt(st *interruptStep, rng *rand.Rand) error {
 	in, ok := s.launcher.(Interrupter)
 	if !ok {
 		return fmt.Errorf("the launcher (%T) cannot send interruptions", s.launcher)
@@ -138,19 +138,19 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	var spot []*simNode
 	for _, n := range s.sortedNodes() {
 		if n.Instance.CapacityType == apis.CapacityTypeSpot && !n.Deleting &&
-			(st.InstanceType == "" || n.Instance.InstanceType == st.InstanceType) {
+			(st.instanceType == "" || n.Instance.InstanceType == st.instanceType) {
 			spot = append(spot, n)
 		}
 	}
-	if len(spot) == 0 && st.InstanceType != "" {
-		return fmt.Errorf("no running spot node of type %s to interrupt", st.InstanceType)
+	if len(spot) == 0 && st.instanceType != "" {
+		return fmt.Errorf("no running spot node of type %s to interrupt", st.instanceType)
 	}
 	if len(spot) == 0 {
 		return fmt.Errorf("no running spot node to interrupt")
 	}
 	rng.Shuffle(len(spot), func(i, j int) { spot[i], spot[j] = spot[j], spot[i] })
-	if st.Count > 0 && st.Count < len(spot) {
-		spot = spot[:st.Count]
+	if st.count > 0 && st.count < len(spot) {
+		spot = spot[:st.count]
 	}
 	slices.SortFunc(spot, func(a, b *simNode) int { return strings.Compare(a.Name(), b.Name()) })
 	for _, n := range spot {
@@ -164,20 +164,13 @@ func (s *sim) interrupt(st *InterruptStep, rng *rand.Rand) error {
 	return nil
 }
 
-// replaceNodePool swaps in a NodePool from the step's manifest.
-func (s *sim) replaceNodePool(st *NodePoolStep) error {
-	set, err := manifests.Decode("nodePool step", []byte(st.Manifest))
-	if err != nil {
-		return err
-	}
-	if len(set.NodePools) != 1 {
-		return fmt.Errorf("the manifest holds %d NodePools, want 1", len(set.NodePools))
-	}
-	np := set.NodePools[0]
-	if np.Spec.Template.Spec.NodeClassRef == nil || s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name] == nil {
+// replaceNodePool swaps in a step's NodePool, whose EC2NodeClass must be
+// one the run knows now.
+func (s *sim) replaceNodePool(np *apis.NodePool) error {
+	if s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name] == nil {
 		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run knows", np.Name)
 	}
-	s.pools[np.Name] = np
+	s.pools[np.Name] = np.DeepCopy()
 	s.ctrl.NodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
@@ -185,21 +178,15 @@ func (s *sim) replaceNodePool(st *NodePoolStep) error {
 	return nil
 }
 
-// replaceNodeClass swaps in an EC2NodeClass from the step's manifest and
-// models its instance types anew.
-func (s *sim) replaceNodeClass(st *NodeClassStep) error {
-	set, err := manifests.Decode("nodeClass step", []byte(st.Manifest))
-	if err != nil {
-		return err
-	}
-	if len(set.EC2NodeClasses) != 1 {
-		return fmt.Errorf("the manifest holds %d EC2NodeClasses, want 1", len(set.EC2NodeClasses))
-	}
-	nc := set.EC2NodeClasses[0]
+// replaceNodeClass swaps in a step's EC2NodeClass and models its instance
+// types anew.
+func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
 	catalog, err := s.cfg.Snapshot.CatalogFor(nc)
 	if err != nil {
 		return fmt.Errorf("EC2NodeClass %s: cannot model its instance types: %w", nc.Name, err)
 	}
+	// The run changes its copy (releaseAMI steps), never the step's.
+	nc = nc.DeepCopy()
 	if len(nc.Status.AMIs) == 0 {
 		if old := s.classes[nc.Name]; old != nil {
 			nc.Status.AMIs = old.Status.AMIs
@@ -217,18 +204,15 @@ func (s *sim) replaceNodeClass(st *NodeClassStep) error {
 }
 
 // releaseAMI makes an EC2NodeClass resolve a new AMI.
-func (s *sim) releaseAMI(st *ReleaseAMIStep) error {
-	name := st.NodeClass
-	if name == "" {
-		name = "default"
-	}
+func (s *sim) releaseAMI(st *releaseAMIStep) error {
+	name := st.nodeClass
 	nc := s.classes[name]
 	if nc == nil {
 		return fmt.Errorf("no EC2NodeClass %s", name)
 	}
-	nc.Status.AMIs = []apis.AMI{{ID: st.ID, Name: st.ID}}
+	nc.Status.AMIs = []apis.AMI{{ID: st.id, Name: st.id}}
 	s.ctrl.NodeClassChanged()
 	s.generation++
-	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.ID)})
+	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.id)})
 	return nil
 }

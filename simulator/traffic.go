@@ -23,16 +23,16 @@ type arrivalStream struct {
 // traffic applies a traffic step's tick'th value and schedules the next
 // firing while the run lasts.
 func (s *sim) traffic(i, tick int) {
-	st := s.sc.Steps[i].Traffic
+	st := s.steps[i].traffic
 	want := st.replicasAt(tick)
-	if tick == 0 || int(want) != s.replicas(deploymentKey(st.Deployment)) {
-		if err := s.scale(&ScaleStep{Deployment: st.Deployment, Replicas: want}); err != nil {
+	if tick == 0 || int(want) != s.replicas(st.deployment) {
+		if err := s.scale(&scaleStep{deployment: st.deployment, replicas: want}); err != nil {
 			// A Deployment that is missing now is missing at every tick.
 			s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
 			return
 		}
 	}
-	next := s.start.Add(s.sc.Steps[i].At.Duration + time.Duration(tick+1)*st.every())
+	next := s.start.Add(s.steps[i].at + time.Duration(tick+1)*st.every)
 	if !next.After(s.end) {
 		s.q.schedule(event{at: next, kind: evTraffic, index: i, tick: tick + 1})
 	}
@@ -52,8 +52,7 @@ func (s *sim) replicas(key string) int {
 // startArrivals opens an arrivals step's stream and schedules its first
 // arrival.
 func (s *sim) startArrivals(i int) error {
-	st := s.sc.Steps[i].Arrivals
-	key := deploymentKey(st.Deployment)
+	key := s.steps[i].arrivals.deployment
 	d := s.deployments[key]
 	if d == nil {
 		return fmt.Errorf("no Deployment %s in the manifests", key)
@@ -100,8 +99,8 @@ func (s *sim) nextPoisson(rng *rand.Rand, perHour float64, until time.Duration) 
 // scheduleArrival schedules the tick'th arrival of step i, unless it falls
 // after the step's end.
 func (s *sim) scheduleArrival(i, tick int) {
-	st := s.sc.Steps[i].Arrivals
-	if at, ok := s.nextPoisson(s.arrivals[i].rng, st.PerHour, st.Until.Duration); ok {
+	st := s.steps[i].arrivals
+	if at, ok := s.nextPoisson(s.arrivals[i].rng, st.perHour, st.until); ok {
 		s.q.schedule(event{at: at, kind: evArrival, index: i, tick: tick})
 	}
 }
@@ -117,23 +116,21 @@ func (s *sim) startInterruptions(i int) {
 }
 
 func (s *sim) scheduleInterruption(i int) {
-	st := s.sc.Steps[i].Interrupt
-	if at, ok := s.nextPoisson(s.interrupts[i], st.PerHour, st.Until.Duration); ok {
+	st := s.steps[i].interrupt
+	if at, ok := s.nextPoisson(s.interrupts[i], st.perHour, st.until); ok {
 		s.q.schedule(event{at: at, kind: evInterruption, index: i})
 	}
 }
 
-// randomInterruption sends one of step i's notices, to Count spot nodes
-// (default 1) chosen with the step's source, and schedules the next.
+// randomInterruption sends one of step i's notices, to count spot nodes
+// (at least 1) chosen with the step's source, and schedules the next.
 func (s *sim) randomInterruption(i int) {
-	st := *s.sc.Steps[i].Interrupt
-	st.Count = max(st.Count, 1)
 	if _, ok := s.launcher.(Interrupter); !ok {
 		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: the launcher (%T) cannot send interruptions", i, s.launcher)})
 		return
 	}
 	// No spot node to interrupt: the notice is dropped.
-	_ = s.interrupt(&st, s.interrupts[i])
+	_ = s.interrupt(s.steps[i].interrupt, s.interrupts[i])
 	s.scheduleInterruption(i)
 }
 
@@ -148,7 +145,7 @@ func (s *sim) arrive(i, tick int) {
 	sp := &simPod{key: apis.PodKey(p), pod: p}
 	s.pods[sp.key] = sp
 	s.makePending(sp)
-	life := max(time.Second, time.Duration(a.rng.ExpFloat64()*float64(s.sc.Steps[i].Arrivals.MeanLifetime.Duration)).Round(time.Second))
+	life := max(time.Second, time.Duration(a.rng.ExpFloat64()*float64(s.steps[i].arrivals.meanLifetime)).Round(time.Second))
 	if leave := s.now.Add(life); !leave.After(s.end) {
 		s.q.schedule(event{at: leave, kind: evDeparture, ref: sp.key})
 	}

@@ -38,13 +38,15 @@ func TestTrafficReplicasListRepeatsAndSkipsTicksThatChangeNothing(t *testing.T) 
 }
 
 func TestTrafficCosinePeaksAtPeakAt(t *testing.T) {
-	st := TrafficStep{Deployment: "web", Min: 4, Max: 40, PeakAt: dur(14 * time.Hour)}
+	st, err := (&TrafficStep{Deployment: "web", Min: 4, Max: 40, PeakAt: dur(14 * time.Hour)}).compile()
+	require.NoError(t, err)
 	assert.Equal(t, int32(40), st.replicasAt(14))
 	assert.Equal(t, int32(4), st.replicasAt(2))
 	assert.Equal(t, int32(22), st.replicasAt(8))
 	assert.Equal(t, int32(22), st.replicasAt(20))
 	assert.Equal(t, int32(40), st.replicasAt(38), "the curve repeats daily")
-	def := TrafficStep{Deployment: "web", Max: 10}
+	def, err := (&TrafficStep{Deployment: "web", Max: 10}).compile()
+	require.NoError(t, err)
 	assert.Equal(t, int32(10), def.replicasAt(12), "peaks at half the period by default")
 	assert.Equal(t, int32(0), def.replicasAt(0))
 }

@@ -1,0 +1,306 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/manifests"
+)
+
+// step is a scenario step checked and converted once, before the run
+// starts: manifests decoded and validated, Deployment references resolved
+// to namespace/name, defaults filled in. The engine runs these and never
+// reads YAML. Exactly one kind is set.
+type step struct {
+	at         time.Duration
+	scale      *scaleStep
+	interrupt  *interruptStep
+	nodePool   *apis.NodePool
+	nodeClass  *apis.EC2NodeClass
+	releaseAMI *releaseAMIStep
+	traffic    *trafficStep
+	arrivals   *arrivalsStep
+}
+
+// scaleStep sets the replicas of the Deployment named namespace/name.
+type scaleStep struct {
+	deployment string
+	replicas   int32
+}
+
+// interruptStep is an InterruptStep; with perHour set, count is at least 1.
+type interruptStep struct {
+	instanceType string
+	count        int
+	perHour      float64
+	until        time.Duration
+}
+
+// releaseAMIStep makes nodeClass (never empty) resolve AMI id alone.
+type releaseAMIStep struct {
+	nodeClass string
+	id        string
+}
+
+// trafficStep is a TrafficStep with its defaults filled in.
+type trafficStep struct {
+	deployment    string // namespace/name
+	every, period time.Duration
+	peakAt        time.Duration
+	replicas      []int32
+	min, max      int32
+}
+
+// arrivalsStep is an ArrivalsStep; until zero means the end of the run.
+type arrivalsStep struct {
+	deployment   string // namespace/name
+	perHour      float64
+	meanLifetime time.Duration
+	until        time.Duration
+}
+
+// compile checks the scenario and converts its steps, in order, to the
+// form the run executes. where names step i in errors ("steps[3]", or with
+// the line it starts at when the YAML is at hand). Every problem is
+// reported, each wrapping ErrInvalidScenario.
+func (sc *Scenario) compile(where func(i int) string) ([]step, error) {
+	var errs []error
+	if sc.Duration.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("%w: duration must be positive", ErrInvalidScenario))
+	}
+	switch every := sc.SampleEvery.Duration; {
+	case every < 0:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is negative", ErrInvalidScenario, every))
+	case every > 0 && every < time.Second:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is under a second", ErrInvalidScenario, every))
+	case every > 0 && sc.Duration.Duration/every > maxSamples:
+		errs = append(errs, fmt.Errorf("%w: sampleEvery %v takes more than %d samples over %v", ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
+	}
+	steps := make([]step, len(sc.Steps))
+	for i := range sc.Steps {
+		st, err := compileStep(&sc.Steps[i])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalidScenario, where(i), err))
+		}
+		steps[i] = st
+	}
+	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
+		errs = append(errs, fmt.Errorf("%w: cloud.failureRate %v is not in [0, 1]", ErrInvalidScenario, sc.Cloud.FailureRate))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return steps, nil
+}
+
+// stepIndex names step i by its index alone.
+func stepIndex(i int) string { return fmt.Sprintf("steps[%d]", i) }
+
+// stepPositions names step i by its index and the line of data it starts
+// at, when data is YAML the decoder can place it in. The lines are found
+// only when an error needs them.
+func stepPositions(data []byte) func(i int) string {
+	var lines []int
+	parsed := false
+	return func(i int) string {
+		if !parsed {
+			lines, parsed = stepLines(data), true
+		}
+		if i < len(lines) {
+			return fmt.Sprintf("steps[%d] (line %d)", i, lines[i])
+		}
+		return stepIndex(i)
+	}
+}
+
+// stepLines is the line each item of the top-level steps list starts at,
+// or nil when data cannot be placed.
+func stepLines(data []byte) []int {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for k := 0; k+1 < len(root.Content); k += 2 {
+		if root.Content[k].Value != "steps" || root.Content[k+1].Kind != yaml.SequenceNode {
+			continue
+		}
+		var lines []int
+		for _, item := range root.Content[k+1].Content {
+			lines = append(lines, item.Line)
+		}
+		return lines
+	}
+	return nil
+}
+
+// compileStep checks one step and converts it.
+func compileStep(st *Step) (step, error) {
+	n := 0
+	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
+		if set {
+			n++
+		}
+	}
+	at := st.At.Duration
+	switch {
+	case n != 1:
+		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals must be set (got %d)", n)
+	case at < 0:
+		return step{}, fmt.Errorf("at %v is negative", at)
+	}
+	out := step{at: at}
+	var err error
+	switch {
+	case st.Scale != nil:
+		if st.Scale.Deployment == "" || st.Scale.Replicas < 0 {
+			return step{}, errors.New("scale needs a deployment and replicas ≥ 0")
+		}
+		out.scale = &scaleStep{deployment: deploymentKey(st.Scale.Deployment), replicas: st.Scale.Replicas}
+	case st.Interrupt != nil:
+		out.interrupt, err = st.Interrupt.compile(at)
+	case st.NodePool != nil:
+		out.nodePool, err = st.NodePool.compile()
+	case st.NodeClass != nil:
+		out.nodeClass, err = st.NodeClass.compile()
+	case st.ReleaseAMI != nil:
+		out.releaseAMI, err = st.ReleaseAMI.compile()
+	case st.Traffic != nil:
+		out.traffic, err = st.Traffic.compile()
+	case st.Arrivals != nil:
+		out.arrivals, err = st.Arrivals.compile(at)
+	}
+	if err != nil {
+		return step{}, err
+	}
+	return out, nil
+}
+
+func (st *InterruptStep) compile(at time.Duration) (*interruptStep, error) {
+	switch {
+	case st.Count < 0:
+		return nil, fmt.Errorf("interrupt count %d is negative", st.Count)
+	case st.PerHour < 0 || math.IsInf(st.PerHour, 0) || math.IsNaN(st.PerHour):
+		return nil, fmt.Errorf("interrupt perHour must be a positive number (got %v)", st.PerHour)
+	case st.PerHour > MaxPerHour:
+		return nil, fmt.Errorf("interrupt perHour %v is over %v (one a second)", st.PerHour, MaxPerHour)
+	case st.Until.Duration != 0 && st.PerHour == 0:
+		return nil, errors.New("interrupt until needs perHour")
+	case st.Until.Duration != 0 && st.Until.Duration <= at:
+		return nil, fmt.Errorf("interrupt until %v is not after the step's at %v", st.Until.Duration, at)
+	}
+	out := &interruptStep{instanceType: st.InstanceType, count: st.Count, perHour: st.PerHour, until: st.Until.Duration}
+	if out.perHour > 0 {
+		out.count = max(out.count, 1)
+	}
+	return out, nil
+}
+
+// compile decodes and validates the NodePool. Its EC2NodeClass is resolved
+// when the step runs: it may come from the run's manifests or from an
+// earlier nodeClass step.
+func (st *NodePoolStep) compile() (*apis.NodePool, error) {
+	set, err := manifests.DecodePart("nodePool manifest", []byte(st.Manifest))
+	if err != nil {
+		return nil, err
+	}
+	if len(set.NodePools) != 1 {
+		return nil, fmt.Errorf("the manifest holds %d NodePools, want 1", len(set.NodePools))
+	}
+	np := set.NodePools[0]
+	if np.Spec.Template.Spec.NodeClassRef == nil {
+		return nil, fmt.Errorf("NodePool %s has no nodeClassRef", np.Name)
+	}
+	return np, nil
+}
+
+// compile decodes and validates the EC2NodeClass.
+func (st *NodeClassStep) compile() (*apis.EC2NodeClass, error) {
+	set, err := manifests.Decode("nodeClass manifest", []byte(st.Manifest))
+	if err != nil {
+		return nil, err
+	}
+	if len(set.EC2NodeClasses) != 1 {
+		return nil, fmt.Errorf("the manifest holds %d EC2NodeClasses, want 1", len(set.EC2NodeClasses))
+	}
+	return set.EC2NodeClasses[0], nil
+}
+
+func (st *ReleaseAMIStep) compile() (*releaseAMIStep, error) {
+	if st.ID == "" {
+		return nil, errors.New("releaseAMI needs an id")
+	}
+	out := &releaseAMIStep{nodeClass: st.NodeClass, id: st.ID}
+	if out.nodeClass == "" {
+		out.nodeClass = "default"
+	}
+	return out, nil
+}
+
+func (t *TrafficStep) compile() (*trafficStep, error) {
+	switch {
+	case t.Deployment == "":
+		return nil, errors.New("traffic needs a deployment")
+	case t.Every.Duration < 0 || t.Period.Duration < 0 || t.PeakAt.Duration < 0:
+		return nil, errors.New("traffic every, period and peakAt must not be negative")
+	case t.Every.Duration != 0 && t.Every.Duration < time.Second:
+		return nil, fmt.Errorf("traffic every %v is under a second", t.Every.Duration)
+	case len(t.Replicas) > 0 && (t.Min != 0 || t.Max != 0):
+		return nil, errors.New("traffic takes either replicas or min and max, not both")
+	case len(t.Replicas) == 0 && (t.Min < 0 || t.Max <= 0 || t.Min > t.Max):
+		return nil, fmt.Errorf("traffic needs replicas, or 0 ≤ min ≤ max with max > 0 (got min %d, max %d)", t.Min, t.Max)
+	}
+	for i, r := range t.Replicas {
+		if r < 0 {
+			return nil, fmt.Errorf("traffic replicas[%d] is %d, negative", i, r)
+		}
+	}
+	out := &trafficStep{deployment: deploymentKey(t.Deployment), every: t.Every.Duration, period: t.Period.Duration,
+		peakAt: t.PeakAt.Duration, replicas: slices.Clone(t.Replicas), min: t.Min, max: t.Max}
+	if out.every == 0 {
+		out.every = time.Hour
+	}
+	if out.period == 0 {
+		out.period = 24 * time.Hour
+	}
+	if out.peakAt == 0 {
+		out.peakAt = out.period / 2
+	}
+	return out, nil
+}
+
+// replicasAt is the curve's value at its tick'th firing.
+func (t *trafficStep) replicasAt(tick int) int32 {
+	if len(t.replicas) > 0 {
+		return t.replicas[tick%len(t.replicas)]
+	}
+	since := time.Duration(tick)*t.every - t.peakAt
+	phase := 2 * math.Pi * float64(since%t.period) / float64(t.period)
+	return t.min + int32(math.Round(float64(t.max-t.min)*(1+math.Cos(phase))/2))
+}
+
+func (a *ArrivalsStep) compile(at time.Duration) (*arrivalsStep, error) {
+	switch {
+	case a.Deployment == "":
+		return nil, errors.New("arrivals needs a deployment")
+	case !(a.PerHour > 0) || math.IsInf(a.PerHour, 0):
+		return nil, fmt.Errorf("arrivals perHour must be a positive number (got %v)", a.PerHour)
+	case a.MeanLifetime.Duration <= 0:
+		return nil, errors.New("arrivals meanLifetime must be positive")
+	case a.Until.Duration != 0 && a.Until.Duration <= at:
+		return nil, fmt.Errorf("arrivals until %v is not after the step's at %v", a.Until.Duration, at)
+	case a.PerHour > MaxPerHour:
+		return nil, fmt.Errorf("arrivals perHour %v is over %v (one a second)", a.PerHour, MaxPerHour)
+	}
+	return &arrivalsStep{deployment: deploymentKey(a.Deployment), perHour: a.PerHour,
+		meanLifetime: a.MeanLifetime.Duration, until: a.Until.Duration}, nil
+}
