@@ -69,7 +69,7 @@ func exampleLines(t *testing.T, help string) []string {
 	t.Helper()
 	_, section, ok := strings.Cut(help, "\nExamples:\n")
 	require.True(t, ok, "no Examples section")
-	section, _, _ = strings.Cut(section, "\n\n"+"Available Commands:")
+	section, _, _ = strings.Cut(section, "\n\nCommands:")
 	section, _, _ = strings.Cut(section, "\n\nFlags:")
 	var lines []string
 	for _, line := range strings.Split(section, "\n") {

@@ -114,6 +114,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpCommand(newHelpCommand())
+	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(
 		newDisruptCommand(),
 		newInstanceTypesCommand(),
@@ -123,39 +124,6 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 		newCompletionCommand(),
 	)
 	return root
-}
-
-// newHelpCommand is cobra's help command, except that an unknown topic is
-// a usage error (exit 2) with a suggestion, as an unknown command is.
-func newHelpCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "help [COMMAND]",
-		Short: "print the help of a command, as COMMAND --help does",
-		Example: `  karpsim help plan
-  karpsim help completion`,
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var names []cobra.Completion
-			for _, c := range cmd.Root().Commands() {
-				if c.IsAvailableCommand() {
-					names = append(names, cobra.CompletionWithDesc(c.Name(), c.Short))
-				}
-			}
-			return names, cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			topic, _, err := cmd.Root().Find(args)
-			if err != nil {
-				return fmt.Errorf("%w: %w", errUsage, err)
-			}
-			// As cobra's own help command does: the topic's flags are
-			// completed only when the topic itself runs.
-			topic.InitDefaultHelpFlag()
-			return topic.Help()
-		},
-	}
 }
 
 // flagError marks a flag the command line got wrong as a usage error, and
@@ -234,7 +202,7 @@ func noArgs(_ *cobra.Command, args []string) error {
 // addOutputFlag adds -o/--output with the formats a command prints, and
 // their completion.
 func addOutputFlag(cmd *cobra.Command, output *string, formats ...string) {
-	cmd.Flags().StringVarP(output, "output", "o", formats[0], "output format: "+orList(formats))
+	cmd.Flags().StringVarP(output, "output", "o", formats[0], "output `FORMAT`: "+orList(formats))
 	must(cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp)))
 }
 
