@@ -60,7 +60,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Cobra checks the command name, the flags and the arguments before it
 	// runs a command: every error it returns before then is a usage error,
 	// whether it says so or not (an unknown command comes back as a plain
-	// error).
+	// error). The root's PersistentPreRun marks the start; no command may
+	// set its own, which would replace it.
 	started := false
 	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
 	cmd, err := root.ExecuteC()
