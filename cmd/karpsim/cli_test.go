@@ -364,3 +364,18 @@ func TestOnlyTheCommandLineLinksCobra(t *testing.T) {
 	}
 	assert.True(t, linked, "cmd/karpsim links cobra: the check looks at the right list")
 }
+
+// run tells usage errors from input errors by whether the root's
+// PersistentPreRun ran; a command with its own would replace it.
+func TestNoCommandReplacesTheRootsPersistentPreRun(t *testing.T) {
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		assert.True(t, c.PersistentPreRun == nil && c.PersistentPreRunE == nil, "%s sets a PersistentPreRun", c.CommandPath())
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	for _, c := range newRootCommand().Commands() {
+		walk(c)
+	}
+}
