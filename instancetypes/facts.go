@@ -84,6 +84,12 @@ type factsLine struct {
 //go:embed data/ec2-instance-types.jsonl
 var embeddedFacts []byte
 
+// EmbeddedFactsDate is the day the embedded facts and their on-demand
+// prices were taken into karpsim: data/ec2-instance-types.jsonl records no
+// date of its own, so this is the date of the commit that added it
+// (61a2ff9, 2026-11-22). Whoever refreshes the file updates it.
+const EmbeddedFactsDate = "2026-11-22"
+
 var embedded = sync.OnceValues(func() ([]EC2Facts, error) {
 	return ParseFacts(bytes.NewReader(embeddedFacts), "data/ec2-instance-types.jsonl")
 })

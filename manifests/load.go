@@ -46,25 +46,55 @@ type Stream struct {
 // against each other: a NodePool in a stream may name an EC2NodeClass from
 // a file.
 func LoadWith(paths []string, streams ...Stream) (*Set, error) {
-	l := newLoader()
+	inputs := make([]Input, 0, len(paths)+len(streams))
 	for _, path := range paths {
-		files, err := manifestFiles(path)
-		if err != nil {
-			l.fail(Source{File: path}, "", "", ErrRead, err.Error())
-		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				l.fail(Source{File: file}, "", "", ErrRead, err.Error())
-				continue
-			}
-			l.decodeStream(file, data)
-		}
+		inputs = append(inputs, Input{Path: path})
 	}
 	for _, st := range streams {
-		l.decodeStream(st.Name, st.Data)
+		inputs = append(inputs, Input{Stream: st})
+	}
+	return LoadInputs(inputs...)
+}
+
+// Input is one source of manifests for LoadInputs: the file or folder at
+// Path, or, when Path is empty, Stream. A command line that mixes files
+// with standard input ("-f a.yaml -f -") is a list of Inputs.
+type Input struct {
+	Path   string
+	Stream Stream
+}
+
+// LoadInputs reads the inputs in the order given, files and folders as Load
+// does and streams as Decode does, into one Set, and checks all their
+// objects against each other, as LoadWith does. The Set keeps the order of
+// the inputs.
+func LoadInputs(inputs ...Input) (*Set, error) {
+	l := newLoader()
+	for _, in := range inputs {
+		if in.Path == "" {
+			l.decodeStream(in.Stream.Name, in.Stream.Data)
+			continue
+		}
+		l.readPath(in.Path)
 	}
 	return l.done()
+}
+
+// readPath decodes the file at path, or every manifest file under the
+// folder at path.
+func (l *loader) readPath(path string) {
+	files, err := manifestFiles(path)
+	if err != nil {
+		l.fail(Source{File: path}, "", "", ErrRead, err.Error())
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			l.fail(Source{File: file}, "", "", ErrRead, err.Error())
+			continue
+		}
+		l.decodeStream(file, data)
+	}
 }
 
 // Decode reads one stream of manifests, named name in sources and errors,

@@ -213,3 +213,27 @@ func TestDecodePartLeavesNodeClassRefsToTheCaller(t *testing.T) {
 	_, err = DecodePart("pool.yaml", []byte(pool("example.com")))
 	assert.ErrorIs(t, err, ErrMissingReference)
 }
+
+func TestLoadInputsKeepsTheirOrderAndChecksThemTogether(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"class.yaml": "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  role: KarpenterNodeRole\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n",
+		"pod.yaml":   "apiVersion: v1\nkind: Pod\nmetadata: {name: from-file}\n",
+	})
+	stdin := Stream{Name: "<stdin>", Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: from-stdin}\n---\n" +
+		"apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n" +
+		"      requirements: []\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n")}
+	s, err := LoadInputs(Input{Path: filepath.Join(dir, "class.yaml")}, Input{Stream: stdin}, Input{Path: filepath.Join(dir, "pod.yaml")})
+	require.NoError(t, err, "the NodePool on stdin finds the EC2NodeClass of a file")
+	require.Len(t, s.Pods, 2)
+	assert.Equal(t, "from-stdin", s.Pods[0].Name, "inputs are read in the order given")
+	assert.Equal(t, "from-file", s.Pods[1].Name)
+	src, ok := s.SourceOf(s.NodePools[0])
+	require.True(t, ok)
+	assert.Equal(t, Source{File: "<stdin>", Document: 2, Line: 5}, src)
+
+	_, err = LoadInputs(Input{Stream: Stream{Name: "<stdin>", Data: []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nkind: [\n")}}, Input{Path: filepath.Join(dir, "missing.yaml")})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrMalformed)
+	assert.ErrorIs(t, err, ErrRead)
+	assert.Contains(t, err.Error(), "<stdin>: document 2: ")
+}

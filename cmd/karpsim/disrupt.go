@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
@@ -14,7 +16,7 @@ import (
 
 // disruptOptions are the flags of `karpsim disrupt`.
 type disruptOptions struct {
-	files      fileList
+	files      []string
 	at         string
 	output     string
 	spotToSpot bool
@@ -30,12 +32,44 @@ type disruptResult struct {
 	Expiring []snapshot.Expired `json:"expiring"`
 }
 
-func runDisrupt(args []string, stdout, stderr io.Writer) error {
-	opts, err := parseDisruptFlags(args, stderr)
-	if err != nil {
-		return err
+func newDisruptCommand() *cobra.Command {
+	var opts disruptOptions
+	cmd := &cobra.Command{
+		Use:   "disrupt -f PATH... [flags]",
+		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
+		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and EC2NodeClasses
+and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
+single-node consolidation under the NodePools' budgets, each command with its replacements and
+savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
+It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.`,
+		Example: `  # What Karpenter would disrupt next in a live cluster
+  kubectl get pods,nodes,pdb,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim disrupt -f -
+
+  # A cluster saved to a file, as JSON
+  karpsim disrupt -f testdata/disrupt/empty-node/input.yaml -o json
+
+  # The same cluster at another time, with spot-to-spot consolidation
+  karpsim disrupt -f testdata/disrupt/empty-node/input.yaml --at 2026-03-03T18:00:00Z --spot-to-spot`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
+			return runDisrupt(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	set, err := manifests.Load(opts.files...)
+	addFilenameFlag(cmd, &opts.files, "(required): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
+	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	f := cmd.Flags()
+	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
+	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
+	noCompletion(cmd, "at")
+	return cmd
+}
+
+func runDisrupt(opts disruptOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	set, err := loadManifests(opts.files, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -66,28 +100,23 @@ func runDisrupt(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func parseDisruptFlags(args []string, stderr io.Writer) (disruptOptions, error) {
-	var opts disruptOptions
-	fs := newFlagSet("disrupt", "-f PATH... [flags]", stderr)
-	fs.Var(&opts.files, "f", "manifest `PATH` (a file or a folder of .yaml, .yml and .json files): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses; repeatable, required")
-	fs.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
-	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
-	fs.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
-	if err := parseFlags(fs, args); err != nil {
-		return opts, err
+// check refuses flag values that cannot mean anything.
+func (opts disruptOptions) check() error {
+	if err := checkFiles(opts.files); err != nil {
+		return err
 	}
 	if err := checkOutput(opts.output); err != nil {
-		return opts, err
+		return err
 	}
 	if len(opts.files) == 0 {
-		return opts, fmt.Errorf("%w: no -f given: disrupt needs the cluster's manifests", errUsage)
+		return fmt.Errorf("%w: no -f given: disrupt needs the cluster's manifests", errUsage)
 	}
 	if opts.at != "" {
 		if _, err := time.Parse(time.RFC3339, opts.at); err != nil {
-			return opts, fmt.Errorf("%w: --at %q: want an RFC 3339 time such as 2026-03-02T12:00:00Z", errUsage, opts.at)
+			return fmt.Errorf("%w: --at %q: want an RFC 3339 time such as 2026-03-02T12:00:00Z", errUsage, opts.at)
 		}
 	}
-	return opts, nil
+	return nil
 }
 
 // disruptTime is --at, or else the latest timestamp of the input, said on

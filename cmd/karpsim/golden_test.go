@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/{plan,disrupt}/*/expected.json and testdata/scenarios/*.expected.json from the current output")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/{plan,disrupt}/*/expected.json, testdata/scenarios/*.expected.json, cmd/karpsim/testdata/help/*.txt) from the current output")
 
 // TestPlanGolden plans every scenario under testdata/plan and compares the
 // JSON with the scenario's expected.json. Each scenario's README.md says
@@ -39,7 +39,7 @@ func runGolden(t *testing.T, command string) {
 				args = append(args, strings.Fields(string(extra))...)
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(args, &stdout, &stderr); code != 0 {
+			if code := run(args, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			matchGolden(t, filepath.Join(dir, "expected.json"), stdout.Bytes(), command+" of "+dir)

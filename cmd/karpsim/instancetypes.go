@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -26,27 +29,65 @@ type instanceTypesOptions struct {
 	zones      string
 }
 
-func runInstanceTypes(args []string, stdout, stderr io.Writer) error {
+func newInstanceTypesCommand() *cobra.Command {
 	var opts instanceTypesOptions
-	fs := newFlagSet("instance-types", "[flags]", stderr)
-	fs.StringVar(&opts.output, "o", "table", "output format: table or json")
-	fs.StringVar(&opts.nodeClass, "nodeclass", "", "EC2NodeClass YAML `FILE` to compute overhead and allocatable with (default: AL2023, no block device mappings)")
-	fs.StringVar(&opts.catalog, "catalog", "", "read the catalog from this JSON `FILE` (as printed by -o json) instead of the embedded EC2 facts")
-	fs.StringVar(&opts.spotPrices, "spot-prices", "", "JSON `FILE` printed by 'aws ec2 describe-spot-price-history'; replaces the modelled spot prices")
-	fs.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
-	fs.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	cmd := &cobra.Command{
+		Use:   "instance-types [flags]",
+		Short: "list the instance-type catalog with capacity, overhead, allocatable and offerings",
+		Long: `Instance-types lists the catalog Karpenter would choose from: by default the embedded EC2 facts modelled
+as Karpenter's AWS provider computes capacity, overhead and allocatable, with on-demand prices and
+modelled spot prices. The table is sorted by name; -o json prints the JSON catalog format that
+--catalog reads, and -o yaml the same as YAML.`,
+		Example: `  # The catalog, one line per instance type
+  karpsim instance-types
+
+  # As JSON, for an EC2NodeClass's kubelet settings and block devices
+  karpsim instance-types -o json --nodeclass testdata/seed-manifests/001-ec2nodeclass-default.yaml
+
+  # In another region's zones
+  karpsim instance-types --region eu-west-1 --zones eu-west-1a,eu-west-1b`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
+			return runInstanceTypes(opts, cmd.OutOrStdout())
+		},
 	}
-	if opts.output != "table" && opts.output != "json" {
-		return fmt.Errorf("%w: -o %q: want table or json", errUsage, opts.output)
-	}
+	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	f := cmd.Flags()
+	f.StringVar(&opts.nodeClass, "nodeclass", "", "EC2NodeClass YAML `FILE` to compute overhead and allocatable with (default: AL2023, no block device mappings)")
+	f.StringVar(&opts.catalog, "catalog", "", "read the catalog from this JSON `FILE` (as printed by -o json) instead of the embedded EC2 facts")
+	f.StringVar(&opts.spotPrices, "spot-prices", "", "JSON `FILE` printed by 'aws ec2 describe-spot-price-history'; replaces the modelled spot prices")
+	f.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
+	f.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
+	must(cmd.MarkFlagFilename("nodeclass", manifestExtensions...))
+	must(cmd.MarkFlagFilename("catalog", "json"))
+	must(cmd.MarkFlagFilename("spot-prices", "json"))
+	noCompletion(cmd, "region", "zones")
+	return cmd
+}
+
+func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
 	catalog, err := loadCatalog(opts)
 	if err != nil {
 		return err
 	}
-	if opts.output == "json" {
+	switch opts.output {
+	case "json":
 		return instancetypes.WriteJSON(stdout, catalog)
+	case "yaml":
+		var buf bytes.Buffer
+		if err := instancetypes.WriteJSON(&buf, catalog); err != nil {
+			return err
+		}
+		out, err := yaml.JSONToYAML(buf.Bytes())
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(out)
+		return err
 	}
 	return writeInstanceTypesTable(stdout, catalog)
 }

@@ -8,103 +8,205 @@
 //
 // Usage:
 //
+//	kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim plan -f -
 //	karpsim plan [-f PATH]... [-o table|json|yaml] [--explain POD] [--ignore-preferences]
 //	karpsim disrupt -f PATH... [--at RFC3339] [-o table|json|yaml] [--spot-to-spot]
 //	karpsim simulate [-f SCENARIO] [-o table|json|yaml] [--seed N]
-//	karpsim instance-types [-o table|json] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
+//	karpsim instance-types [-o table|json|yaml] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
+//	karpsim version [-o table|json|yaml]
+//	karpsim completion bash|zsh|fish|powershell
 //
-// Every command reads only the files it is given and writes to standard
-// output; the same input gives byte-identical output.
+// Every command reads only the files it is given (and standard input for
+// "-f -") and writes its data to standard output, its diagnostics to
+// standard error; the same input gives byte-identical output. It exits 0 on
+// success, 1 when the input is refused or a decision could not be made, and
+// 2 when the command line is wrong.
+//
+// The command line is the only part of karpsim built on
+// github.com/spf13/cobra; the library packages do not depend on it.
 package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// command is one subcommand: its name, a one-line summary, and the function
-// that parses its arguments and runs it.
-type command struct {
-	name    string
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
-}
-
-var commands = []command{
-	{"disrupt", "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others", runDisrupt},
-	{"instance-types", "list the instance-type catalog with capacity, overhead, allocatable and offerings", runInstanceTypes},
-	{"plan", "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why", runPlan},
-	{"simulate", "run Karpenter's loop over a scenario's virtual time: decisions, nodes, cost and pending times", runSimulate},
-}
-
-// errUsage marks an error in the command line itself; main exits 2 on it.
+// errUsage marks an error in the command line itself; run exits 2 on it.
 var errUsage = errors.New("usage error")
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes one command line and returns the exit code: 0 on success, 1
-// when the command failed, 2 when the command line was wrong.
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		// The README's first command: show what karpsim does.
-		args = []string{"simulate"}
+// run executes one command line, with stdin as standard input (nil reads as
+// empty), and returns the exit code: 0 on success, 1 when the command
+// failed on its input, 2 when the command line was wrong.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if stdin == nil {
+		// Cobra would fall back to the process's standard input.
+		stdin = strings.NewReader("")
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	// Cobra checks the command name, the flags and the arguments before it
+	// runs a command: every error it returns before then is a usage error,
+	// whether it says so or not (an unknown command comes back as a plain
+	// error). The root's PersistentPreRun marks the start; no command may
+	// set its own, which would replace it.
+	started := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { started = true }
+	cmd, err := root.ExecuteC()
+	if err == nil {
 		return 0
 	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
+	name := "karpsim"
+	if cmd != nil {
+		name = cmd.CommandPath()
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", name, strings.TrimRight(err.Error(), "\n"))
+	if !started || errors.Is(err, errUsage) {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
+		return 2
+	}
+	return 1
+}
+
+// newRootCommand builds the whole command tree. run builds a new one for
+// every command line, so that no flag value outlives its command.
+func newRootCommand() *cobra.Command {
+	var showVersion bool
+	root := &cobra.Command{
+		Use:   "karpsim",
+		Short: "karpsim simulates Karpenter's node autoscaling decisions offline",
+		Long: `karpsim simulates Karpenter's node autoscaling decisions offline: what Karpenter v1 would launch
+for pending pods (plan), which nodes it would disrupt next (disrupt), what its loop does to a cluster
+over hours of traffic (simulate), and the instance types it can launch (instance-types).
+
+Run without a command, karpsim simulates the built-in scenario: the inflate Deployment scaled
+0 → 10 → 0 on the default NodePool. Data goes to standard output, diagnostics to standard error.
+Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a bad command line.`,
+		Example: `  # Plan what Karpenter would launch for a live cluster's pending pods
+  kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim plan -f -
+
+  # Simulate the built-in scenario
+  karpsim
+
+  # The version, for bug reports
+  karpsim --version`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				return writeVersion(cmd.OutOrStdout(), readVersion(), "table")
+			}
+			return runSimulate(simulateOptions{output: "table"}, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as 'karpsim version' does")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(flagError)
+	root.SetHelpCommand(newHelpCommand())
+	root.SetUsageTemplate(usageTemplate)
+	root.AddCommand(
+		newDisruptCommand(),
+		newInstanceTypesCommand(),
+		newPlanCommand(),
+		newSimulateCommand(),
+		newVersionCommand(),
+		newCompletionCommand(),
+	)
+	return root
+}
+
+// flagError marks a flag the command line got wrong as a usage error, and
+// suggests the flag meant when the name is close to one: a typo, or a long
+// name given with one dash as Go's flag package allowed ("-explain").
+func flagError(cmd *cobra.Command, err error) error {
+	var notExist *pflag.NotExistError
+	if !errors.As(err, &notExist) {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	given := notExist.GetSpecifiedName()
+	if group := notExist.GetSpecifiedShortnames(); len(group) > 1 {
+		given = group
+	}
+	if near := nearestFlag(cmd.Flags(), given); near != "" {
+		return fmt.Errorf("%w: %w\n\nDid you mean this?\n\t--%s", errUsage, err, near)
+	}
+	return fmt.Errorf("%w: %w", errUsage, err)
+}
+
+// nearestFlag is the long flag name given most likely meant: the flag whose
+// shorthand it is ("--f" for --filename), or the closest name within two
+// edits, fewer than given has letters (or that starts with given, as a
+// shortened name would); "" when none is near.
+func nearestFlag(flags *pflag.FlagSet, given string) string {
+	if len(given) == 1 {
+		if f := flags.ShorthandLookup(given); f != nil && !f.Hidden {
+			return f.Name
 		}
-		err := c.run(args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "karpsim %s: %v\n", c.name, err)
-			return 2
-		default:
-			fmt.Fprintf(stderr, "karpsim %s: %v\n", c.name, err)
-			return 1
+	}
+	best, bestDistance := "", min(3, len(given))
+	flags.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
 		}
-	}
-	fmt.Fprintf(stderr, "karpsim: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return 2
+		d := editDistance(given, f.Name)
+		if strings.HasPrefix(f.Name, given) && len(given) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDistance || (d == bestDistance && f.Name < best) {
+			best, bestDistance = f.Name, d
+		}
+	})
+	return best
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "karpsim simulates Karpenter's node autoscaling decisions offline.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'karpsim COMMAND -h' for a command's flags; 'karpsim' alone simulates the built-in scenario.")
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage to stderr.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: karpsim %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
+// noArgs refuses positional arguments, for commands that take none.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, args[0])
 	}
-	return fs
+	return nil
 }
 
-// parseFlags parses args, wrapping a bad command line as errUsage.
+// addOutputFlag adds -o/--output with the formats a command prints, and
+// their completion.
+func addOutputFlag(cmd *cobra.Command, output *string, formats ...string) {
+	cmd.Flags().StringVarP(output, "output", "o", formats[0], "output `FORMAT`: "+orList(formats))
+	must(cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp)))
+}
+
 // checkOutput refuses an -o other than table, json or yaml.
 func checkOutput(format string) error {
 	switch format {
@@ -114,15 +216,35 @@ func checkOutput(format string) error {
 	return fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, format)
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+// manifestExtensions are the file name endings shells complete for -f and
+// the other manifest flags; folders are completed too.
+var manifestExtensions = []string{"yaml", "yml", "json"}
+
+// completeValues registers fixed completions for a flag.
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	must(cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)))
+}
+
+// noCompletion registers that a flag's value cannot be completed, so that
+// shells do not offer file names for it.
+func noCompletion(cmd *cobra.Command, flags ...string) {
+	for _, flag := range flags {
+		must(cmd.RegisterFlagCompletionFunc(flag, cobra.NoFileCompletions))
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+}
+
+// must panics on an error that can only come from a mistake in this
+// file's flag definitions, which every test run would show.
+func must(err error) {
+	if err != nil {
+		panic(err)
 	}
-	return nil
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

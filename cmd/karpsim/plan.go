@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/manifests"
@@ -25,7 +26,7 @@ var exampleInflate []byte
 
 // planOptions are the flags of `karpsim plan`.
 type planOptions struct {
-	files             fileList
+	files             []string
 	output            string
 	explain           string
 	ignorePreferences bool
@@ -34,25 +35,48 @@ type planOptions struct {
 	zones             string
 }
 
-// fileList is a repeatable flag.
-type fileList []string
+func newPlanCommand() *cobra.Command {
+	var opts planOptions
+	cmd := &cobra.Command{
+		Use:   "plan [-f PATH]... [flags]",
+		Short: "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why",
+		Long: `Plan reads NodePools, EC2NodeClasses, NodeClaims, Nodes, Pods, DaemonSets, PodDisruptionBudgets and
+workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
+NodePool, instance type and capacity type, pods bound to existing nodes, and why each unschedulable pod
+is unschedulable. Without -f, it plans the built-in example (inflate, 10 replicas, on the default
+NodePool) and says so on standard error. Warnings go to standard error, each prefixed "warning: ".`,
+		Example: `  # Plan for the pending pods of a live cluster
+  kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses,daemonsets -A -o yaml | karpsim plan -f -
 
-func (f *fileList) String() string { return strings.Join(*f, ",") }
+  # Plan a file of manifests, as JSON
+  karpsim plan -f testdata/plan/gpu/input.yaml -o json
 
-func (f *fileList) Set(v string) error {
-	if v == "" {
-		return fmt.Errorf("empty path")
+  # Every decision about one pending pod
+  karpsim plan -f testdata/plan/gpu/input.yaml --explain ml/notebook`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
+			return runPlan(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	*f = append(*f, v)
-	return nil
+	addFilenameFlag(cmd, &opts.files, "(default: the built-in inflate example)")
+	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	f := cmd.Flags()
+	f.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
+	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
+	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
+	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
+	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
+	noCompletion(cmd, "explain", "region", "zones")
+	return cmd
 }
 
-func runPlan(args []string, stdout, stderr io.Writer) error {
-	opts, err := parsePlanFlags(args, stderr)
-	if err != nil {
-		return err
-	}
-	set, err := loadPlanInput(opts.files, stderr)
+func runPlan(opts planOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	set, err := loadPlanInput(opts.files, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -74,39 +98,31 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	return writeResult(stdout, result, opts.output)
 }
 
-func parsePlanFlags(args []string, stderr io.Writer) (planOptions, error) {
-	var opts planOptions
-	fs := newFlagSet("plan", "[-f PATH]... [flags]", stderr)
-	fs.Var(&opts.files, "f", "manifest `PATH` (a file or a folder of .yaml, .yml and .json files); repeatable (default: the built-in inflate example)")
-	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
-	fs.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
-	fs.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
-	fs.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
-	fs.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
-	fs.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
-	if err := parseFlags(fs, args); err != nil {
-		return opts, err
+// check refuses flag values that cannot mean anything.
+func (opts planOptions) check() error {
+	if err := checkFiles(opts.files); err != nil {
+		return err
 	}
 	if err := checkOutput(opts.output); err != nil {
-		return opts, err
+		return err
 	}
 	if opts.minValuesPolicy != "Strict" && opts.minValuesPolicy != "BestEffort" {
-		return opts, fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)
+		return fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)
 	}
 	if opts.region == "" {
-		return opts, fmt.Errorf("%w: --region is empty", errUsage)
+		return fmt.Errorf("%w: --region is empty", errUsage)
 	}
 	if opts.zones != "" && len(splitZones(opts.zones)) == 0 {
-		return opts, fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)
+		return fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)
 	}
-	return opts, nil
+	return nil
 }
 
 // loadPlanInput reads the manifests, or the built-in example when no path
 // was given.
-func loadPlanInput(files []string, stderr io.Writer) (*manifests.Set, error) {
+func loadPlanInput(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	if len(files) > 0 {
-		return manifests.Load(files...)
+		return loadManifests(files, stdin, stderr)
 	}
 	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
 	return manifests.Decode("example/inflate.yaml", exampleInflate)

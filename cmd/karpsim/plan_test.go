@@ -19,7 +19,7 @@ import (
 // output.
 func runCmd(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := run(args, &stdout, &stderr)
+	code := run(args, nil, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -66,7 +66,7 @@ func TestPlanExitCodes(t *testing.T) {
 	}{
 		{"ok", []string{"plan", "-f", scenario("spot-over-on-demand")}, 0, nil},
 		{"unknown output", []string{"plan", "-o", "xml"}, 2, []string{`-o "xml": want table, json or yaml`}},
-		{"unknown flag", []string{"plan", "--nope"}, 2, []string{"flag provided but not defined: -nope"}},
+		{"unknown flag", []string{"plan", "--nope"}, 2, []string{"unknown flag: --nope"}},
 		{"stray argument", []string{"plan", "input.yaml"}, 2, []string{`unexpected argument "input.yaml"`}},
 		{"empty zones", []string{"plan", "--zones", ","}, 2, []string{"names no zone"}},
 		{"missing file", []string{"plan", "-f", "does-not-exist.yaml"}, 1, []string{"does-not-exist.yaml"}},
@@ -194,7 +194,7 @@ func TestPlanIgnorePreferences(t *testing.T) {
 
 func TestPlanRejectsAnUnknownMinValuesPolicy(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"plan", "--min-values-policy", "Sometimes"}, &stdout, &stderr)
+	code := run([]string{"plan", "--min-values-policy", "Sometimes"}, nil, &stdout, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), `--min-values-policy "Sometimes": want Strict or BestEffort`) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}

@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-// isTerminal tells whether w is a terminal (a character device), where a
-// progress line redrawn in place reads well; pipes and files get none.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal tells whether a reader or writer is a terminal (a character
+// device): where a progress line redrawn in place reads well (pipes and
+// files get none), and where standard input waits for a person typing.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}

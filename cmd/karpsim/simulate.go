@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	_ "embed"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/karpsim/karpsim/simulator"
 )
@@ -35,12 +36,46 @@ type simulateOptions struct {
 // n-th sample so that a day fits on a screen.
 const maxSampleRows = 25
 
-func runSimulate(args []string, stdout, stderr io.Writer) error {
-	opts, err := parseSimulateFlags(args, stderr)
-	if err != nil {
-		return err
+func newSimulateCommand() *cobra.Command {
+	var opts simulateOptions
+	cmd := &cobra.Command{
+		Use:   "simulate [-f SCENARIO] [flags]",
+		Short: "run Karpenter's loop over a scenario's virtual time: decisions, nodes, cost and pending times",
+		Long: `Simulate runs Karpenter's loop over a scenario's virtual time with an in-memory cloud: batching,
+provisioning, launches, the kube-scheduler, disruption under budgets, expiration, drift and spot
+interruptions. It prints a summary, every decision, and nodes and cost over time. Without -f, it runs
+the built-in scenario (inflate scaled 0 → 10 → 0 on the default NodePool) and says so on standard
+error. "-f -" reads the scenario from standard input; its relative manifest paths are then read from
+the working directory, where a scenario file's are read from the file's folder. The same scenario
+and seed give byte-identical output.`,
+		Example: `  # The built-in scenario
+  karpsim simulate
+
+  # A spot interruption storm, as JSON, with another seed
+  karpsim simulate -f testdata/scenarios/spot-storm.yaml -o json --seed 42
+
+  # A scenario from standard input
+  karpsim simulate -f - < testdata/scenarios/default.yaml`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.seedSet = cmd.Flags().Changed("seed")
+			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
+			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
-	sc, err := loadSimulateScenario(opts.file, stderr)
+	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see README's karpsim simulate section), or - for standard input (default: the built-in inflate 0 → 10 → 0 scenario)")
+	must(cmd.MarkFlagFilename("filename", "yaml", "yml"))
+	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
+	noCompletion(cmd, "seed")
+	return cmd
+}
+
+func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	sc, err := loadSimulateScenario(opts.file, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -66,39 +101,40 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func parseSimulateFlags(args []string, stderr io.Writer) (simulateOptions, error) {
-	var opts simulateOptions
-	fs := newFlagSet("simulate", "[-f SCENARIO] [flags]", stderr)
-	fs.StringVar(&opts.file, "f", "", "scenario `FILE` (YAML; see README's karpsim simulate section) (default: the built-in inflate 0 → 10 → 0 scenario)")
-	fs.StringVar(&opts.output, "o", "table", "output format: table, json or yaml")
-	fs.Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
-	if err := parseFlags(fs, args); err != nil {
-		return opts, err
-	}
-	fs.Visit(func(f *flag.Flag) { opts.seedSet = opts.seedSet || f.Name == "seed" })
-	if err := checkOutput(opts.output); err != nil {
-		return opts, err
-	}
-	return opts, nil
-}
-
-// loadSimulateScenario reads the scenario file, or the built-in default
-// scenario when none was given.
-func loadSimulateScenario(file string, stderr io.Writer) (simulator.Scenario, error) {
-	if file != "" {
+// loadSimulateScenario reads the scenario file, standard input for "-", or
+// the built-in default scenario when none was given.
+func loadSimulateScenario(file string, stdin io.Reader, stderr io.Writer) (simulator.Scenario, error) {
+	switch file {
+	case "":
+		fmt.Fprintln(stderr, "karpsim simulate: no -f given: running the built-in scenario, the inflate Deployment scaled 0 → 10 → 0 on the default NodePool over an hour")
+		return parseScenario(scenarioSource(""), defaultScenario)
+	case stdinPath:
+		data, err := readStdin(stdin, stderr)
+		if err != nil {
+			return simulator.Scenario{}, err
+		}
+		return parseScenario(stdinName, data)
+	default:
 		return simulator.LoadScenario(file)
 	}
-	fmt.Fprintln(stderr, "karpsim simulate: no -f given: running the built-in scenario, the inflate Deployment scaled 0 → 10 → 0 on the default NodePool over an hour")
-	sc, err := simulator.ParseScenario(defaultScenario)
+}
+
+// parseScenario parses a scenario held in memory, naming it in errors;
+// its relative manifest paths stay relative to the working directory.
+func parseScenario(name string, data []byte) (simulator.Scenario, error) {
+	sc, err := simulator.ParseScenario(data)
 	if err != nil {
-		return sc, fmt.Errorf("%s: %w", scenarioSource(""), err)
+		return sc, fmt.Errorf("%s: %w", name, err)
 	}
 	return sc, nil
 }
 
 func scenarioSource(file string) string {
-	if file == "" {
+	switch file {
+	case "":
 		return "example/default-scenario.yaml"
+	case stdinPath:
+		return stdinName
 	}
 	return file
 }

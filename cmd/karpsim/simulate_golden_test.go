@@ -25,7 +25,7 @@ func TestSimulateGolden(t *testing.T) {
 		base := strings.TrimSuffix(file, ".yaml")
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"simulate", "-f", file, "-o", "json"}, &stdout, &stderr); code != 0 {
+			if code := run([]string{"simulate", "-f", file, "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			matchGolden(t, base+".expected.json", stdout.Bytes(), "simulate of "+file)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/karpsim/karpsim/manifests"
+)
+
+// stdinPath is the -f value that means standard input, as in kubectl.
+const stdinPath = "-"
+
+// stdinName names standard input in sources, errors and warnings.
+const stdinName = "<stdin>"
+
+// addFilenameFlag adds the repeatable -f/--filename of the commands that
+// read manifests; defaultNote says what happens without it.
+func addFilenameFlag(cmd *cobra.Command, files *[]string, defaultNote string) {
+	cmd.Flags().StringArrayVarP(files, "filename", "f", nil,
+		"manifest `PATH`: a file, a folder (read recursively: every .yaml, .yml and .json file under it, in lexical order), "+
+			"or - for standard input (multi-document YAML, a kubectl List, or JSON); repeatable "+defaultNote)
+	must(cmd.MarkFlagFilename("filename", manifestExtensions...))
+}
+
+// checkFiles refuses an empty -f and a second "-f -": standard input can
+// be read only once.
+func checkFiles(files []string) error {
+	if slices.Contains(files, "") {
+		return fmt.Errorf("%w: -f with an empty path", errUsage)
+	}
+	if n := countStdin(files); n > 1 {
+		return fmt.Errorf("%w: -f - is given %d times: standard input can be read once", errUsage, n)
+	}
+	return nil
+}
+
+func countStdin(files []string) int {
+	n := 0
+	for _, f := range files {
+		if f == stdinPath {
+			n++
+		}
+	}
+	return n
+}
+
+// loadManifests reads the -f paths in the order given, "-" being standard
+// input, into one Set checked as a whole: a NodePool piped in may use an
+// EC2NodeClass from a file.
+func loadManifests(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
+	inputs := make([]manifests.Input, 0, len(files))
+	for _, path := range files {
+		if path != stdinPath {
+			inputs = append(inputs, manifests.Input{Path: path})
+			continue
+		}
+		data, err := readStdin(stdin, stderr)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName, Data: data}})
+	}
+	return manifests.LoadInputs(inputs...)
+}
+
+// readStdin reads all of standard input. An empty input is an error: it is
+// what a failed `kubectl get` leaves in the pipe, and planning nothing
+// would hide that.
+func readStdin(stdin io.Reader, stderr io.Writer) ([]byte, error) {
+	if isTerminal(stdin) {
+		fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
+	}
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", stdinName, err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%s: standard input is empty: pipe manifests in, e.g. kubectl get ... -o yaml | karpsim plan -f -", stdinName)
+	}
+	return data, nil
+}
