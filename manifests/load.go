@@ -117,6 +117,12 @@ func DecodePart(name string, data []byte) (*Set, error) {
 	return l.done()
 }
 
+// Files lists the files Load reads for a path: the path itself when it is
+// a file, else every .yaml, .yml and .json file under the folder, in
+// lexical order. A caller that reads the files itself (a sweep patching
+// them) reads the same ones.
+func Files(path string) ([]string, error) { return manifestFiles(path) }
+
 func manifestFiles(path string) ([]string, error) {
 	info, err := os.Stat(path)
 	if err != nil {

@@ -39,6 +39,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -69,6 +70,11 @@ type Config struct {
 	// Snapshot are the options the manifests are read with (region, zones,
 	// catalogs).
 	Snapshot snapshot.Options
+	// Manifests, when not nil, are the scenario's manifests already read
+	// by the caller, each named by where it came from: they are decoded in
+	// place of Scenario.Manifests and Scenario.Inline, which are not read.
+	// A sweep runs patched copies of a scenario's manifests this way.
+	Manifests []manifests.Stream
 	// Consolidation are the disruption options.
 	Consolidation consolidation.Options
 	// Clock, when set, is the virtual clock the run advances (it is set to

@@ -16,8 +16,11 @@ import (
 const initialAMI = "ami-initial"
 
 // readSet reads the scenario's manifests, the files then the inline YAML,
-// checked against each other.
-func readSet(sc Scenario) (*manifests.Set, error) {
+// checked against each other; or the streams the caller read for it.
+func readSet(sc Scenario, given []manifests.Stream) (*manifests.Set, error) {
+	if given != nil {
+		return manifests.LoadWith(nil, given...)
+	}
 	var streams []manifests.Stream
 	if sc.Inline != "" {
 		streams = append(streams, manifests.Stream{Name: "inline", Data: []byte(sc.Inline)})
@@ -44,7 +47,7 @@ func merge(dst, src *manifests.Set) {
 
 // load builds the starting cluster from the scenario's manifests.
 func (s *sim) load() error {
-	set, err := readSet(s.sc)
+	set, err := readSet(s.sc, s.cfg.Manifests)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ func commandsWithHelp() [][]string {
 	paths := [][]string{nil}
 	for _, c := range newRootCommand().Commands() {
 		paths = append(paths, []string{c.Name()})
+		for _, sub := range c.Commands() {
+			paths = append(paths, []string{c.Name(), sub.Name()})
+		}
 	}
 	// Cobra adds the help command when a command line runs.
 	return append(paths, []string{"help"})
@@ -48,7 +51,7 @@ func TestHelp(t *testing.T) {
 			require.Equal(t, 0, code, stderr)
 			file := "karpsim.txt"
 			if len(path) > 0 {
-				file = path[0] + ".txt"
+				file = strings.Join(path, "-") + ".txt"
 			}
 			matchGolden(t, filepath.Join("testdata", "help", file), []byte(help), "help of "+name)
 

@@ -121,6 +121,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 		newInstanceTypesCommand(),
 		newPlanCommand(),
 		newSimulateCommand(),
+		newSweepCommand(),
 		newVersionCommand(),
 		newCompletionCommand(),
 	)

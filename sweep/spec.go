@@ -1,0 +1,175 @@
+// Package sweep runs many what-ifs at once: every scenario of a sweep file
+// under every variant (a patch to the scenario and its manifests) and every
+// seed, on a pool of workers, and gathers one summary per run and one row per
+// scenario × variant, the same whatever the number of workers or the order
+// runs finish in. A sweep can be split into shards (run index ≡ I mod N),
+// run apart (on a Kubernetes Indexed Job, say) and merged back into the
+// result the whole sweep gives.
+//
+// It owns the sweep file format, variants and their patches, the run
+// order, sharding and the summaries. It reads no file itself: the caller
+// reads the scenarios, their manifests and catalogs (cmd/karpsim reads the
+// disk) and hands them over as Sources. It imports simulator and the
+// packages below; never cmd.
+//
+// The import rules between packages are checked by internal/layering.
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Spec is a sweep file:
+//
+//	name: nodepool-designs
+//	scenarios: [../scenarios/daily-traffic.yaml, ../scenarios/]  # files, or folders of .yaml scenarios
+//	seeds: [1, 2, 3]                                             # default: each scenario's own seed
+//	variants:
+//	- name: baseline                       # no change
+//	- name: spot-only
+//	  nodePools:                           # a JSON merge patch per NodePool name; "*" is every NodePool
+//	    "*": {spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot]}]}}}}
+//	- name: storm
+//	  interruptionsPerHour: 2              # spot interruption notices at random through the run
+//	- name: double
+//	  workloadScale: 2                     # replicas, traffic and arrival rates × 2
+//	- name: small-catalog
+//	  catalog: catalog.json                # instance types from a JSON catalog for every EC2NodeClass
+//	- name: shorter
+//	  scenario: {duration: 12h}            # a JSON merge patch on the scenario itself
+type Spec struct {
+	Name string `json:"name,omitempty"`
+	// Scenarios are scenario files or folders of them, relative to the
+	// sweep file.
+	Scenarios []string `json:"scenarios"`
+	// Seeds each run every scenario × variant once; none means each
+	// scenario's own seed.
+	Seeds []uint64 `json:"seeds,omitempty"`
+	// Variants default to one, "baseline", which changes nothing.
+	Variants []Variant `json:"variants,omitempty"`
+}
+
+// Variant is one patch applied to every scenario. Its parts apply in the
+// order of the fields: the scenario patch, then interruptions and workload
+// scale, then NodePools and the catalog.
+type Variant struct {
+	Name string `json:"name"`
+	// Scenario is a JSON merge patch (RFC 7386) on the scenario document:
+	// any field (duration, cloud, steps…); a list given replaces the list.
+	Scenario map[string]any `json:"scenario,omitempty"`
+	// NodePools are JSON merge patches on the NodePools of the scenario's
+	// manifests, by NodePool name; "*" patches every NodePool, before the
+	// named ones. A name no NodePool has is an error.
+	NodePools map[string]map[string]any `json:"nodePools,omitempty"`
+	// InterruptionsPerHour adds random spot interruption notices from the
+	// start to the end of the run, one node each.
+	InterruptionsPerHour float64 `json:"interruptionsPerHour,omitempty"`
+	// WorkloadScale multiplies every Deployment's replicas, the replicas
+	// of scale and traffic steps and the rates of arrivals steps; replicas
+	// are rounded to the nearest whole number. Zero means 1.
+	WorkloadScale float64 `json:"workloadScale,omitempty"`
+	// Catalog is a JSON catalog file (the instance-types --catalog format)
+	// whose instance types every EC2NodeClass gets, relative to the sweep
+	// file.
+	Catalog string `json:"catalog,omitempty"`
+}
+
+// Limits keep a sweep file from asking for more than a machine can run.
+const (
+	// MaxRuns bounds scenarios × variants × seeds.
+	MaxRuns = 100_000
+	// MaxWorkloadScale bounds a variant's workload scale.
+	MaxWorkloadScale = 100
+	// MaxInterruptionsPerHour is the simulator's own bound on notices.
+	MaxInterruptionsPerHour = 3600
+)
+
+// ErrInvalid is wrapped by every error about a sweep file's content.
+var ErrInvalid = errors.New("invalid sweep")
+
+// Parse reads a sweep file's content; unknown fields are refused. name
+// names the file in errors.
+func Parse(name string, data []byte) (Spec, error) {
+	var spec Spec
+	if err := yaml.UnmarshalStrict(data, &spec); err != nil {
+		return Spec{}, fmt.Errorf("%s: %w: %w", name, ErrInvalid, err)
+	}
+	if err := spec.validate(); err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return spec, nil
+}
+
+// validate checks what can be checked without the scenarios.
+func (s Spec) validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...))
+	}
+	if len(s.Scenarios) == 0 {
+		bad("scenarios: at least one scenario file or folder is needed")
+	}
+	for i, sc := range s.Scenarios {
+		if sc == "" {
+			bad("scenarios[%d]: empty path", i)
+		}
+	}
+	seen := map[uint64]bool{}
+	for i, seed := range s.Seeds {
+		if seen[seed] {
+			bad("seeds[%d]: seed %d is listed twice", i, seed)
+		}
+		seen[seed] = true
+	}
+	names := map[string]bool{}
+	for i, v := range s.Variants {
+		where := fmt.Sprintf("variants[%d]", i)
+		switch {
+		case v.Name == "":
+			bad("%s.name: required", where)
+		case names[v.Name]:
+			bad("%s.name: %q is used twice", where, v.Name)
+		}
+		names[v.Name] = true
+		if v.WorkloadScale < 0 || v.WorkloadScale > MaxWorkloadScale || v.WorkloadScale != v.WorkloadScale {
+			bad("%s.workloadScale: %v is outside 0..%d", where, v.WorkloadScale, MaxWorkloadScale)
+		}
+		if v.InterruptionsPerHour < 0 || v.InterruptionsPerHour > MaxInterruptionsPerHour || v.InterruptionsPerHour != v.InterruptionsPerHour {
+			bad("%s.interruptionsPerHour: %v is outside 0..%d", where, v.InterruptionsPerHour, MaxInterruptionsPerHour)
+		}
+		for name, patch := range v.NodePools {
+			if name == "" || patch == nil {
+				bad("%s.nodePools: a patch needs a NodePool name (or \"*\") and a body", where)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// variants are the spec's variants, or the one baseline.
+func (s Spec) variants() []Variant {
+	if len(s.Variants) == 0 {
+		return []Variant{{Name: "baseline"}}
+	}
+	return s.Variants
+}
+
+// nodePoolNames are the variant's NodePool patches in the order they apply:
+// "*" first, then by name.
+func (v Variant) nodePoolNames() []string {
+	var names []string
+	for name := range v.NodePools {
+		if name != "*" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	if _, ok := v.NodePools["*"]; ok {
+		names = append([]string{"*"}, names...)
+	}
+	return names
+}
