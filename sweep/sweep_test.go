@@ -14,7 +14,7 @@ import (
 )
 
 // source reads a scenario of testdata/scenarios as cmd/karpsim would.
-func source(t *testing.T, name string) Source {
+func source(t testing.TB, name string) Source {
 	t.Helper()
 	path := "../testdata/scenarios/" + name + ".yaml"
 	data, err := os.ReadFile(path)
