@@ -120,6 +120,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 		newDisruptCommand(),
 		newInstanceTypesCommand(),
 		newPlanCommand(),
+		newReportCommand(),
 		newSimulateCommand(),
 		newSweepCommand(),
 		newVersionCommand(),

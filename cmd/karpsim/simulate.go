@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/karpsim/karpsim/report"
 	"github.com/karpsim/karpsim/simulator"
 )
 
@@ -30,6 +32,8 @@ type simulateOptions struct {
 	seed   uint64
 	// seedSet tells an explicit --seed 0 from no --seed.
 	seedSet bool
+	// report is the HTML report's file, "" for none.
+	report string
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -70,6 +74,8 @@ and seed give byte-identical output.`,
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml"))
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
+	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
+	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
 	return cmd
 }
@@ -91,6 +97,15 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 		return fmt.Errorf("%s: %w", scenarioSource(opts.file), err)
 	}
 	printWarnings(stderr, res.Warnings)
+	if opts.report != "" {
+		html, err := report.Simulate(res)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.report, html, 0o644); err != nil {
+			return err
+		}
+	}
 	switch opts.output {
 	case "json":
 		return writeJSON(stdout, res)

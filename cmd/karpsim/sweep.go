@@ -19,6 +19,7 @@ import (
 
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/report"
 	"github.com/karpsim/karpsim/simulator"
 	"github.com/karpsim/karpsim/sweep"
 )
@@ -31,6 +32,7 @@ type sweepOptions struct {
 	shard       string
 	keepResults bool
 	outputFile  string
+	report      string
 	job         jobOptions
 }
 
@@ -92,6 +94,8 @@ Indexed Job that runs one shard per completion index. The sweep file format is i
 	noCompletion(cmd, "shard")
 	cmd.Flags().BoolVar(&opts.keepResults, "keep-results", false, "keep every run's whole result (timeline and samples) in -o json|yaml, not only its summary")
 	cmd.Flags().StringVar(&opts.outputFile, "output-file", "", "write the output to `FILE` instead of standard output (an Indexed Job's shard writes its part to a volume)")
+	cmd.Flags().StringVar(&opts.report, "report", "", "also write the sweep's HTML report (see karpsim report) to `FILE`")
+	must(cmd.MarkFlagFilename("report", "html"))
 	addJobFlags(cmd, &opts.job)
 	cmd.AddCommand(newSweepMergeCommand())
 	return cmd
@@ -306,6 +310,15 @@ func runSweep(opts sweepOptions, shard sweep.Shard, stdout, stderr io.Writer) er
 	res, err := sweep.Execute(context.Background(), in.spec, in.sources, o)
 	if err != nil {
 		return err
+	}
+	if opts.report != "" {
+		html, err := report.Sweep(res)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(opts.report, html, 0o644); err != nil {
+			return err
+		}
 	}
 	out := stdout
 	if opts.outputFile != "" {

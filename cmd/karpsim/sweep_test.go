@@ -173,3 +173,37 @@ func TestSweepEmitJob(t *testing.T) {
 	assert.Equal(t, costs[0], costs[1], "the Job's pods run the same sweep")
 	assert.NotEmpty(t, bytes.TrimSpace([]byte(out)))
 }
+
+// `report` recognises each kind of result and writes one HTML file.
+func TestReportCommand(t *testing.T) {
+	code, sim, stderr := runCmd("simulate", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	code, html, stderr := runWithStdin(sim, "report")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, html, "<title>karpsim simulation: default</title>")
+	assert.Contains(t, html, "<svg")
+
+	file := filepath.Join(t.TempDir(), "report.html")
+	code, stdout, stderr := runWithStdin(sim, "report", "-o", file)
+	require.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout)
+	written, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, html, string(written))
+
+	part := filepath.Join("..", "..", "testdata", "sweeps", "parts", "nodepool-designs-0.json")
+	code, html, stderr = runCmd("report", "-f", part)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, html, "<title>karpsim sweep: nodepool-designs</title>")
+
+	code, _, stderr = runWithStdin(`{"kind": "Pod"}`, "report")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "<stdin>: not a result of simulate, compare or sweep")
+
+	reportFile := filepath.Join(t.TempDir(), "sim.html")
+	code, _, stderr = runCmd("simulate", "--report", reportFile)
+	require.Equal(t, 0, code, stderr)
+	written, err = os.ReadFile(reportFile)
+	require.NoError(t, err)
+	assert.Contains(t, string(written), "karpsim simulation: default")
+}

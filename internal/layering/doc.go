@@ -14,7 +14,8 @@
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
 //	8  plantest, sweep                          capacity tests, many runs at once
-//	9  cmd/karpsim, examples                    what users run
+//	9  report                                   results as HTML with charts
+//	10 cmd/karpsim, examples                    what users run
 //
 // The decision core (requirements, resources, instancetypes, pricing,
 // scheduling, budgets, drift, consolidation) does no I/O and imports neither

@@ -21,7 +21,9 @@ var layer = map[string]int{
 	"snapshot":      5,
 	"controller":    6,
 	"simulator":     7,
-	"plantest":      8, "sweep": 8, "cmd/karpsim": 9, "examples": 9,
+	"plantest":      8, "sweep": 8,
+	"report":      9,
+	"cmd/karpsim": 10, "examples": 10,
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.

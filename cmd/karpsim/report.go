@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/report"
+	"github.com/karpsim/karpsim/simulator"
+	"github.com/karpsim/karpsim/sweep"
+)
+
+func newReportCommand() *cobra.Command {
+	var file, out string
+	cmd := &cobra.Command{
+		Use:   "report [-f RESULT] [-o FILE] [flags]",
+		Short: "turn a simulate, compare or sweep result into one self-contained HTML report with charts",
+		Long: `Report reads the JSON (or YAML) result that 'karpsim simulate', 'compare' or 'sweep' prints and writes
+one HTML file that needs nothing else to open, not even the network: for a simulation, nodes by
+instance type and capacity type, cost per hour, pending pods and nodes over time with disruptions
+marked, and the summary; for a comparison, both runs on shared axes; for a sweep, each scenario's
+cost per variant (bars with their min and max over seeds) and cost against pending p99. The kind of
+result is recognised from its fields. Here -o names the file written (default: standard output).
+'simulate' and 'sweep' also take --report FILE to write the report beside their own output.`,
+		Example: `  # A simulation's report
+  karpsim simulate -f testdata/scenarios/daily-traffic.yaml -o json | karpsim report -o daily-traffic.html
+
+  # A sweep's report, from its merged parts
+  karpsim sweep merge -o json testdata/sweeps/parts/nodepool-designs-0.json testdata/sweeps/parts/nodepool-designs-1.json testdata/sweeps/parts/nodepool-designs-2.json | karpsim report`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var data []byte
+			var err error
+			if file == stdinPath {
+				data, err = readStdin(cmd.InOrStdin(), cmd.ErrOrStderr())
+			} else {
+				data, err = os.ReadFile(file)
+			}
+			if err != nil {
+				return err
+			}
+			name := file
+			if file == stdinPath {
+				name = stdinName
+			}
+			html, err := renderReport(name, data)
+			if err != nil {
+				return err
+			}
+			return writeReportTo(out, cmd.OutOrStdout(), html)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "filename", "f", stdinPath, "the result `FILE` (JSON or YAML from simulate, compare or sweep), or - for standard input")
+	must(cmd.MarkFlagFilename("filename", "json", "yaml", "yml"))
+	cmd.Flags().StringVarP(&out, "output", "o", stdinPath, "the HTML `FILE` to write, or - for standard output")
+	must(cmd.MarkFlagFilename("output", "html"))
+	return cmd
+}
+
+// renderReport recognises the result and renders its report: a comparison
+// holds karpenter and clusterAutoscaler, a sweep runs and rows, a
+// simulation a timeline.
+func renderReport(name string, data []byte) ([]byte, error) {
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(j, &fields); err != nil {
+		return nil, fmt.Errorf("%s: not a karpsim result: %w", name, err)
+	}
+	has := func(keys ...string) bool {
+		for _, k := range keys {
+			if _, ok := fields[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("karpenter", "clusterAutoscaler"):
+		var c report.Comparison
+		if err := json.Unmarshal(j, &c); err != nil {
+			return nil, fmt.Errorf("%s: comparison: %w", name, err)
+		}
+		return report.Compare(c)
+	case has("runs", "rows"):
+		var r sweep.Result
+		if err := json.Unmarshal(j, &r); err != nil {
+			return nil, fmt.Errorf("%s: sweep result: %w", name, err)
+		}
+		return report.Sweep(&r)
+	case has("timeline", "samples"):
+		var r simulator.Result
+		if err := json.Unmarshal(j, &r); err != nil {
+			return nil, fmt.Errorf("%s: simulation result: %w", name, err)
+		}
+		return report.Simulate(&r)
+	}
+	return nil, fmt.Errorf("%s: not a result of simulate, compare or sweep (-o json): no timeline, runs or karpenter field", name)
+}
+
+// writeReportTo writes the report to the file, or to stdout for "-".
+func writeReportTo(file string, stdout io.Writer, html []byte) error {
+	if file == "" || file == stdinPath {
+		_, err := stdout.Write(html)
+		return err
+	}
+	return os.WriteFile(file, html, 0o644)
+}

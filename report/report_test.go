@@ -1,0 +1,235 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/karpsim/karpsim/simulator"
+	"github.com/karpsim/karpsim/sweep"
+)
+
+// simulate runs a golden scenario.
+func simulate(t *testing.T, name string, seed uint64) *simulator.Result {
+	t.Helper()
+	sc, err := simulator.LoadScenario(filepath.Join("..", "testdata", "scenarios", name+".yaml"))
+	require.NoError(t, err)
+	if seed != 0 {
+		sc.Seed = seed
+	}
+	r, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	require.NoError(t, err)
+	return r
+}
+
+// sweepResult runs a small sweep over a golden scenario.
+func sweepResult(t *testing.T) *sweep.Result {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "scenarios", "spot-storm.yaml")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	spec := sweep.Spec{Name: "storms", Scenarios: []string{path}, Seeds: []uint64{1, 2}, Variants: []sweep.Variant{
+		{Name: "as-written"}, {Name: "busier", InterruptionsPerHour: 6}, {Name: "bigger", WorkloadScale: 3}}}
+	r, err := sweep.Execute(context.Background(), spec, []sweep.Source{{Path: path, Scenario: data}}, sweep.Options{})
+	require.NoError(t, err)
+	return r
+}
+
+// exampleSweep is README's example sweep, merged from its committed parts.
+func exampleSweep(t *testing.T) *sweep.Result {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "sweeps", "parts", "nodepool-designs-*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var parts []*sweep.Result
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var part sweep.Result
+		require.NoError(t, json.Unmarshal(data, &part))
+		parts = append(parts, &part)
+	}
+	r, err := sweep.Merge(parts...)
+	require.NoError(t, err)
+	return r
+}
+
+// svgs are the inline SVG elements of a page.
+func svgs(html string) []string {
+	return regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(html, -1)
+}
+
+func TestSimulateReportHasItsSeriesAndAxes(t *testing.T) {
+	r := simulate(t, "spot-storm", 0)
+	html, err := Simulate(r)
+	require.NoError(t, err)
+	page := string(html)
+	charts := svgs(page)
+	require.Len(t, charts, 4)
+	for _, c := range charts {
+		assert.Contains(t, c, "time since start (hours)")
+		assert.Contains(t, c, "disruption", "disruptions are marked")
+	}
+	assert.Contains(t, charts[0], "Nodes by instance type and capacity type")
+	launched := map[string]bool{}
+	for _, d := range r.Timeline {
+		if d.Kind == simulator.KindLaunch {
+			launched[d.InstanceType+" ("+d.CapacityType+")"] = true
+		}
+	}
+	require.NotEmpty(t, launched)
+	for kind := range launched {
+		assert.Contains(t, charts[0], kind, "every launched type is a band")
+	}
+	assert.Contains(t, charts[1], "$/hour")
+	assert.Contains(t, charts[2], "pods")
+	for _, s := range []string{"launched", "registered", "ready"} {
+		assert.Contains(t, charts[3], s)
+	}
+	assert.Contains(t, page, fmt.Sprintf("$%.2f", r.TotalCost))
+	// Nothing is loaded from the network: no address but the SVG namespaces'.
+	local := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(page)
+	assert.NotContains(t, local, "http://")
+	assert.NotContains(t, local, "https://")
+
+	again, err := Simulate(r)
+	require.NoError(t, err)
+	assert.Equal(t, html, again, "the same result gives the same report")
+}
+
+func TestCompareReportDrawsBothRuns(t *testing.T) {
+	a, b := simulate(t, "default", 0), simulate(t, "default", 7)
+	html, err := Compare(Comparison{Karpenter: a, ClusterAutoscaler: b})
+	require.NoError(t, err)
+	charts := svgs(string(html))
+	require.Len(t, charts, 5, "two node charts, then cost, pending and nodes on shared axes")
+	for _, c := range charts[2:] {
+		assert.Contains(t, c, "Karpenter")
+		assert.Contains(t, c, "Cluster Autoscaler")
+	}
+	_, err = Compare(Comparison{Karpenter: a})
+	assert.Error(t, err)
+}
+
+func TestSweepReportHasBarsAndTradeOff(t *testing.T) {
+	r := sweepResult(t)
+	html, err := Sweep(r)
+	require.NoError(t, err)
+	charts := svgs(string(html))
+	require.Len(t, charts, 2)
+	for _, v := range []string{"as-written", "busier", "bigger"} {
+		assert.Contains(t, charts[0], v)
+		assert.Contains(t, charts[1], v)
+	}
+	assert.Contains(t, charts[0], "total cost ($)")
+	assert.Contains(t, charts[1], "pending p99 (seconds, mean over seeds)")
+	assert.Contains(t, string(html), " *</td>", "the best variant is marked")
+}
+
+// The labels users write are escaped, in the tables and in the SVG.
+func TestReportEscapesNames(t *testing.T) {
+	r := simulate(t, "default", 0)
+	r.Scenario = `<script>alert("x")</script>`
+	html, err := Simulate(r)
+	require.NoError(t, err)
+	assert.NotContains(t, string(html), `<script>alert`)
+}
+
+// TestReportsRenderInChromium opens each kind of report in headless
+// Chromium, as a person would: the page loads without console errors, its
+// script runs, and the screenshot is not blank. With -update the
+// screenshots are written to docs/ for README.md.
+func TestReportsRenderInChromium(t *testing.T) {
+	browser := findChromium()
+	if browser == "" {
+		t.Skip("no Chromium: install it to test the reports in a browser (Debian: apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	pages := map[string]func() ([]byte, error){
+		"simulate": func() ([]byte, error) { return Simulate(simulate(t, "daily-traffic", 0)) },
+		"compare": func() ([]byte, error) {
+			return Compare(Comparison{Karpenter: simulate(t, "daily-traffic", 0), ClusterAutoscaler: simulate(t, "daily-traffic", 9)})
+		},
+		"sweep": func() ([]byte, error) { return Sweep(exampleSweep(t)) },
+	}
+	for name, render := range pages {
+		t.Run(name, func(t *testing.T) {
+			html, err := render()
+			require.NoError(t, err)
+			file := filepath.Join(dir, name+".html")
+			require.NoError(t, os.WriteFile(file, html, 0o644))
+			dom, logs := runChromium(t, browser, dir, "--dump-dom", "file://"+file)
+			assert.Contains(t, dom, `data-rendered="yes"`, "the page's script ran")
+			for _, line := range strings.Split(logs, "\n") {
+				assert.NotContains(t, line, ":CONSOLE", "console message: %s", line)
+				assert.NotContains(t, line, "Uncaught", "script error: %s", line)
+			}
+			shot := filepath.Join(dir, name+".png")
+			runChromium(t, browser, dir, "--screenshot="+shot, "--window-size=1200,1800", "file://"+file)
+			data, err := os.ReadFile(shot)
+			require.NoError(t, err)
+			img, err := png.Decode(bytes.NewReader(data))
+			require.NoError(t, err)
+			assert.Greater(t, inkedFraction(img), 0.02, "the screenshot is blank")
+			if *updateScreenshots {
+				require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "report-"+name+".png"), data, 0o644))
+			}
+		})
+	}
+}
+
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	return ""
+}
+
+// runChromium runs headless Chromium with the flags a sandboxed test
+// machine needs, returning standard output and its log.
+func runChromium(t *testing.T, browser, dir string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--enable-logging=stderr", "--v=0", "--user-data-dir=" + filepath.Join(dir, "profile")}
+	cmd := exec.CommandContext(ctx, browser, append(base, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	return stdout.String(), stderr.String()
+}
+
+// inkedFraction is the share of pixels that are not near white.
+func inkedFraction(img image.Image) float64 {
+	b := img.Bounds()
+	inked := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xE000 || g < 0xE000 || bl < 0xE000 {
+				inked++
+			}
+		}
+	}
+	return float64(inked) / float64((b.Dx()/2)*(b.Dy()/2))
+}
+
+var updateScreenshots = flag.Bool("update", false, "write the Chromium screenshots to docs/ for README.md")
