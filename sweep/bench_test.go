@@ -42,3 +42,30 @@ func BenchmarkSweep(b *testing.B) {
 	b.ReportMetric(float64(len(res.Runs)*b.N)/b.Elapsed().Seconds(), "runs/s")
 	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MiB")
 }
+
+// BenchmarkSweepMemory runs 2,000 short runs (the default scenario under
+// 20 variants × 100 seeds) and reports the heap in use after: summaries
+// are kept, not timelines, so it stays small.
+func BenchmarkSweepMemory(b *testing.B) {
+	src := source(b, "default")
+	spec := Spec{Scenarios: []string{"x"}}
+	for i := range 100 {
+		spec.Seeds = append(spec.Seeds, uint64(i+1))
+	}
+	for i := range 20 {
+		spec.Variants = append(spec.Variants, Variant{Name: string(rune('a' + i)), WorkloadScale: 1 + float64(i)/10})
+	}
+	var res *Result
+	for b.Loop() {
+		var err error
+		if res, err = Execute(context.Background(), spec, []Source{src}, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.ReportMetric(float64(len(res.Runs)), "runs")
+	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(m.Sys)/(1<<20), "sys-MiB")
+}

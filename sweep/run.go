@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -126,6 +127,9 @@ func Execute(ctx context.Context, spec Spec, sources []Source, opts Options) (*R
 			return nil, fmt.Errorf("variant %s: catalog %s was not read", v.Name, v.Catalog)
 		}
 	}
+	if opts.Snapshot.Catalog == nil {
+		opts.Snapshot.Catalog = memoCatalogs(opts.Snapshot)
+	}
 	var mine []Run
 	for _, r := range runs {
 		if opts.Shard.has(r.Index) {
@@ -196,6 +200,37 @@ func runOne(ctx context.Context, r Run, opts Options) RunResult {
 		out.Result = res
 	}
 	return out
+}
+
+// memoCatalogs models each EC2NodeClass's instance types once for the
+// whole sweep: runs of one scenario, and most runs of a sweep, share their
+// classes, and modelling 1,363 instance types dominates a short run.
+// Catalogs are read-only, so runs share them.
+func memoCatalogs(o snapshot.Options) func(*apis.EC2NodeClass) (instancetypes.Catalog, error) {
+	type entry struct {
+		catalog instancetypes.Catalog
+		err     error
+	}
+	var mu sync.Mutex
+	memo := map[string]entry{}
+	return func(nc *apis.EC2NodeClass) (instancetypes.Catalog, error) {
+		key := "<default>"
+		if nc != nil {
+			b, err := json.Marshal(nc)
+			if err != nil {
+				return nil, err
+			}
+			key = string(b)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if e, ok := memo[key]; ok {
+			return e.catalog, e.err
+		}
+		c, err := o.CatalogFor(nc)
+		memo[key] = entry{c, err}
+		return c, err
+	}
 }
 
 // fingerprint identifies a sweep by its spec and the scenarios' contents,
