@@ -6,6 +6,7 @@ require (
 	github.com/mitchellh/hashstructure/v2 v2.0.2
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/stretchr/testify v1.12.1
+	gonum.org/v1/gonum v0.17.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730

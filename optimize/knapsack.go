@@ -1,0 +1,158 @@
+package optimize
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// knapsack is the pricing problem of column generation for one column:
+// the pattern of most dual value, a whole number of pods of each group
+// that fit one node's room, at most a group's pod count, at most one pod
+// per anti-affinity set. It is solved by depth-first branch and bound,
+// items in order of value per share of room, bounded by how much value the
+// room left in any one dimension could still take at the best density.
+type knapsack struct {
+	items []item
+	room  []float64
+	// suffixDensity[i][d] is the largest value per unit of dimension d
+	// among items i and after; suffixValue[i] their total value at their
+	// caps.
+	suffixDensity [][]float64
+	suffixValue   []float64
+	repelUsed     []bool
+
+	nodes, maxNodes int
+	aborted         bool
+	current         []int
+	// rootBound bounds every pattern's value; best is the best pattern
+	// found and bestCounts its counts per group.
+	rootBound  float64
+	best       float64
+	bestCounts []int
+}
+
+type item struct {
+	group int
+	value float64
+	req   []float64
+	cap   int
+	repel int
+}
+
+func newKnapsack(m *model, column int, y []float64, maxNodes int) *knapsack {
+	c := &m.columns[column]
+	k := &knapsack{room: c.room, maxNodes: maxNodes, repelUsed: make([]bool, len(m.repel)), current: make([]int, len(m.groups))}
+	for gi := range m.groups {
+		g := &m.groups[gi]
+		if y[gi] <= 0 || !c.shapes.has(g.shape) {
+			continue
+		}
+		n := fitCount(g.req, c.room, g.count)
+		if g.repel >= 0 {
+			n = min(n, 1)
+		}
+		if n > 0 {
+			k.items = append(k.items, item{group: gi, value: y[gi], req: g.req, cap: n, repel: g.repel})
+		}
+	}
+	share := func(it item) float64 {
+		s := 0.0
+		for d, v := range it.req {
+			if c.room[d] > 0 {
+				s += v / c.room[d]
+			}
+		}
+		return it.value / math.Max(s, 1e-300)
+	}
+	slices.SortStableFunc(k.items, func(a, b item) int { return cmp.Compare(share(b), share(a)) })
+	n, dims := len(k.items), len(c.room)
+	k.suffixDensity = make([][]float64, n+1)
+	k.suffixValue = make([]float64, n+1)
+	k.suffixDensity[n] = make([]float64, dims)
+	for i := n - 1; i >= 0; i-- {
+		k.suffixDensity[i] = slices.Clone(k.suffixDensity[i+1])
+		for d, v := range k.items[i].req {
+			if v > 0 {
+				k.suffixDensity[i][d] = max(k.suffixDensity[i][d], k.items[i].value/v)
+			} else {
+				k.suffixDensity[i][d] = math.Inf(1)
+			}
+		}
+		k.suffixValue[i] = k.suffixValue[i+1] + k.items[i].value*float64(k.items[i].cap)
+	}
+	k.rootBound = k.bound(0, k.room)
+	return k
+}
+
+// bound is the most value items i and after can add within room.
+func (k *knapsack) bound(i int, room []float64) float64 {
+	b := k.suffixValue[i]
+	for d, r := range room {
+		// A dimension no remaining item uses bounds nothing.
+		if density := k.suffixDensity[i][d]; !math.IsInf(density, 1) {
+			b = min(b, r*density)
+		}
+	}
+	return b
+}
+
+// solve searches for the best pattern and returns an upper bound on every
+// pattern's value: the best's when the search completed, the root bound
+// when it was cut short.
+func (k *knapsack) solve() float64 {
+	room := slices.Clone(k.room)
+	k.search(0, room, 0)
+	if k.aborted {
+		return max(k.best, k.rootBound)
+	}
+	return k.best
+}
+
+func (k *knapsack) search(i int, room []float64, value float64) {
+	k.nodes++
+	if value > k.best {
+		k.best = value
+		k.bestCounts = slices.Clone(k.current)
+	}
+	if i == len(k.items) {
+		return
+	}
+	if k.nodes > k.maxNodes {
+		k.aborted = true
+		return
+	}
+	if value+k.bound(i, room) <= k.best*(1+1e-12) {
+		return
+	}
+	it := &k.items[i]
+	n := it.cap
+	if it.repel >= 0 && k.repelUsed[it.repel] {
+		n = 0
+	}
+	n = min(n, fitCount(it.req, room, n))
+	for c := n; c >= 0; c-- {
+		if k.aborted {
+			return
+		}
+		if c > 0 {
+			for d, v := range it.req {
+				room[d] -= v * float64(c)
+			}
+			k.current[it.group] = c
+			if it.repel >= 0 {
+				k.repelUsed[it.repel] = true
+			}
+		}
+		k.search(i+1, room, value+it.value*float64(c))
+		if c > 0 {
+			for d, v := range it.req {
+				room[d] += v * float64(c)
+			}
+			k.current[it.group] = 0
+			if it.repel >= 0 {
+				k.repelUsed[it.repel] = false
+			}
+		}
+	}
+}
