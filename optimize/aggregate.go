@@ -7,17 +7,19 @@ import (
 
 // maxUnionClasses is how many compatibility classes the aggregate bound
 // covers every union of; with more, it covers each class and all of them.
-const maxUnionClasses = 6
+const maxUnionClasses = 4
 
-// artificialPrice is the cost per unit of the columns that keep every
-// program feasible: a row no real column can cover is covered at this
-// price. Only inputs whose limits the plan itself breaks need them.
+// artificialPrice is the cost per pod of the columns that keep every
+// program feasible: a pod no real column can take is placed at this price.
+// It is twice the dearest node, dearer than any pod alone on a node, so
+// that these columns only matter where the limits bind; whatever the
+// price, they only add options to a relaxation, which keeps it one.
 func artificialPrice(m *model) float64 {
-	top := 1.0
+	top := 0.0
 	for _, c := range m.columns {
 		top = max(top, c.price)
 	}
-	return 1e6 * top
+	return 2 * top
 }
 
 // aggregateBound is the aggregate LP bound, generalised to pods
@@ -36,7 +38,7 @@ func aggregateBound(m *model) (float64, error) {
 	if len(p.b) == 0 {
 		return 0, nil
 	}
-	y, _, err := p.duals()
+	y, _, err := p.duals(len(p.b) <= gonumMaxRows)
 	if err != nil {
 		return 0, err
 	}
@@ -142,8 +144,15 @@ func aggregateLP(m *model, keep func(g int) bool) *coverLP {
 		c := &m.columns[j]
 		return c.pool, limitUse(m, c), 1
 	}, n)
-	// One artificial column per covering row keeps the program feasible.
-	art := artificialPrice(m)
+	// One artificial column per covering row keeps the program feasible,
+	// at the price of a node per pod.
+	pods := 0
+	for gi, g := range m.groups {
+		if keep == nil || keep(gi) {
+			pods += g.count
+		}
+	}
+	art := artificialPrice(m) * float64(pods)
 	rows := len(p.a)
 	for r := 0; r < rows; r++ {
 		if p.b[r] <= 0 {

@@ -79,7 +79,7 @@ type Bound struct {
 	// AntiAffinity is the one-node-per-pod bound of the largest hostname
 	// anti-affinity set, 0 when there is none.
 	AntiAffinity float64 `json:"antiAffinity"`
-	// PlanPerHour is the plan's cost (its Summary.PricePerHour), and Gap
+	// PlanPerHour is the plan's cost (PlanPerHour), and Gap
 	// how much more it costs than the bound: (plan − bound) / bound, 0
 	// when the bound is 0.
 	PlanPerHour float64 `json:"planPerHour"`
@@ -130,7 +130,7 @@ func LowerBound(in scheduling.Input, r scheduling.Result, opts BoundOptions) (Bo
 	if err != nil {
 		return Bound{}, err
 	}
-	b := Bound{Method: MethodNone, PlanPerHour: r.Summary.PricePerHour, Excluded: m.excluded}
+	b := Bound{Method: MethodNone, PlanPerHour: PlanPerHour(r), Excluded: m.excluded}
 	for _, g := range m.groups {
 		b.Pods += g.count
 	}
@@ -156,15 +156,26 @@ func LowerBound(in scheduling.Input, r scheduling.Result, opts BoundOptions) (Bo
 	if b.PerHour > 0 {
 		b.Gap = (b.PlanPerHour - b.PerHour) / b.PerHour
 	}
-	if b.ByNodePool, err = poolBounds(m, r); err != nil {
+	if b.ByNodePool, err = poolBounds(m, r, b.LP); err != nil {
 		return Bound{}, err
 	}
 	return b, nil
 }
 
+// PlanPerHour is what the plan's new NodeClaims cost an hour: the sum of
+// their launch prices, unrounded (Summary.PricePerHour is rounded for
+// printing).
+func PlanPerHour(r scheduling.Result) float64 {
+	total := 0.0
+	for _, c := range r.NodeClaims {
+		total += c.PricePerHour
+	}
+	return total
+}
+
 // poolBounds bounds each NodePool's share: the aggregate program over the
 // groups whose columns all belong to the pool.
-func poolBounds(m *model, r scheduling.Result) ([]PoolBound, error) {
+func poolBounds(m *model, r scheduling.Result, all float64) ([]PoolBound, error) {
 	plan := map[string]float64{}
 	for _, c := range r.NodeClaims {
 		plan[c.NodePool] += c.PricePerHour
@@ -180,8 +191,14 @@ func poolBounds(m *model, r scheduling.Result) ([]PoolBound, error) {
 			}
 			return true
 		}
-		if p := aggregateLP(m, only); len(p.b) > 0 {
-			y, _, err := p.duals()
+		everyGroup := true
+		for g := range m.groups {
+			everyGroup = everyGroup && only(g)
+		}
+		if everyGroup {
+			pb.PerHour = all
+		} else if p := aggregateLP(m, only); len(p.b) > 0 {
+			y, _, err := p.duals(len(p.b) <= gonumMaxRows)
 			if err != nil {
 				return nil, fmt.Errorf("NodePool %q: aggregate bound: %w", l.name, err)
 			}

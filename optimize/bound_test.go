@@ -20,7 +20,7 @@ func bound(t *testing.T, in scheduling.Input) (optimize.Bound, scheduling.Result
 	if err != nil {
 		t.Fatalf("LowerBound: %v", err)
 	}
-	if b.PerHour > r.Summary.PricePerHour*(1+1e-9)+1e-9 {
+	if b.PerHour > optimize.PlanPerHour(r)*(1+1e-9)+1e-9 {
 		t.Fatalf("bound %.6f above the plan's %.6f", b.PerHour, r.Summary.PricePerHour)
 	}
 	return b, r

@@ -230,7 +230,7 @@ func (cg *columnGeneration) run(rounds int) (bound float64, iterations int, conv
 	}
 	for iterations < rounds {
 		iterations++
-		y, _, err := cg.lp.duals()
+		y, _, err := cg.lp.duals(false)
 		if err != nil {
 			return bound, iterations, false, err
 		}

@@ -26,18 +26,27 @@ type coverLP struct {
 	b []float64
 }
 
+// gonumMaxRows is the size up to which the aggregate programs are solved
+// with gonum's lp.Simplex, which factorizes its basis afresh at every
+// pivot; larger ones go to the package's tableau.
+const gonumMaxRows = 40
+
 // errLP wraps the solver's failures.
 var errLP = errors.New("linear program")
 
 // duals solves the program and returns a dual vector y ≥ 0, optimal when
-// the solver found the optimal basis, and the primal optimum.
-func (p *coverLP) duals() (y []float64, value float64, err error) {
+// the solver found the optimal basis, and the primal optimum. With
+// withGonum, gonum's lp.Simplex solves it and the duals are recovered
+// from its basis, falling back to the package's own tableau when gonum
+// fails; otherwise the tableau solves it, which also serves column
+// generation's many re-solves faster.
+func (p *coverLP) duals(withGonum bool) (y []float64, value float64, err error) {
 	m, n := len(p.b), len(p.c)
 	if m == 0 {
 		return nil, 0, nil
 	}
 	// Columns that touch no row are left out: with cost ≥ 0 they are 0 at
-	// an optimum, and the solver refuses zero columns.
+	// an optimum, and lp.Simplex refuses zero columns.
 	var cols []int
 	for j := 0; j < n; j++ {
 		for r := 0; r < m; r++ {
@@ -47,40 +56,64 @@ func (p *coverLP) duals() (y []float64, value float64, err error) {
 			}
 		}
 	}
-	// Standard form: each row r scaled to |b_r| = 1 and signed so that
-	// b ≥ 0, with a surplus variable.
+	// Standard form: each row r scaled to |b_r| = 1 (or 1 when b_r is 0)
+	// and signed so that b ≥ 0, with a surplus variable whose coefficient
+	// is then positive on the rows with b_r ≤ 0. The right-hand sides are
+	// nudged apart, a little, so that bases are not degenerate: the
+	// simplex is less likely to stall, and the certificate is worked out
+	// on the exact program anyway.
 	scale := make([]float64, m)
 	for r := range scale {
 		s := math.Abs(p.b[r])
 		if s == 0 {
 			s = 1
 		}
-		if p.b[r] < 0 {
+		if p.b[r] <= 0 {
 			s = -s
 		}
 		scale[r] = s
 	}
 	width := len(cols) + m
-	std := mat.NewDense(m, width, nil)
+	std := make([][]float64, m)
 	c := make([]float64, width)
 	b := make([]float64, m)
 	for r := 0; r < m; r++ {
+		row := make([]float64, width)
 		for k, j := range cols {
-			std.Set(r, k, p.a[r][j]/scale[r])
+			row[k] = p.a[r][j] / scale[r]
 		}
-		std.Set(r, len(cols)+r, -1/scale[r])
-		b[r] = p.b[r] / scale[r]
+		row[len(cols)+r] = -1 / scale[r]
+		std[r] = row
+		b[r] = p.b[r]/scale[r] + 1e-7*(1+float64(r)/float64(m))
 	}
 	for k, j := range cols {
 		c[k] = p.c[j]
 	}
-	x, value, err := simplex(c, std, b)
-	if err != nil {
-		return nil, 0, err
+	// The starting basis: on each row with b_r > 0 a column that covers
+	// it alone (every program here has one), on the others the surplus.
+	basic := make([]int, m)
+	for r := 0; r < m; r++ {
+		basic[r] = len(cols) + r
+		if p.b[r] <= 0 {
+			continue
+		}
+		basic[r] = -1
+		for k, j := range cols {
+			if p.a[r][j] > 0 && onlyRow(p.a, r, j) {
+				basic[r] = k
+				break
+			}
+		}
+		if basic[r] < 0 {
+			return nil, 0, fmt.Errorf("%w: row %d has no column of its own", errLP, r)
+		}
 	}
-	yStd, err := basisDuals(std, c, x)
-	if err != nil {
-		return nil, value, err
+	var yStd []float64
+	if withGonum {
+		yStd, value, err = gonumDuals(c, std, b, basic)
+	}
+	if !withGonum || err != nil {
+		yStd, value = solveTableau(c, std, b, basic, 50*(m+width)+1000)
 	}
 	y = make([]float64, m)
 	for r := range y {
@@ -89,15 +122,31 @@ func (p *coverLP) duals() (y []float64, value float64, err error) {
 	return y, value, nil
 }
 
+// gonumDuals solves the standard-form program with lp.Simplex and
+// recovers the duals from its solution's basis.
+func gonumDuals(c []float64, rows [][]float64, b []float64, basic []int) ([]float64, float64, error) {
+	m, n := len(rows), len(c)
+	a := mat.NewDense(m, n, nil)
+	for r, row := range rows {
+		a.SetRow(r, row)
+	}
+	x, value, err := simplex(c, a, b, basic)
+	if err != nil {
+		return nil, 0, err
+	}
+	y, err := basisDuals(a, c, x)
+	return y, value, err
+}
+
 // simplex is lp.Simplex with its panics (on inputs it cannot take) turned
 // into errors.
-func simplex(c []float64, a *mat.Dense, b []float64) (x []float64, value float64, err error) {
+func simplex(c []float64, a *mat.Dense, b []float64, basic []int) (x []float64, value float64, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("%w: solver: %v", errLP, v)
 		}
 	}()
-	value, x, err = lp.Simplex(c, a, b, 1e-10, nil)
+	value, x, err = lp.Simplex(c, a, b, 1e-10, basic)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", errLP, err)
 	}
@@ -169,6 +218,16 @@ func basisDuals(a *mat.Dense, c, x []float64) ([]float64, error) {
 		out[r] = y.AtVec(r)
 	}
 	return out, nil
+}
+
+// onlyRow reports whether column j has no coefficient but on row r.
+func onlyRow(a [][]float64, r, j int) bool {
+	for i := range a {
+		if i != r && a[i][j] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // activity is Σ_r A_rj y_r: what the dual charges column j.
