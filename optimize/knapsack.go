@@ -22,6 +22,12 @@ type knapsack struct {
 	suffixValue   []float64
 	repelUsed     []bool
 
+	// u prices each dimension of room (a Lagrangian multiplier), and
+	// suffixLagrange[i] is Σ over items i and after of cap·max(0, value −
+	// u·req): with u·room left, a bound on what they can add.
+	u              []float64
+	suffixLagrange []float64
+
 	nodes, maxNodes int
 	aborted         bool
 	current         []int
@@ -81,8 +87,86 @@ func newKnapsack(m *model, column int, y []float64, maxNodes int) *knapsack {
 		}
 		k.suffixValue[i] = k.suffixValue[i+1] + k.items[i].value*float64(k.items[i].cap)
 	}
-	k.rootBound = k.bound(0, k.room)
+	k.u = k.lagrangeMultipliers(len(m.repel))
+	k.suffixLagrange = make([]float64, n+1)
+	for i := n - 1; i >= 0; i-- {
+		it := &k.items[i]
+		k.suffixLagrange[i] = k.suffixLagrange[i+1] + float64(it.cap)*max(0, it.value-dot(k.u, it.req))
+	}
+	k.rootBound = min(k.bound(0, k.room), k.lagrangeBound(k.u, len(m.repel)))
 	return k
+}
+
+// lagrangeBound is the Lagrangian relaxation's bound at u ≥ 0: every
+// pattern a has Σ value·a ≤ u·room + Σ a·(value − u·req), which is at most
+// u·room plus, for each item outside an anti-affinity set, cap·max(0,
+// value − u·req), and for each set, the largest max(0, value − u·req) of
+// its items (one pod a node).
+func (k *knapsack) lagrangeBound(u []float64, sets int) float64 {
+	b := dot(u, k.room)
+	best := make([]float64, sets)
+	for i := range k.items {
+		it := &k.items[i]
+		gain := max(0, it.value-dot(u, it.req))
+		if it.repel >= 0 {
+			best[it.repel] = max(best[it.repel], gain)
+			continue
+		}
+		b += float64(it.cap) * gain
+	}
+	for _, g := range best {
+		b += g
+	}
+	return b
+}
+
+// lagrangeMultipliers finds a good u: the duals of the dimensions in the
+// knapsack's linear relaxation (max Σ value·a with room, caps and one pod
+// per anti-affinity set, a fractional), solved on the tableau. At the
+// relaxation's optimum, lagrangeBound(u) is its value; any u ≥ 0 gives a
+// valid bound, a worse one only a looser bound.
+func (k *knapsack) lagrangeMultipliers(sets int) []float64 {
+	dims, n := len(k.room), len(k.items)
+	u := make([]float64, dims)
+	if n == 0 {
+		return u
+	}
+	// Rows: dimensions, item caps, sets; columns: items, then a slack per
+	// row. min −value·a.
+	rows := dims + n + sets
+	width := n + rows
+	a := make([][]float64, rows)
+	b := make([]float64, rows)
+	c := make([]float64, width)
+	basic := make([]int, rows)
+	for r := range a {
+		a[r] = make([]float64, width)
+		a[r][n+r] = 1
+		basic[r] = n + r
+	}
+	for i := range k.items {
+		it := &k.items[i]
+		c[i] = -it.value
+		for d, v := range it.req {
+			a[d][i] = v / max(k.room[d], 1)
+		}
+		a[dims+i][i] = 1
+		b[dims+i] = float64(it.cap)
+		if it.repel >= 0 {
+			a[dims+n+it.repel][i] = 1
+		}
+	}
+	for d := range dims {
+		b[d] = k.room[d] / max(k.room[d], 1)
+	}
+	for s := range sets {
+		b[dims+n+s] = 1
+	}
+	y, _ := solveTableau(c, a, b, basic, 20*(rows+width))
+	for d := range u {
+		u[d] = max(0, -y[d]) / max(k.room[d], 1)
+	}
+	return u
 }
 
 // bound is the most value items i and after can add within room.
@@ -122,7 +206,7 @@ func (k *knapsack) search(i int, room []float64, value float64) {
 		k.aborted = true
 		return
 	}
-	if value+k.bound(i, room) <= k.best*(1+1e-12) {
+	if value+min(k.bound(i, room), dot(k.u, room)+k.suffixLagrange[i]) <= k.best*(1+1e-12) {
 		return
 	}
 	it := &k.items[i]

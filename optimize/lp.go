@@ -58,7 +58,7 @@ func (p *coverLP) duals(withGonum bool) (y []float64, value float64, err error) 
 	}
 	// Standard form: each row r scaled to |b_r| = 1 (or 1 when b_r is 0)
 	// and signed so that b ≥ 0, with a surplus variable whose coefficient
-	// is then positive on the rows with b_r ≤ 0. The right-hand sides are
+	// is then -1, or +1 on the rows with b_r ≤ 0. The right-hand sides are
 	// nudged apart, a little, so that bases are not degenerate: the
 	// simplex is less likely to stall, and the certificate is worked out
 	// on the exact program anyway.
@@ -82,7 +82,8 @@ func (p *coverLP) duals(withGonum bool) (y []float64, value float64, err error) 
 		for k, j := range cols {
 			row[k] = p.a[r][j] / scale[r]
 		}
-		row[len(cols)+r] = -1 / scale[r]
+		// The surplus is scaled with its row: coefficient ±1.
+		row[len(cols)+r] = -math.Copysign(1, scale[r])
 		std[r] = row
 		b[r] = p.b[r]/scale[r] + 1e-7*(1+float64(r)/float64(m))
 	}
@@ -272,11 +273,25 @@ func (p *coverLP) repairFree(y []float64) {
 // returns the bound it proves: y is repaired for free columns, then
 // divided by θ, the most any column is overcharged relative to its cost
 // (at least 1).
+//
+// A budget row's dual subtracts from the bound; when the solver leaves a
+// little on a budget row with a large right-hand side, the certificate
+// with the budget rows' duals set to 0 may prove more, and the better of
+// the two is taken.
 func (p *coverLP) certify(y []float64) float64 {
 	if len(y) == 0 {
 		return 0
 	}
-	y = slices.Clone(y)
+	noBudget := slices.Clone(y)
+	for r, b := range p.b {
+		if b < 0 {
+			noBudget[r] = 0
+		}
+	}
+	return max(p.certifyOne(slices.Clone(y)), p.certifyOne(noBudget))
+}
+
+func (p *coverLP) certifyOne(y []float64) float64 {
 	p.repairFree(y)
 	theta := 1.0
 	for j, cj := range p.c {

@@ -208,8 +208,44 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 		m.groups[gi].count++
 	}
 	m.free, m.nodes = freeCapacity(in.Nodes, m.dims), len(in.Nodes)
+	m.dropSlackLimits()
 	slices.Sort(m.excluded)
 	return m, nil
+}
+
+// dropSlackLimits forgets the limits no plan can reach: those that leave
+// room for a node per pod of the pool's largest type. Dropping a
+// constraint only relaxes the programs, and these ones, with right-hand
+// sides far beyond anything else, would only cost the solver precision.
+func (m *model) dropSlackLimits() {
+	pods := 0.0
+	for _, g := range m.groups {
+		pods += float64(g.count)
+	}
+	for pi := range m.pools {
+		l := &m.pools[pi]
+		largest := make([]float64, len(l.resources))
+		for j := range m.columns {
+			if m.columns[j].pool != pi {
+				continue
+			}
+			for i, name := range l.resources {
+				largest[i] = max(largest[i], float64(m.columns[j].capacity.Get(name)))
+			}
+		}
+		var names []corev1.ResourceName
+		var remaining []float64
+		for i, name := range l.resources {
+			if l.remaining[i] < pods*largest[i] {
+				names = append(names, name)
+				remaining = append(remaining, l.remaining[i])
+			}
+		}
+		l.resources, l.remaining = names, remaining
+		if l.nodes >= pods {
+			l.nodes = -1
+		}
+	}
 }
 
 func podKey(pod *corev1.Pod) string {

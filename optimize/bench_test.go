@@ -1,0 +1,87 @@
+package optimize_test
+
+import (
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/optimize"
+	"github.com/karpsim/karpsim/scheduling"
+	"github.com/karpsim/karpsim/snapshot"
+	"github.com/karpsim/karpsim/workloads"
+)
+
+// The workloads of issue 12's table: Karpenter's diverse benchmark over
+// its 400 fake types, and two uniform Deployments on karpsim's default
+// NodePool over the embedded AWS catalog.
+
+// benchPool is Karpenter's benchmark NodePool, as scheduling's benchmarks
+// use it: no requirements, limits too large to matter.
+func benchPool() []scheduling.NodePool {
+	np := &apis.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AWSGroup, Kind: "EC2NodeClass", Name: "default"}
+	np.Spec.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10000000"), corev1.ResourceMemory: resource.MustParse("10000000Gi")}
+	np.SetDefaults()
+	return []scheduling.NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(400)}}
+}
+
+// defaultPool is karpsim's default NodePool (the seed guide's) with the
+// embedded catalog, as plan uses it without manifests.
+func defaultPool(b *testing.B) []scheduling.NodePool {
+	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap, err := snapshot.FromSet(set, snapshot.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return snap.NodePools
+}
+
+func benchBound(b *testing.B, in scheduling.Input) {
+	r := scheduling.Solve(in)
+	var bound optimize.Bound
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if bound, err = optimize.LowerBound(in, r, optimize.BoundOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(bound.PlanPerHour, "plan-$/h")
+	b.ReportMetric(bound.LP, "lp-$/h")
+	b.ReportMetric(bound.ColumnGeneration, "cg-$/h")
+	b.ReportMetric(bound.AntiAffinity, "anti-$/h")
+	b.ReportMetric(bound.PerHour, "bound-$/h")
+	b.ReportMetric(100*bound.Gap, "gap-%")
+	b.ReportMetric(float64(bound.Iterations), "cg-rounds")
+	b.ReportMetric(float64(bound.Pods), "pods")
+}
+
+func BenchmarkLowerBoundDiverse(b *testing.B) {
+	pods := workloads.NewGenerator(workloads.DefaultSeed).Diverse(10000)
+	benchBound(b, scheduling.Input{Pods: pods, NodePools: benchPool()})
+}
+
+func BenchmarkLowerBoundUniform(b *testing.B) {
+	for _, w := range []struct {
+		n           int
+		cpu, memory string
+		onDemand    bool
+	}{{1000, "1", "2Gi", true}, {500, "3500m", "3Gi", false}} {
+		b.Run(fmt.Sprintf("pods=%d/cpu=%s/memory=%s/onDemand=%t", w.n, w.cpu, w.memory, w.onDemand), func(b *testing.B) {
+			var opts []podOption
+			if w.onDemand {
+				opts = append(opts, withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
+			}
+			benchBound(b, scheduling.Input{Pods: pods(w.n, "app", w.cpu, w.memory, opts...), NodePools: defaultPool(b)})
+		})
+	}
+}
