@@ -252,6 +252,10 @@ func (cg *columnGeneration) run(rounds int) (bound float64, iterations int, conv
 			if c.price > 0 && k.rootBound-charge <= c.price {
 				continue // no pattern here can raise θ or lower the master
 			}
+			k.tighten()
+			if c.price > 0 && k.rootBound-charge <= c.price {
+				continue
+			}
 			ub := k.solve()
 			if c.price == 0 {
 				if ub-charge > 1e-9 {

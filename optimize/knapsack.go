@@ -27,6 +27,7 @@ type knapsack struct {
 	// u·req): with u·room left, a bound on what they can add.
 	u              []float64
 	suffixLagrange []float64
+	sets           int
 
 	nodes, maxNodes int
 	aborted         bool
@@ -76,6 +77,20 @@ func newKnapsack(m *model, column int, y []float64, maxNodes int) *knapsack {
 	k.suffixDensity = make([][]float64, n+1)
 	k.suffixValue = make([]float64, n+1)
 	k.suffixDensity[n] = make([]float64, dims)
+	k.suffixes()
+	k.sets = len(m.repel)
+	k.u = make([]float64, dims)
+	k.suffixLagrange = make([]float64, n+1)
+	for i := range k.suffixLagrange {
+		k.suffixLagrange[i] = math.Inf(1)
+	}
+	k.rootBound = k.bound(0, k.room)
+	return k
+}
+
+// suffixes works out the suffix bounds for the items' order.
+func (k *knapsack) suffixes() {
+	n := len(k.items)
 	for i := n - 1; i >= 0; i-- {
 		k.suffixDensity[i] = slices.Clone(k.suffixDensity[i+1])
 		for d, v := range k.items[i].req {
@@ -87,14 +102,24 @@ func newKnapsack(m *model, column int, y []float64, maxNodes int) *knapsack {
 		}
 		k.suffixValue[i] = k.suffixValue[i+1] + k.items[i].value*float64(k.items[i].cap)
 	}
-	k.u = k.lagrangeMultipliers(len(m.repel))
-	k.suffixLagrange = make([]float64, n+1)
-	for i := n - 1; i >= 0; i-- {
+}
+
+// tighten lowers the root bound to the linear relaxation's, through its
+// Lagrangian, and lets the search use it: worth its cost only for the
+// columns the density bound does not rule out.
+func (k *knapsack) tighten() {
+	k.u = k.lagrangeMultipliers(k.sets)
+	// The search tries first the items the relaxation prices best: value
+	// per unit of priced room.
+	priced := func(it item) float64 { return it.value / math.Max(dot(k.u, it.req), 1e-300) }
+	slices.SortStableFunc(k.items, func(a, b item) int { return cmp.Compare(priced(b), priced(a)) })
+	k.suffixes()
+	for i := len(k.items) - 1; i >= 0; i-- {
 		it := &k.items[i]
 		k.suffixLagrange[i] = k.suffixLagrange[i+1] + float64(it.cap)*max(0, it.value-dot(k.u, it.req))
 	}
-	k.rootBound = min(k.bound(0, k.room), k.lagrangeBound(k.u, len(m.repel)))
-	return k
+	k.suffixLagrange[len(k.items)] = 0
+	k.rootBound = min(k.rootBound, k.lagrangeBound(k.u, k.sets))
 }
 
 // lagrangeBound is the Lagrangian relaxation's bound at u ≥ 0: every
