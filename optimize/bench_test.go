@@ -76,12 +76,23 @@ func BenchmarkLowerBoundUniform(b *testing.B) {
 		cpu, memory string
 		onDemand    bool
 	}{{1000, "1", "2Gi", true}, {500, "3500m", "3Gi", false}} {
-		b.Run(fmt.Sprintf("pods=%d/cpu=%s/memory=%s/onDemand=%t", w.n, w.cpu, w.memory, w.onDemand), func(b *testing.B) {
-			var opts []podOption
-			if w.onDemand {
-				opts = append(opts, withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
-			}
-			benchBound(b, scheduling.Input{Pods: pods(w.n, "app", w.cpu, w.memory, opts...), NodePools: defaultPool(b)})
-		})
+		for _, limited := range []bool{true, false} {
+			b.Run(fmt.Sprintf("pods=%d/cpu=%s/memory=%s/onDemand=%t/limits=%t", w.n, w.cpu, w.memory, w.onDemand, limited), func(b *testing.B) {
+				var opts []podOption
+				if w.onDemand {
+					opts = append(opts, withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
+				}
+				pools := defaultPool(b)
+				if !limited {
+					// The default NodePool's 1,000 cpu leave pods
+					// unschedulable; without them every pod is bounded.
+					for i := range pools {
+						pools[i].NodePool = pools[i].NodePool.DeepCopy()
+						pools[i].NodePool.Spec.Limits = nil
+					}
+				}
+				benchBound(b, scheduling.Input{Pods: pods(w.n, "app", w.cpu, w.memory, opts...), NodePools: pools})
+			})
+		}
 	}
 }
