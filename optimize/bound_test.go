@@ -110,3 +110,39 @@ func TestLowerBoundTwoPools(t *testing.T) {
 		t.Errorf("by NodePool: %+v", got.ByNodePool)
 	}
 }
+
+func TestLowerBoundOddInputs(t *testing.T) {
+	free := nodeType("free", 4, 64, 0)
+	for _, tc := range []struct {
+		name string
+		in   scheduling.Input
+		want float64
+	}{
+		// A node that costs nothing makes every bound 0, column generation
+		// included (its Farley scaling cannot be used then).
+		{"zero price", scheduling.Input{Pods: pods(9, "a", "1", "1Gi", withHostnameAntiAffinity("a")),
+			NodePools: []scheduling.NodePool{nodePool("default", catalog(free), nil)}}, 0},
+		{"empty catalog", scheduling.Input{Pods: pods(3, "a", "1", "1Gi"),
+			NodePools: []scheduling.NodePool{nodePool("default", nil, nil)}}, 0},
+		{"nil entries", scheduling.Input{Pods: []*corev1.Pod{nil, newPod("a", "1", "1Gi")}, Nodes: []*scheduling.Node{nil},
+			NodePools: []scheduling.NodePool{{}, nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := optimize.LowerBound(tc.in, scheduling.Result{}, optimize.BoundOptions{})
+			if err != nil || !near(b.PerHour, tc.want) {
+				t.Errorf("bound %+v, %v; want %.4f", b, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLowerBoundManyPods(t *testing.T) {
+	// A hundred thousand pods of one shape are one group: the programs
+	// stay small.
+	in := scheduling.Input{Pods: pods(100000, "a", "1", "1Gi"),
+		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("small", 4, 64, 1), nodeType("large", 8, 64, 2)), nil)}}
+	b, err := optimize.LowerBound(in, scheduling.Result{}, optimize.BoundOptions{})
+	if err != nil || !near(b.PerHour, 25000) {
+		t.Errorf("bound %+v, %v; want 25000", b.PerHour, err)
+	}
+}

@@ -117,7 +117,21 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 	for _, u := range r.Unschedulable {
 		unschedulable[u.Pod] = true
 	}
-	pools := scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options).Capacity()
+	// A NodePool entry without its NodePool, or a nil pod, is a caller's
+	// slip a bound can leave out rather than fail on.
+	var nodePools []scheduling.NodePool
+	for _, np := range in.NodePools {
+		if np.NodePool != nil {
+			nodePools = append(nodePools, np)
+		}
+	}
+	var daemons []*corev1.Pod
+	for _, d := range in.DaemonSets {
+		if d != nil {
+			daemons = append(daemons, d)
+		}
+	}
+	pools := scheduling.Prepare(nodePools, daemons, in.Options).Capacity()
 	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return cmp.Compare(a.Name, b.Name) })
 	m.pools = readLimits(in, pools)
 
@@ -132,6 +146,9 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 	}
 	var pods []podShape
 	for _, pod := range in.Pods {
+		if pod == nil {
+			continue
+		}
 		key := podKey(pod)
 		if unschedulable[key] {
 			m.excluded = append(m.excluded, key+": unschedulable in the plan")
@@ -364,6 +381,9 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 		}
 		left := resources.FromList(n.Allocatable)
 		for _, p := range n.Pods {
+			if p == nil {
+				continue
+			}
 			if req, err := resources.PodRequests(p); err == nil {
 				left = left.Sub(req)
 			}
