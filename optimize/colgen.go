@@ -37,6 +37,7 @@ type columnGeneration struct {
 	lp       coverLP
 	patterns []pattern
 	seen     map[string]bool
+	arena    arena
 }
 
 // pattern is a packing of one node of a column.
@@ -248,7 +249,7 @@ func (cg *columnGeneration) run(rounds int) (bound float64, iterations int, conv
 		for j := range cg.m.columns {
 			c := &cg.m.columns[j]
 			charge := cg.charge(j, y)
-			k := newKnapsack(cg.m, j, y, cg.maxNodes)
+			k := newKnapsack(cg.m, j, y, cg.maxNodes, &cg.arena)
 			if c.price > 0 && k.rootBound-charge <= c.price {
 				continue // no pattern here can raise θ or lower the master
 			}

@@ -28,6 +28,7 @@ type knapsack struct {
 	u              []float64
 	suffixLagrange []float64
 	sets           int
+	arena          *arena
 
 	nodes, maxNodes int
 	aborted         bool
@@ -47,9 +48,9 @@ type item struct {
 	repel int
 }
 
-func newKnapsack(m *model, column int, y []float64, maxNodes int) *knapsack {
+func newKnapsack(m *model, column int, y []float64, maxNodes int, ar *arena) *knapsack {
 	c := &m.columns[column]
-	k := &knapsack{room: c.room, maxNodes: maxNodes, repelUsed: make([]bool, len(m.repel)), current: make([]int, len(m.groups))}
+	k := &knapsack{room: c.room, maxNodes: maxNodes, arena: ar, repelUsed: make([]bool, len(m.repel)), current: make([]int, len(m.groups))}
 	for gi := range m.groups {
 		g := &m.groups[gi]
 		if y[gi] <= 0 || !c.shapes.has(g.shape) {
@@ -164,8 +165,9 @@ func (k *knapsack) lagrangeMultipliers(sets int) []float64 {
 	b := make([]float64, rows)
 	c := make([]float64, width)
 	basic := make([]int, rows)
+	k.arena.reset()
 	for r := range a {
-		a[r] = make([]float64, width)
+		a[r] = k.arena.take(width)
 		a[r][n+r] = 1
 		basic[r] = n + r
 	}
@@ -187,7 +189,7 @@ func (k *knapsack) lagrangeMultipliers(sets int) []float64 {
 	for s := range sets {
 		b[dims+n+s] = 1
 	}
-	y, _ := solveTableau(c, a, b, basic, 20*(rows+width))
+	y, _ := solveTableauIn(k.arena, c, a, b, basic, 20*(rows+width))
 	for d := range u {
 		u[d] = max(0, -y[d]) / max(k.room[d], 1)
 	}

@@ -29,11 +29,17 @@ const (
 // column that is a multiple of e_r) and returns the multipliers y
 // (c_Bᵀ B⁻¹) and the objective.
 func solveTableau(c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y []float64, value float64) {
+	return solveTableauIn(nil, c, a, b, basic, maxPivots)
+}
+
+// solveTableauIn is solveTableau with its rows taken from the arena, when
+// not nil.
+func solveTableauIn(ar *arena, c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y []float64, value float64) {
 	m, n := len(b), len(c)
 	tb := &tableau{m: m, n: n, t: make([][]float64, m), d: make([]float64, n), basis: make([]int, m), diagCol: basic, diag: make([]float64, m), c: c}
 	for r := 0; r < m; r++ {
 		tb.diag[r] = a[r][basic[r]]
-		row := make([]float64, n+1)
+		row := ar.take(n + 1)
 		for j := 0; j < n; j++ {
 			row[j] = a[r][j] / tb.diag[r]
 		}
@@ -135,4 +141,30 @@ func (tb *tableau) pivot(leave, enter int) {
 		pr[tb.n] = 0
 	}
 	tb.basis[leave] = enter
+}
+
+// arena hands out zeroed float slices from one buffer, reset between
+// uses: the knapsacks' relaxations, solved for hundreds of columns a
+// round, would otherwise allocate their matrices afresh each time.
+type arena struct {
+	buf  []float64
+	used int
+}
+
+func (ar *arena) reset() { ar.used = 0 }
+
+// take returns n zeroed floats; a nil arena allocates them.
+func (ar *arena) take(n int) []float64 {
+	if ar == nil {
+		return make([]float64, n)
+	}
+	if ar.used+n > len(ar.buf) {
+		// A new buffer: slices already handed out keep the old one.
+		ar.buf = make([]float64, max(2*len(ar.buf), ar.used+n, 1<<16))
+		ar.used = 0
+	}
+	out := ar.buf[ar.used : ar.used+n : ar.used+n]
+	clear(out)
+	ar.used += n
+	return out
 }
