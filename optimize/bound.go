@@ -73,15 +73,16 @@ type Bound struct {
 	ColumnGeneration float64 `json:"columnGeneration"`
 	// Iterations is how many rounds column generation ran; Converged is
 	// set when it stopped because no packing could lower its program, so
-	// that ColumnGeneration is the program's optimum.
+	// that ColumnGeneration is the program's optimum (to a millionth).
 	Iterations int  `json:"iterations"`
 	Converged  bool `json:"converged"`
 	// AntiAffinity is the one-node-per-pod bound of the largest hostname
 	// anti-affinity set, 0 when there is none.
 	AntiAffinity float64 `json:"antiAffinity"`
-	// PlanPerHour is the plan's cost (PlanPerHour), and Gap
-	// how much more it costs than the bound: (plan − bound) / bound, 0
-	// when the bound is 0.
+	// PlanPerHour is what the plan's new NodeClaims cost an hour
+	// (PlanPerHour(r), unrounded), and Gap how much more that is than the
+	// bound: (plan − bound) / bound, 0 when the bound is 0. Gap is
+	// negative only when r is not a plan of these pods (an empty Result).
 	PlanPerHour float64 `json:"planPerHour"`
 	Gap         float64 `json:"gap"`
 	// Pods is how many pods the bound covers.
