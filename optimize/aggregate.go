@@ -34,7 +34,11 @@ func artificialPrice(m *model) float64 {
 // With a single class it is exactly "minimize Σ price·x covering the total
 // cpu, memory and pod count".
 func aggregateBound(m *model) (float64, error) {
-	p := aggregateLP(m, nil)
+	return solveAggregate(aggregateLP(m, nil, false))
+}
+
+// solveAggregate certifies an aggregate program's bound.
+func solveAggregate(p *coverLP) (float64, error) {
 	if len(p.b) == 0 {
 		return 0, nil
 	}
@@ -46,8 +50,10 @@ func aggregateBound(m *model) (float64, error) {
 }
 
 // aggregateLP builds the aggregate program over the groups keep admits
-// (all when keep is nil).
-func aggregateLP(m *model, keep func(g int) bool) *coverLP {
+// (all when keep is nil); with spread, a row per hostname anti-affinity
+// set too: the nodes of the kinds its pods may use number at least its
+// pods less the existing nodes (one pod a node).
+func aggregateLP(m *model, keep func(g int) bool, spread bool) *coverLP {
 	// Classes: shapes with the same columns.
 	colsOf := map[int]bitset{}
 	for gi, g := range m.groups {
@@ -137,6 +143,27 @@ func aggregateLP(m *model, keep func(g int) bool) *coverLP {
 			p.b = append(p.b, need)
 		}
 	}
+	if spread {
+		for _, set := range m.repel {
+			need := -float64(m.nodes)
+			row := make([]float64, n)
+			for _, gi := range set {
+				if keep != nil && !keep(gi) {
+					continue
+				}
+				need += float64(m.groups[gi].count)
+				for j := range m.columns {
+					if m.columns[j].shapes.has(m.groups[gi].shape) {
+						row[j] = 1
+					}
+				}
+			}
+			if need > 0 {
+				p.a = append(p.a, row)
+				p.b = append(p.b, need)
+			}
+		}
+	}
 	if len(p.b) == 0 {
 		return p
 	}
@@ -220,12 +247,24 @@ func addLimitRows(m *model, p *coverLP, column func(j int) (pool int, use []floa
 	}
 }
 
-// antiAffinityBound is the cost of giving each pod of a hostname
-// anti-affinity set its own node: each pod at the cheapest column it may
-// go on, less the most expensive pods the existing nodes could take (one
-// each). Sets may share nodes, so the bound is the largest over the sets,
-// not their sum.
-func antiAffinityBound(m *model) float64 {
+// antiAffinityBound is the larger of two bounds on plans that give each
+// pod of a hostname anti-affinity set its own node. Alone: each pod at the
+// cheapest column it may go on, less the most expensive pods the existing
+// nodes could take (one each); sets may share nodes, so the largest set
+// counts, not their sum. Jointly with every other pod: the aggregate
+// program with, per set, at least as many nodes of the kinds its pods may
+// use as it has pods (less the existing nodes), so that the nodes the set
+// forces are also room for the rest.
+func antiAffinityBound(m *model) (float64, error) {
+	alone := antiAffinityAlone(m)
+	if len(m.repel) == 0 {
+		return alone, nil
+	}
+	joint, err := solveAggregate(aggregateLP(m, nil, true))
+	return max(alone, joint), err
+}
+
+func antiAffinityAlone(m *model) float64 {
 	best := 0.0
 	for _, set := range m.repel {
 		var prices []float64

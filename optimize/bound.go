@@ -25,7 +25,7 @@ const (
 	// whole-pod packings of single nodes.
 	MethodColumnGeneration = "column-generation"
 	// MethodAntiAffinity is one node per pod of a hostname anti-affinity
-	// set.
+	// set, alone or within the aggregate program.
 	MethodAntiAffinity = "anti-affinity"
 )
 
@@ -76,8 +76,10 @@ type Bound struct {
 	// that ColumnGeneration is the program's optimum (to a millionth).
 	Iterations int  `json:"iterations"`
 	Converged  bool `json:"converged"`
-	// AntiAffinity is the one-node-per-pod bound of the largest hostname
-	// anti-affinity set, 0 when there is none.
+	// AntiAffinity is the bound of one node per pod of a hostname
+	// anti-affinity set: the largest set's pods alone, or the aggregate
+	// program with that many nodes for every other pod too; 0 when there
+	// is no set.
 	AntiAffinity float64 `json:"antiAffinity"`
 	// PlanPerHour is what the plan's new NodeClaims cost an hour
 	// (PlanPerHour(r), unrounded), and Gap how much more that is than the
@@ -138,7 +140,9 @@ func LowerBound(in scheduling.Input, r scheduling.Result, opts BoundOptions) (Bo
 	if b.LP, err = aggregateBound(m); err != nil {
 		return Bound{}, fmt.Errorf("aggregate bound: %w", err)
 	}
-	b.AntiAffinity = antiAffinityBound(m)
+	if b.AntiAffinity, err = antiAffinityBound(m); err != nil {
+		return Bound{}, fmt.Errorf("anti-affinity bound: %w", err)
+	}
 	if iterations := opts.iterations(); iterations > 0 && len(m.groups) > 0 {
 		cg := newColumnGeneration(m, opts.knapsackNodes())
 		b.ColumnGeneration, b.Iterations, b.Converged, err = cg.run(iterations)
@@ -198,7 +202,7 @@ func poolBounds(m *model, r scheduling.Result, all float64) ([]PoolBound, error)
 		}
 		if everyGroup {
 			pb.PerHour = all
-		} else if p := aggregateLP(m, only); len(p.b) > 0 {
+		} else if p := aggregateLP(m, only, false); len(p.b) > 0 {
 			y, _, err := p.duals(len(p.b) <= gonumMaxRows)
 			if err != nil {
 				return nil, fmt.Errorf("NodePool %q: aggregate bound: %w", l.name, err)
