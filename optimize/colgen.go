@@ -218,6 +218,11 @@ func (cg *columnGeneration) charge(j int, y []float64) float64 {
 	return s
 }
 
+// improving is how much more than its price a pattern's dual value must
+// be for the pattern to join the master: less is the master's own
+// rounding.
+const improving = 1e-6
+
 // maxNewPatterns is how many patterns a round adds at most, the best
 // first.
 const maxNewPatterns = 25
@@ -265,7 +270,7 @@ func (cg *columnGeneration) run(rounds int) (bound float64, iterations int, conv
 			} else {
 				theta = max(theta, (ub-charge)/c.price)
 			}
-			if k.best-charge > c.price*(1+1e-9)+1e-12 {
+			if k.best-charge > c.price*(1+improving) {
 				ratio := math.Inf(1)
 				if c.price > 0 {
 					ratio = (k.best - charge) / c.price

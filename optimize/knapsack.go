@@ -29,6 +29,7 @@ type knapsack struct {
 	suffixLagrange []float64
 	sets           int
 	arena          *arena
+	relaxed        []relaxedCount
 
 	nodes, maxNodes int
 	aborted         bool
@@ -121,6 +122,7 @@ func (k *knapsack) tighten() {
 	}
 	k.suffixLagrange[len(k.items)] = 0
 	k.rootBound = min(k.rootBound, k.lagrangeBound(k.u, k.sets))
+	k.roundRelaxation()
 }
 
 // lagrangeBound is the Lagrangian relaxation's bound at u ≥ 0: every
@@ -189,11 +191,67 @@ func (k *knapsack) lagrangeMultipliers(sets int) []float64 {
 	for s := range sets {
 		b[dims+n+s] = 1
 	}
-	y, _ := solveTableauIn(k.arena, c, a, b, basic, 20*(rows+width))
+	y, x, _ := solveTableauIn(k.arena, c, a, b, basic, 20*(rows+width))
 	for d := range u {
 		u[d] = max(0, -y[d]) / max(k.room[d], 1)
 	}
+	k.relaxed = k.relaxed[:0]
+	for i := range k.items {
+		k.relaxed = append(k.relaxed, relaxedCount{group: k.items[i].group, count: x[i]})
+	}
 	return u
+}
+
+// relaxedCount is an item's count in the linear relaxation's optimum.
+type relaxedCount struct {
+	group int
+	count float64
+}
+
+// roundRelaxation makes a pattern of the relaxation's optimum: its counts
+// rounded down, then filled greedily in the search's order. On a large
+// node it is close to the best, which the search could take long to find.
+func (k *knapsack) roundRelaxation() {
+	if len(k.relaxed) == 0 {
+		return
+	}
+	want := make([]int, len(k.current))
+	for _, rc := range k.relaxed {
+		want[rc.group] = int(math.Floor(rc.count + 1e-9))
+	}
+	counts := make([]int, len(k.current))
+	room := slices.Clone(k.room)
+	used := make([]bool, k.sets)
+	value := 0.0
+	add := func(it *item, n int) {
+		n = min(n, it.cap-counts[it.group], fitCount(it.req, room, it.cap))
+		if it.repel >= 0 {
+			if used[it.repel] {
+				return
+			}
+			n = min(n, 1)
+		}
+		if n <= 0 {
+			return
+		}
+		counts[it.group] += n
+		for d, v := range it.req {
+			room[d] -= v * float64(n)
+		}
+		if it.repel >= 0 {
+			used[it.repel] = true
+		}
+		value += it.value * float64(n)
+	}
+	for i := range k.items {
+		add(&k.items[i], want[k.items[i].group])
+	}
+	for i := range k.items {
+		add(&k.items[i], k.items[i].cap)
+	}
+	if value > k.best {
+		k.best, k.bestCounts = value, counts
+	}
 }
 
 // bound is the most value items i and after can add within room.

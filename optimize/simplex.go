@@ -29,12 +29,13 @@ const (
 // column that is a multiple of e_r) and returns the multipliers y
 // (c_Bᵀ B⁻¹) and the objective.
 func solveTableau(c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y []float64, value float64) {
-	return solveTableauIn(nil, c, a, b, basic, maxPivots)
+	y, _, value = solveTableauIn(nil, c, a, b, basic, maxPivots)
+	return y, value
 }
 
 // solveTableauIn is solveTableau with its rows taken from the arena, when
-// not nil.
-func solveTableauIn(ar *arena, c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y []float64, value float64) {
+// not nil, that also returns the primal solution x.
+func solveTableauIn(ar *arena, c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y, x []float64, value float64) {
 	m, n := len(b), len(c)
 	tb := &tableau{m: m, n: n, t: make([][]float64, m), d: make([]float64, n), basis: make([]int, m), diagCol: basic, diag: make([]float64, m), c: c}
 	for r := 0; r < m; r++ {
@@ -75,10 +76,12 @@ func solveTableauIn(ar *arena, c []float64, a [][]float64, b []float64, basic []
 		j := tb.diagCol[r]
 		y[r] = (c[j] - tb.d[j]) / tb.diag[r]
 	}
+	x = make([]float64, n)
 	for r := 0; r < m; r++ {
 		value += c[tb.basis[r]] * tb.t[r][n]
+		x[tb.basis[r]] = tb.t[r][n]
 	}
-	return y, value
+	return y, x, value
 }
 
 // entering is the column of most negative reduced cost, or with bland
