@@ -191,7 +191,7 @@ func (k *knapsack) lagrangeMultipliers(sets int) []float64 {
 	for s := range sets {
 		b[dims+n+s] = 1
 	}
-	y, x, _ := solveTableauIn(k.arena, c, a, b, basic, 20*(rows+width))
+	y, x, _ := solveTableau(k.arena, c, a, b, basic, 20*(rows+width))
 	for d := range u {
 		u[d] = max(0, -y[d]) / max(k.room[d], 1)
 	}

@@ -35,15 +35,16 @@ const gonumMaxRows = 40
 var errLP = errors.New("linear program")
 
 // duals solves the program and returns a dual vector y ≥ 0, optimal when
-// the solver found the optimal basis, and the primal optimum. With
+// the solver found the optimal basis, and the primal solution x (of the
+// nudged program: near-feasible, for guidance only). With
 // withGonum, gonum's lp.Simplex solves it and the duals are recovered
 // from its basis, falling back to the package's own tableau when gonum
 // fails; otherwise the tableau solves it, which also serves column
 // generation's many re-solves faster.
-func (p *coverLP) duals(withGonum bool) (y []float64, value float64, err error) {
+func (p *coverLP) duals(withGonum bool) (y, x []float64, err error) {
 	m, n := len(p.b), len(p.c)
 	if m == 0 {
-		return nil, 0, nil
+		return nil, make([]float64, n), nil
 	}
 	// Columns that touch no row are left out: with cost ≥ 0 they are 0 at
 	// an optimum, and lp.Simplex refuses zero columns.
@@ -106,37 +107,41 @@ func (p *coverLP) duals(withGonum bool) (y []float64, value float64, err error) 
 			}
 		}
 		if basic[r] < 0 {
-			return nil, 0, fmt.Errorf("%w: row %d has no column of its own", errLP, r)
+			return nil, nil, fmt.Errorf("%w: row %d has no column of its own", errLP, r)
 		}
 	}
-	var yStd []float64
+	var yStd, xStd []float64
 	if withGonum {
-		yStd, value, err = gonumDuals(c, std, b, basic)
+		yStd, xStd, err = gonumDuals(c, std, b, basic)
 	}
 	if !withGonum || err != nil {
-		yStd, value = solveTableau(c, std, b, basic, 50*(m+width)+1000)
+		yStd, xStd, _ = solveTableau(nil, c, std, b, basic, 50*(m+width)+1000)
 	}
 	y = make([]float64, m)
 	for r := range y {
 		y[r] = max(0, yStd[r]/scale[r])
 	}
-	return y, value, nil
+	x = make([]float64, n)
+	for k, j := range cols {
+		x[j] = xStd[k]
+	}
+	return y, x, nil
 }
 
 // gonumDuals solves the standard-form program with lp.Simplex and
 // recovers the duals from its solution's basis.
-func gonumDuals(c []float64, rows [][]float64, b []float64, basic []int) ([]float64, float64, error) {
+func gonumDuals(c []float64, rows [][]float64, b []float64, basic []int) (y, x []float64, err error) {
 	m, n := len(rows), len(c)
 	a := mat.NewDense(m, n, nil)
 	for r, row := range rows {
 		a.SetRow(r, row)
 	}
-	x, value, err := simplex(c, a, b, basic)
+	x, _, err = simplex(c, a, b, basic)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	y, err := basisDuals(a, c, x)
-	return y, value, err
+	y, err = basisDuals(a, c, x)
+	return y, x, err
 }
 
 // simplex is lp.Simplex with its panics (on inputs it cannot take) turned

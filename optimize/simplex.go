@@ -27,15 +27,9 @@ const (
 
 // solveTableau runs the simplex from the diagonal basis (basic[r] is a
 // column that is a multiple of e_r) and returns the multipliers y
-// (c_Bᵀ B⁻¹) and the objective.
-func solveTableau(c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y []float64, value float64) {
-	y, _, value = solveTableauIn(nil, c, a, b, basic, maxPivots)
-	return y, value
-}
-
-// solveTableauIn is solveTableau with its rows taken from the arena, when
-// not nil, that also returns the primal solution x.
-func solveTableauIn(ar *arena, c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y, x []float64, value float64) {
+// (c_Bᵀ B⁻¹), the primal solution x and the objective. Its rows come
+// from the arena when it is not nil.
+func solveTableau(ar *arena, c []float64, a [][]float64, b []float64, basic []int, maxPivots int) (y, x []float64, value float64) {
 	m, n := len(b), len(c)
 	tb := &tableau{m: m, n: n, t: make([][]float64, m), d: make([]float64, n), basis: make([]int, m), diagCol: basic, diag: make([]float64, m), c: c}
 	for r := 0; r < m; r++ {
