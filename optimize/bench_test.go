@@ -33,14 +33,14 @@ func benchPool() []scheduling.NodePool {
 
 // defaultPool is karpsim's default NodePool (the seed guide's) with the
 // embedded catalog, as plan uses it without manifests.
-func defaultPool(b *testing.B) []scheduling.NodePool {
+func defaultPool() []scheduling.NodePool {
 	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
 	if err != nil {
-		b.Fatal(err)
+		panic(err) // embedded
 	}
 	snap, err := snapshot.FromSet(set, snapshot.Options{})
 	if err != nil {
-		b.Fatal(err)
+		panic(err)
 	}
 	return snap.NodePools
 }
@@ -82,7 +82,7 @@ func BenchmarkLowerBoundUniform(b *testing.B) {
 				if w.onDemand {
 					opts = append(opts, withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
 				}
-				pools := defaultPool(b)
+				pools := defaultPool()
 				if !limited {
 					// The default NodePool's 1,000 cpu leave pods
 					// unschedulable; without them every pod is bounded.
@@ -95,4 +95,50 @@ func BenchmarkLowerBoundUniform(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkNarrow reports how much narrowing the NodePools to the types
+// the aggregate program buys saves on the workloads.
+func BenchmarkNarrow(b *testing.B) {
+	for _, w := range []struct {
+		name string
+		in   func(b *testing.B) scheduling.Input
+	}{
+		{"diverse", func(*testing.B) scheduling.Input {
+			return scheduling.Input{Pods: workloads.NewGenerator(workloads.DefaultSeed).Diverse(10000), NodePools: benchPool()}
+		}},
+		{"1000x1cpu-ondemand", func(b *testing.B) scheduling.Input {
+			return scheduling.Input{Pods: pods(1000, "app", "1", "2Gi", withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand)), NodePools: unlimited(defaultPool())}
+		}},
+		{"500x3.5cpu", func(b *testing.B) scheduling.Input {
+			return scheduling.Input{Pods: pods(500, "app", "3500m", "3Gi"), NodePools: unlimited(defaultPool())}
+		}},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			in := w.in(b)
+			r := scheduling.Solve(in)
+			var n optimize.Narrowing
+			var ok bool
+			for b.Loop() {
+				var err error
+				if n, ok, err = optimize.Narrow(in, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(optimize.PlanPerHour(r), "plan-$/h")
+			if !ok {
+				n.PerHour = optimize.PlanPerHour(r)
+			}
+			b.ReportMetric(n.PerHour, "narrowed-$/h")
+			b.ReportMetric(float64(len(n.NodePools)), "pools-narrowed")
+		})
+	}
+}
+
+func unlimited(pools []scheduling.NodePool) []scheduling.NodePool {
+	for i := range pools {
+		pools[i].NodePool = pools[i].NodePool.DeepCopy()
+		pools[i].NodePool.Spec.Limits = nil
+	}
+	return pools
 }
