@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/optimize"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -30,9 +32,11 @@ type planOptions struct {
 	output            string
 	explain           string
 	ignorePreferences bool
-	minValuesPolicy   string
-	region            string
-	zones             string
+	// lowerBound asks for a proven lower bound on any plan's cost.
+	lowerBound      bool
+	minValuesPolicy string
+	region          string
+	zones           string
 }
 
 func newPlanCommand() *cobra.Command {
@@ -66,6 +70,7 @@ NodePool) and says so on standard error. Warnings go to standard error, each pre
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
+	f.BoolVar(&opts.lowerBound, "lower-bound", true, "prove a lower bound on the cost of any plan for the same pods and print how far this plan is above it (--lower-bound=false skips it)")
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
@@ -95,7 +100,35 @@ func runPlan(opts planOptions, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	result := scheduling.Solve(in)
 	printWarnings(stderr, result.Warnings)
-	return writeResult(stdout, result, opts.output)
+	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}}
+	if opts.lowerBound {
+		b, err := optimize.LowerBound(in, result, optimize.BoundOptions{})
+		if err != nil {
+			return fmt.Errorf("lower bound: %w", err)
+		}
+		// Rounded down to 1/10,000 of a dollar: a bound must not grow.
+		floor := math.Floor(b.PerHour*1e4) / 1e4
+		out.Summary.LowerBoundPerHour = &floor
+		out.gap = b.Gap
+	}
+	return writeResult(stdout, out, opts.output)
+}
+
+// planOutput is the plan as printed: the scheduler's Result, its summary
+// with the lower bound beside it.
+type planOutput struct {
+	scheduling.Result
+	Summary planSummary `json:"summary"`
+	// gap is how far the plan is above the bound, (plan − bound) / bound.
+	gap float64
+}
+
+type planSummary struct {
+	scheduling.Summary
+	// LowerBoundPerHour is a proven lower bound on the $/hour of the new
+	// NodeClaims of any plan that schedules the same pods (package
+	// optimize); absent with --lower-bound=false.
+	LowerBoundPerHour *float64 `json:"lowerBoundPerHour,omitempty"`
 }
 
 // check refuses flag values that cannot mean anything.
@@ -145,7 +178,7 @@ func printWarnings(w io.Writer, warnings []string) {
 }
 
 // writeResult prints the plan in the chosen format.
-func writeResult(w io.Writer, r scheduling.Result, output string) error {
+func writeResult(w io.Writer, r planOutput, output string) error {
 	switch output {
 	case "json":
 		return writeJSON(w, r)
@@ -230,7 +263,7 @@ func cmpStrings(pairs ...string) int {
 // writePlanTable prints the new NodeClaims grouped by NodePool and
 // instance type, the bindings to existing nodes, a summary line, and the
 // unschedulable pods with their reasons.
-func writePlanTable(w io.Writer, r scheduling.Result) error {
+func writePlanTable(w io.Writer, r planOutput) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if len(r.NodeClaims) > 0 {
 		fmt.Fprintln(tw, "NODEPOOL\tINSTANCE TYPE\tCAPACITY TYPE\tNODES\tPODS\tZONES\t$/HOUR")
@@ -253,6 +286,14 @@ func writePlanTable(w io.Writer, r scheduling.Result) error {
 	s := r.Summary
 	fmt.Fprintf(w, "%s: %d scheduled on %s ($%.4f/hour) and %s; %d unschedulable\n",
 		plural(s.Pods, "pod"), s.ScheduledPods, plural(s.NodeClaims, "new node"), s.PricePerHour, plural(len(perNode), "existing node"), s.UnschedulablePods)
+	// A plan that launches nothing costs nothing to bound.
+	if b := s.LowerBoundPerHour; b != nil && s.NodeClaims > 0 {
+		if *b > 0 {
+			fmt.Fprintf(w, "lower bound $%.4f/hour (plan is +%.0f%%)\n", *b, 100*r.gap)
+		} else {
+			fmt.Fprintf(w, "lower bound $%.4f/hour\n", *b)
+		}
+	}
 	if len(r.Unschedulable) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

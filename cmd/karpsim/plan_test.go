@@ -95,6 +95,7 @@ func TestPlanTable(t *testing.T) {
 		"gpu       g4dn.xlarge    on-demand      1      1     us-east-1a  0.5260",
 		"",
 		"2 pods: 1 scheduled on 1 new node ($0.5260/hour) and 0 existing nodes; 1 unschedulable",
+		"lower bound $0.5260/hour (plan is +0%)",
 		"",
 		"UNSCHEDULABLE POD  REASON",
 	}

@@ -9,7 +9,7 @@
 //	   manifests                                reading YAML into typed objects
 //	2  instancetypes                            instance types and offerings
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
-//	4  consolidation                            the disruption decision
+//	4  consolidation, optimize                  the disruption decision, lower bounds on cost
 //	5  snapshot                                 manifests or a cluster's state → decision inputs
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
@@ -17,7 +17,7 @@
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run
 //
-// The decision core (requirements, resources, instancetypes, pricing,
+// The decision core (requirements, resources, instancetypes, pricing, optimize,
 // scheduling, budgets, drift, consolidation) does no I/O and imports neither
 // manifests nor cloud: it takes plain structs and returns decisions.
 package layering

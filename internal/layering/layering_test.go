@@ -17,17 +17,17 @@ var layer = map[string]int{
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3,
-	"consolidation": 4,
-	"snapshot":      5,
-	"controller":    6,
-	"simulator":     7,
-	"plantest":      8, "sweep": 8,
+	"consolidation": 4, "optimize": 4,
+	"snapshot":   5,
+	"controller": 6,
+	"simulator":  7,
+	"plantest":   8, "sweep": 8,
 	"report":      9,
 	"cmd/karpsim": 10, "examples": 10,
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
-var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation"}
+var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation", "optimize"}
 
 // ioPackages are the standard packages that reach outside the process.
 var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}

@@ -1,0 +1,482 @@
+package optimize
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// model is what every bound reads: the pods to bound gathered into groups,
+// the node kinds they may go on, the free capacity of the existing nodes,
+// and the NodePools' limits.
+type model struct {
+	dims   []corev1.ResourceName
+	groups []group
+	// repel are the hostname anti-affinity sets: at most one pod of each
+	// set per node. Indices into groups.
+	repel   [][]int
+	columns []column
+	// free is the existing nodes' unrequested allocatable, summed; nodes
+	// is how many there are.
+	free  []float64
+	nodes int
+	pools []poolLimits
+	// excluded are the pods left out of the bound, "namespace/name: why",
+	// sorted.
+	excluded []string
+}
+
+// group is pods with the same requests and the same node kinds they may
+// go on (and the same anti-affinity set, if any).
+type group struct {
+	shape int // index into the shapes, which share compatibility
+	count int
+	req   []float64 // per dim
+	repel int       // index into model.repel, or -1
+	// example names one pod of the group, for messages.
+	example string
+}
+
+// column is a kind of node a plan may launch: an instance type of a
+// NodePool at one offering's price.
+type column struct {
+	pool     int // index into model.pools
+	name     string
+	zone     string
+	capType  string
+	price    float64
+	room     []float64 // per dim: allocatable less DaemonSet overhead
+	capacity resources.Vector
+	// shapes is which pod shapes may go on it, by shape index.
+	shapes bitset
+}
+
+// poolLimits is what a NodePool's limits leave for new nodes: per limited
+// resource, capacity still allowed; nodes, the nodes still allowed (-1
+// when not limited).
+type poolLimits struct {
+	name      string
+	resources []corev1.ResourceName
+	remaining []float64
+	nodes     float64 // -1 when not limited
+}
+
+func (p *poolLimits) limited() bool { return len(p.resources) > 0 || p.nodes >= 0 }
+
+// exceeds reports whether one node of the capacity is more than the
+// limits leave.
+func (p *poolLimits) exceeds(capacity resources.Vector) bool {
+	for i, name := range p.resources {
+		if float64(capacity.Get(name)) > p.remaining[i] {
+			return true
+		}
+	}
+	return p.nodes >= 0 && p.nodes < 1
+}
+
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) key() string    { return fmt.Sprint([]uint64(b)) }
+func (b bitset) subsetOf(o bitset) bool {
+	for i := range b {
+		if b[i]&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// shape is pods that share their requests and their requirements in each
+// NodePool: they may go on the same node kinds.
+type shape struct {
+	requests resources.Vector
+	// reqs per pool; ok[i] is false when the pool refuses the pod.
+	reqs []requirements.Requirements
+	ok   []bool
+}
+
+// buildModel reads the input into a model. Pods the result lists as
+// unschedulable are left out, and so are pods no NodePool can take, as
+// well as invalid ones: a bound on fewer pods is still a bound.
+func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
+	m := &model{}
+	unschedulable := map[string]bool{}
+	for _, u := range r.Unschedulable {
+		unschedulable[u.Pod] = true
+	}
+	// A NodePool entry without its NodePool, or a nil pod, is a caller's
+	// slip a bound can leave out rather than fail on.
+	var nodePools []scheduling.NodePool
+	for _, np := range in.NodePools {
+		if np.NodePool != nil {
+			nodePools = append(nodePools, np)
+		}
+	}
+	var daemons []*corev1.Pod
+	for _, d := range in.DaemonSets {
+		if d != nil {
+			daemons = append(daemons, d)
+		}
+	}
+	pools := scheduling.Prepare(nodePools, daemons, in.Options).Capacity()
+	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return cmp.Compare(a.Name, b.Name) })
+	m.pools = readLimits(in, pools)
+
+	// Shapes first: pods are read once per distinct spec signature.
+	var shapes []shape
+	shapeIndex := map[string]int{}
+	type podShape struct {
+		key   string
+		shape int
+		repel string
+		pod   *corev1.Pod
+	}
+	var pods []podShape
+	for _, pod := range in.Pods {
+		if pod == nil {
+			continue
+		}
+		key := podKey(pod)
+		if unschedulable[key] {
+			m.excluded = append(m.excluded, key+": unschedulable in the plan")
+			continue
+		}
+		requests, err := resources.PodRequests(pod)
+		if err != nil {
+			m.excluded = append(m.excluded, fmt.Sprintf("%s: %v", key, err))
+			continue
+		}
+		sh := shape{requests: requests}
+		var sig strings.Builder
+		sig.Write(requests.AppendKey(nil))
+		any := false
+		for _, pc := range pools {
+			reqs, err := pc.Requirements(pod)
+			sh.reqs = append(sh.reqs, reqs)
+			sh.ok = append(sh.ok, err == nil)
+			if err == nil {
+				any = true
+				sig.WriteString("|" + reqs.String())
+			} else {
+				sig.WriteString("|-")
+			}
+		}
+		if !any {
+			m.excluded = append(m.excluded, key+": no NodePool admits it")
+			continue
+		}
+		i, ok := shapeIndex[sig.String()]
+		if !ok {
+			i = len(shapes)
+			shapeIndex[sig.String()] = i
+			shapes = append(shapes, sh)
+		}
+		pods = append(pods, podShape{key: key, shape: i, repel: repelKey(pod), pod: pod})
+	}
+	m.dims = dimsOf(shapes)
+	m.columns = buildColumns(pools, m.pools, shapes, m.dims)
+
+	// Shapes no column takes are excluded; the others become groups, split
+	// by anti-affinity set.
+	takes := newBitset(len(shapes))
+	for _, c := range m.columns {
+		for i := range takes {
+			takes[i] |= c.shapes[i]
+		}
+	}
+	groupIndex := map[string]int{}
+	repelIndex := map[string]int{}
+	for _, p := range pods {
+		if !takes.has(p.shape) {
+			m.excluded = append(m.excluded, p.key+": no instance type of an admitting NodePool fits it")
+			continue
+		}
+		gk := fmt.Sprintf("%d|%s", p.shape, p.repel)
+		gi, ok := groupIndex[gk]
+		if !ok {
+			gi = len(m.groups)
+			groupIndex[gk] = gi
+			g := group{shape: p.shape, req: vectorIn(shapes[p.shape].requests, m.dims), repel: -1, example: p.key}
+			if p.repel != "" {
+				ri, ok := repelIndex[p.repel]
+				if !ok {
+					ri = len(m.repel)
+					repelIndex[p.repel] = ri
+					m.repel = append(m.repel, nil)
+				}
+				g.repel = ri
+				m.repel[ri] = append(m.repel[ri], gi)
+			}
+			m.groups = append(m.groups, g)
+		}
+		m.groups[gi].count++
+	}
+	m.free, m.nodes = freeCapacity(in.Nodes, m.dims), len(in.Nodes)
+	m.dropSlackLimits()
+	slices.Sort(m.excluded)
+	return m, nil
+}
+
+// dropSlackLimits forgets the limits no plan can reach: those that leave
+// room for a node per pod of the pool's largest type. Dropping a
+// constraint only relaxes the programs, and these ones, with right-hand
+// sides far beyond anything else, would only cost the solver precision.
+func (m *model) dropSlackLimits() {
+	pods := 0.0
+	for _, g := range m.groups {
+		pods += float64(g.count)
+	}
+	for pi := range m.pools {
+		l := &m.pools[pi]
+		largest := make([]float64, len(l.resources))
+		for j := range m.columns {
+			if m.columns[j].pool != pi {
+				continue
+			}
+			for i, name := range l.resources {
+				largest[i] = max(largest[i], float64(m.columns[j].capacity.Get(name)))
+			}
+		}
+		var names []corev1.ResourceName
+		var remaining []float64
+		for i, name := range l.resources {
+			if l.remaining[i] < pods*largest[i] {
+				names = append(names, name)
+				remaining = append(remaining, l.remaining[i])
+			}
+		}
+		l.resources, l.remaining = names, remaining
+		if l.nodes >= pods {
+			l.nodes = -1
+		}
+	}
+}
+
+func podKey(pod *corev1.Pod) string {
+	ns := pod.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return ns + "/" + pod.Name
+}
+
+// repelKey identifies the pod's hostname anti-affinity set: non-empty
+// when the pod has a required anti-affinity term on the hostname whose
+// selector matches the pod's own labels in its own namespace. Pods with
+// the same key (the same labels, namespace and terms) repel each other:
+// no two on one node. Other terms are left out, which only loosens the
+// bound.
+func repelKey(pod *corev1.Pod) string {
+	a := pod.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return ""
+	}
+	for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.TopologyKey != apis.LabelHostname || term.LabelSelector == nil || term.NamespaceSelector != nil {
+			continue
+		}
+		if len(term.Namespaces) > 0 && !slices.Contains(term.Namespaces, pod.Namespace) {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		return fmt.Sprintf("%s|%s|%s", pod.Namespace, labels.Set(pod.Labels).String(), sel.String())
+	}
+	return ""
+}
+
+// dimsOf is the resources some shape requests, in slot order: cpu, memory,
+// pods, and any other.
+func dimsOf(shapes []shape) []corev1.ResourceName {
+	seen := map[corev1.ResourceName]bool{corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourcePods: true}
+	dims := []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods}
+	var extra []corev1.ResourceName
+	for _, s := range shapes {
+		for _, name := range s.requests.Names() {
+			if !seen[name] && s.requests.Get(name) > 0 {
+				seen[name] = true
+				extra = append(extra, name)
+			}
+		}
+	}
+	slices.Sort(extra)
+	return append(dims, extra...)
+}
+
+func vectorIn(v resources.Vector, dims []corev1.ResourceName) []float64 {
+	out := make([]float64, len(dims))
+	for i, name := range dims {
+		out[i] = float64(v.Get(name))
+	}
+	return out
+}
+
+// readLimits works out what each pool's limits leave once the input's
+// nodes of that pool are counted.
+func readLimits(in scheduling.Input, pools []scheduling.PoolCapacity) []poolLimits {
+	byName := map[string]corev1.ResourceList{}
+	for _, np := range in.NodePools {
+		if np.NodePool != nil {
+			byName[np.NodePool.Name] = np.NodePool.Spec.Limits
+		}
+	}
+	out := make([]poolLimits, len(pools))
+	for i, pc := range pools {
+		l := poolLimits{name: pc.Name, nodes: -1}
+		list := byName[pc.Name]
+		names := make([]corev1.ResourceName, 0, len(list))
+		for name := range list {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			q := list[name]
+			if name == "nodes" {
+				l.nodes = float64(q.Value())
+				continue
+			}
+			l.resources = append(l.resources, name)
+			l.remaining = append(l.remaining, float64(resources.FromList(corev1.ResourceList{name: q}).Get(name)))
+		}
+		for _, n := range in.Nodes {
+			if n == nil || n.NodePool != pc.Name {
+				continue
+			}
+			capacity := resources.FromList(n.Capacity)
+			for j, name := range l.resources {
+				l.remaining[j] -= float64(capacity.Get(name))
+			}
+			if l.nodes >= 0 {
+				l.nodes--
+			}
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// freeCapacity sums, over the existing nodes, what their pods leave of
+// their allocatable. Pods may go there for nothing; which pod fits which
+// node is not checked, which only loosens the bound.
+func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float64 {
+	free := make([]float64, len(dims))
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		left := resources.FromList(n.Allocatable)
+		for _, p := range n.Pods {
+			if p == nil {
+				continue
+			}
+			if req, err := resources.PodRequests(p); err == nil {
+				left = left.Sub(req)
+			}
+		}
+		for i, name := range dims {
+			free[i] += max(0, float64(left.Get(name)))
+		}
+	}
+	return free
+}
+
+// buildColumns lists every (pool, instance type, offering) some shape may
+// go on, less the dominated ones: a column is dropped when a cheaper (or
+// equal, listed earlier) one takes every shape it takes, has as much room
+// in every dimension, and uses no more of any limit. Any packing of the
+// dropped column then fits the one kept, for no more money, so no bound
+// below loses anything by the drop.
+func buildColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
+	var all []column
+	for pi, pc := range pools {
+		for _, tc := range pc.Types {
+			it := tc.InstanceType
+			if limits[pi].exceeds(it.Capacity) {
+				continue
+			}
+			room := vectorIn(tc.Room, dims)
+			// Which shapes the type takes, whatever the offering.
+			typeOK := newBitset(len(shapes))
+			anyShape := false
+			for si := range shapes {
+				s := &shapes[si]
+				if s.ok[pi] && s.requests.Fits(tc.Room) && it.Requirements.IntersectsFast(s.reqs[pi]) {
+					typeOK.set(si)
+					anyShape = true
+				}
+			}
+			if !anyShape {
+				continue
+			}
+			for _, o := range it.Offerings {
+				if !o.Available || o.Price < 0 {
+					continue
+				}
+				c := column{pool: pi, name: it.Name, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
+				anyShape = false
+				for si := range shapes {
+					if typeOK.has(si) && o.Compatible(shapes[si].reqs[pi]) {
+						c.shapes.set(si)
+						anyShape = true
+					}
+				}
+				if anyShape {
+					all = append(all, c)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(all, func(a, b column) int {
+		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
+			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType))
+	})
+	var kept []column
+	for _, c := range all {
+		if !slices.ContainsFunc(kept, func(k column) bool { return dominates(&k, &c, limits) }) {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// dominates reports whether column a is at least as good as b for every
+// packing: as cheap, as roomy, taking every shape b takes, and charging no
+// more against any limit.
+func dominates(a, b *column, limits []poolLimits) bool {
+	if a.price > b.price || !b.shapes.subsetOf(a.shapes) {
+		return false
+	}
+	for i := range a.room {
+		if a.room[i] < b.room[i] {
+			return false
+		}
+	}
+	la := &limits[a.pool]
+	if !la.limited() {
+		return true
+	}
+	if a.pool != b.pool {
+		return false
+	}
+	for _, name := range la.resources {
+		if a.capacity.Get(name) > b.capacity.Get(name) {
+			return false
+		}
+	}
+	return true
+}
