@@ -19,9 +19,9 @@ var layer = map[string]int{
 	"scheduling":    3, "drift": 3, "cloud": 3,
 	"consolidation": 4,
 	"snapshot":      5,
-	"controller":    6,
-	"simulator":     7,
-	"plantest":      8, "cmd/karpsim": 8, "examples": 8,
+	"controller":    6, "clusterautoscaler": 6,
+	"simulator": 7,
+	"plantest":  8, "cmd/karpsim": 8, "examples": 8,
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
