@@ -117,6 +117,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 	root.SetHelpCommand(newHelpCommand())
 	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(
+		newCompareCommand(),
 		newDisruptCommand(),
 		newInstanceTypesCommand(),
 		newPlanCommand(),
