@@ -63,7 +63,7 @@ func keepBest(options []option, score func(option) float64) ([]option, float64) 
 
 func mostPods(options []option) ([]option, string) {
 	out, best := keepBest(options, func(o option) float64 { return -float64(len(o.pods)) })
-	return out, fmt.Sprintf("most-pods: %s fits %d pods", out[0].g.spec.Name, int(-best))
+	return out, fmt.Sprintf("most-pods: %s %s %d pods", names(out), verb(out, "fits", "fit"), int(-best))
 }
 
 // leastWaste keeps the options that leave the smallest share of cpu plus
@@ -80,7 +80,7 @@ func leastWaste(options []option) ([]option, string) {
 	}
 	out, _ := keepBest(options, func(o option) float64 { c, m := waste(o); return c + m })
 	c, m := waste(out[0])
-	return out, fmt.Sprintf("least-waste: %s leaves %.0f%% cpu and %.0f%% memory idle", out[0].g.spec.Name, c*100, m*100)
+	return out, fmt.Sprintf("least-waste: %s %s %.0f%% cpu and %.0f%% memory idle", names(out), verb(out, "leaves", "leave"), c*100, m*100)
 }
 
 // cheapest keeps the options of the lowest price per pod placed. CA's
@@ -89,7 +89,7 @@ func leastWaste(options []option) ([]option, string) {
 func cheapest(options []option) ([]option, string) {
 	perPod := func(o option) float64 { return o.g.price * float64(o.nodes) / float64(max(len(o.pods), 1)) }
 	out, best := keepBest(options, perPod)
-	return out, fmt.Sprintf("price: %s at $%.4f/hour a pod", out[0].g.spec.Name, best)
+	return out, fmt.Sprintf("price: %s at $%.4f/hour a pod", names(out), best)
 }
 
 // highestPriority keeps the options whose group matches the highest
@@ -119,7 +119,26 @@ func (a *Autoscaler) highestPriority(options []option) ([]option, string) {
 	if !any {
 		return options, "priority: no node group matches the priorities"
 	}
-	return out, fmt.Sprintf("priority: %s has priority %d", out[0].g.spec.Name, best)
+	return out, fmt.Sprintf("priority: %s %s priority %d", names(out), verb(out, "has", "have"), best)
+}
+
+// names lists the options' node groups: "a", "a and b", "a, b and c".
+func names(options []option) string {
+	out := make([]string, len(options))
+	for i, o := range options {
+		out[i] = o.g.spec.Name
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
+}
+
+func verb(options []option, one, many string) string {
+	if len(options) == 1 {
+		return one
+	}
+	return many
 }
 
 // balance spreads the chosen option's nodes over the node groups similar to

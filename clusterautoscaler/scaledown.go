@@ -245,7 +245,8 @@ func (a *Autoscaler) blocked(pods []*corev1.Pod, budgets *pdbBudgets) string {
 
 func hasLocalStorage(p *corev1.Pod) bool {
 	for _, v := range p.Spec.Volumes {
-		if v.EmptyDir != nil || v.HostPath != nil {
+		// An emptyDir in memory is not local storage to CA.
+		if v.HostPath != nil || (v.EmptyDir != nil && v.EmptyDir.Medium != corev1.StorageMediumMemory) {
 			return true
 		}
 	}

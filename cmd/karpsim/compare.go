@@ -155,6 +155,14 @@ func compareResults(k, ca *simulator.Result) difference {
 	return d
 }
 
+// dollars prints an amount that may be negative: -$0.0700.
+func dollars(v float64) string {
+	if v < 0 {
+		return fmt.Sprintf("-$%.4f", -v)
+	}
+	return fmt.Sprintf("$%.4f", v)
+}
+
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // writeCompareTable prints the two runs in columns and what Karpenter
@@ -168,7 +176,7 @@ func writeCompareTable(w io.Writer, c comparison) error {
 	fmt.Fprintf(w, "Scenario %s: %v from %s, seed %d\n\n", name, k.Duration.Duration, k.Start.UTC().Format(time.RFC3339), k.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\tKARPENTER\tCLUSTER AUTOSCALER\tKARPENTER SAVES")
-	fmt.Fprintf(tw, "total cost\t$%.4f\t$%.4f\t$%.4f (%.1f%%)\n", k.TotalCost, ca.TotalCost, d.CostSaved, d.CostSavedPercent)
+	fmt.Fprintf(tw, "total cost\t$%.4f\t$%.4f\t%s (%.1f%%)\n", k.TotalCost, ca.TotalCost, dollars(d.CostSaved), d.CostSavedPercent)
 	fmt.Fprintf(tw, "peak nodes (sampled)\t%d\t%d\t%d\n", peakNodes(k), peakNodes(ca), d.PeakNodes)
 	fmt.Fprintf(tw, "final nodes\t%d ($%.4f/hour)\t%d ($%.4f/hour)\t\n", k.Final.Nodes, k.Final.CostPerHour, ca.Final.Nodes, ca.Final.CostPerHour)
 	fmt.Fprintf(tw, "launches\t%d (%d failed)\t%d (%d failed)\t\n", k.Launches, k.LaunchFailures, ca.Launches, ca.LaunchFailures)
