@@ -277,7 +277,7 @@ func (a *Autoscaler) now() time.Time { return a.at }
 // scale-up; scale-down only in a loop that did not scale up.
 func (a *Autoscaler) scan(ctx context.Context) {
 	nodes := a.cfg.Cluster.Nodes()
-	a.timeouts(nodes)
+	a.timeouts()
 	if a.scaleUp(nodes) {
 		a.lastScaleUp = a.now()
 		return

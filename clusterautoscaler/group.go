@@ -228,7 +228,7 @@ func (g *group) launchOrder(zone string) []*instancetypes.InstanceType {
 // max-node-provision-time of their scale-up: the group's desired capacity
 // drops by as many, and the group backs off (5 minutes, doubling to 30,
 // reset after 3 hours without a failure).
-func (a *Autoscaler) timeouts([]*Node) {
+func (a *Autoscaler) timeouts() {
 	now := a.now()
 	for _, g := range a.groups {
 		var keep []time.Time

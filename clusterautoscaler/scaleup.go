@@ -2,6 +2,7 @@ package clusterautoscaler
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -249,10 +250,18 @@ func equivalenceKey(p *corev1.Pod) string {
 	if ref := metav1.GetControllerOf(p); ref != nil {
 		owner = ref.Kind + ":" + apis.NamespaceOf(p.Namespace) + "/" + ref.Name
 	}
-	spec := p.Spec
-	spec.NodeName = ""
-	return owner + "|" + resources.MustPodRequests(p).String() + "|" + fmt.Sprint(spec.NodeSelector, spec.Affinity, spec.Tolerations,
-		spec.TopologySpreadConstraints, p.Labels)
+	// JSON, unlike fmt, prints what pointers point to, and sorts maps.
+	scheduling, err := json.Marshal(struct {
+		NodeSelector map[string]string
+		Affinity     *corev1.Affinity
+		Tolerations  []corev1.Toleration
+		Spread       []corev1.TopologySpreadConstraint
+		Labels       map[string]string
+	}{p.Spec.NodeSelector, p.Spec.Affinity, p.Spec.Tolerations, p.Spec.TopologySpreadConstraints, p.Labels})
+	if err != nil {
+		return "pod:" + apis.PodKey(p)
+	}
+	return owner + "|" + resources.MustPodRequests(p).String() + "|" + string(scheduling)
 }
 
 // repelsItself: a pod with a required anti-affinity on the hostname to its

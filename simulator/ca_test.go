@@ -152,3 +152,27 @@ steps:
 		t.Errorf("pending %+v, want every pod bound after the backoff", res.PendingTime)
 	}
 }
+
+func TestCASpotInterruptionIsReplacedByTheASG(t *testing.T) {
+	res := runCA(t, `
+duration: 30m
+inline: |
+`+indent(caDeployment)+`
+clusterAutoscaler:
+  nodeGroups:
+  - {name: spot, instanceTypes: [m5.xlarge, m5a.xlarge], capacityType: spot, min: 0, max: 10}
+steps:
+- {at: 1m, scale: {deployment: web, replicas: 3}}
+- {at: 10m, interrupt: {count: 1}}
+`)
+	in := decisionsOf(res, "interruption")
+	if len(in) != 1 || !strings.Contains(in[0].Reason, "ASG spot launches a replacement (desired capacity stays 1)") {
+		t.Fatalf("interruptions = %+v, want the ASG to replace the node", in)
+	}
+	if ups := decisionsOf(res, "scale-up"); len(ups) != 1 {
+		t.Errorf("scale-ups = %+v, want only the first: the replacement is the ASG's, not CA's", ups)
+	}
+	if res.Launches != 2 || res.Final.Nodes != 1 || res.PendingTime.StillPending != 0 || res.DisruptionsByMethod["interruption"] != 1 {
+		t.Errorf("launches %d, final nodes %d, still pending %d, disruptions %v", res.Launches, res.Final.Nodes, res.PendingTime.StillPending, res.DisruptionsByMethod)
+	}
+}
