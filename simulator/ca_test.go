@@ -176,3 +176,27 @@ steps:
 		t.Errorf("launches %d, final nodes %d, still pending %d, disruptions %v", res.Launches, res.Final.Nodes, res.PendingTime.StillPending, res.DisruptionsByMethod)
 	}
 }
+
+func TestCAStillPendingDuringBackoff(t *testing.T) {
+	res := runCA(t, `
+duration: 20m
+inline: |
+`+indent(caDeployment)+`
+cloud:
+  capacity:
+  - {instanceType: m5.xlarge, zone: us-east-1a, capacityType: on-demand, count: 0}
+  - {instanceType: m5.xlarge, zone: us-east-1b, capacityType: on-demand, count: 0}
+  - {instanceType: m5.xlarge, zone: us-east-1c, capacityType: on-demand, count: 0}
+clusterAutoscaler:
+  nodeGroups:
+  - {name: scarce, instanceTypes: [m5.xlarge], min: 0, max: 10}
+steps:
+- {at: 1m, scale: {deployment: web, replicas: 2}}
+`)
+	if len(res.StillPending) != 2 || !strings.Contains(res.StillPending[0].Reason, "scarce: node group backed off until +") {
+		t.Fatalf("still pending %+v, want both pods waiting out the group's backoff", res.StillPending)
+	}
+	if got := decisionsOf(res, "launch-failed"); len(got) != 1 || !strings.Contains(got[0].Reason, "insufficient capacity") {
+		t.Errorf("launch failures %+v, want the ASG's one attempt over every zone", got)
+	}
+}

@@ -10,6 +10,12 @@
 // controller.Timers), the workloads, an in-memory kube-scheduler, and the
 // cloud — by default the in-memory cloud.Memory.
 //
+// The same world can host the Cluster Autoscaler model instead (package
+// clusterautoscaler, chosen with Config.Autoscaler): the world calls either
+// autoscaler through one small seam (autoscaler.go), and each reads and
+// changes the cluster through its own Cluster interface, so that a
+// comparison differs in the autoscaler alone.
+//
 // One pass, per event, in this order: the event's handler runs (a step, a
 // controller wake-up, a lifecycle change, a sample); then, if pods became
 // pending or a node became ready, the in-memory kube-scheduler binds what it
@@ -17,7 +23,8 @@
 // opens or extends its provisioning batch (1 s idle, 10 s max).
 //
 // It owns virtual time, the scenario format and the results of a run. It
-// imports controller and the packages below; never plantest or cmd.
+// imports controller, clusterautoscaler and the packages below; never
+// plantest or cmd.
 //
 // The import rules between packages are checked by internal/layering.
 package simulator
