@@ -200,3 +200,29 @@ steps:
 		t.Errorf("launch failures %+v, want the ASG's one attempt over every zone", got)
 	}
 }
+
+func TestCAMaxNodesTotalAndBalancing(t *testing.T) {
+	res := runCA(t, `
+duration: 10m
+inline: |
+`+indent(caDeployment)+`
+clusterAutoscaler:
+  maxNodesTotal: 3
+  balanceSimilarNodeGroups: true
+  nodeGroups:
+  - {name: zone-a, instanceTypes: [m5.xlarge], zones: [us-east-1a], min: 0, max: 10}
+  - {name: zone-b, instanceTypes: [m5.xlarge], zones: [us-east-1b], min: 0, max: 10}
+steps:
+- {at: 1m, scale: {deployment: web, replicas: 12}}
+`)
+	ups := decisionsOf(res, "scale-up")
+	both := len(ups) == 2 && strings.Contains(ups[0].Reason+ups[1].Reason, "group zone-a:") && strings.Contains(ups[0].Reason+ups[1].Reason, "group zone-b:")
+	// The expander's pick (random between the tied groups) gets the odd node.
+	if !both || !strings.Contains(ups[0].Reason, "0 → 2 nodes") ||
+		!strings.Contains(ups[1].Reason, "0 → 1 nodes") || !strings.Contains(ups[0].Reason, "balanced over 2 similar node groups") {
+		t.Fatalf("scale-ups = %+v, want three nodes balanced over the two zones' groups", ups)
+	}
+	if len(res.StillPending) != 3 || !strings.Contains(res.StillPending[0].Reason, "max total nodes in cluster reached (3)") {
+		t.Errorf("still pending %+v, want three pods held back by maxNodesTotal", res.StillPending)
+	}
+}
