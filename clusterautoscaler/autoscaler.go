@@ -34,6 +34,7 @@ import (
 
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -173,6 +174,12 @@ type Autoscaler struct {
 	// each pending pod's reason, for Explain.
 	lastNoScaleUp string
 	why           map[string]string
+	// podCache holds what CA computes of each live pod (requests,
+	// equivalence key), kept between scans and pruned to the pods seen;
+	// daemons is the DaemonSet overhead of each node, whose labels and
+	// taints never change.
+	podCache, seenPods map[*corev1.Pod]*podFacts
+	daemons            map[string]resources.Vector
 	// fits caches, for one scan, why an equivalence does not fit a
 	// group's template ("" when it does), by group and equivalence.
 	fits map[string]string
@@ -204,7 +211,8 @@ func New(cfg Config) (*Autoscaler, error) {
 		return nil, err
 	}
 	a := &Autoscaler{cfg: cfg, st: st, rng: rand.New(rand.NewPCG(cfg.Seed, 0x6361)), byName: map[string]*group{},
-		unneeded: map[string]time.Time{}, why: map[string]string{}, fits: map[string]string{}}
+		unneeded: map[string]time.Time{}, why: map[string]string{}, fits: map[string]string{},
+		podCache: map[*corev1.Pod]*podFacts{}, seenPods: map[*corev1.Pod]*podFacts{}, daemons: map[string]resources.Vector{}}
 	for _, spec := range specs {
 		g, err := newGroup(spec, cfg.Catalog, zones)
 		if err != nil {
@@ -271,12 +279,37 @@ func (a *Autoscaler) Explain(pod string) string { return a.why[pod] }
 
 func (a *Autoscaler) record(d Decision) { a.cfg.Record(d) }
 
+// podFacts is what CA computes of a pod once: its requests and its
+// equivalence key.
+type podFacts struct {
+	requests resources.Vector
+	key      string
+}
+
+// facts returns the pod's facts, computed on first sight. A pod object is
+// not changed once created (the simulator and a live cluster make a new
+// one), so its pointer identifies it.
+func (a *Autoscaler) facts(p *corev1.Pod) *podFacts {
+	f := a.seenPods[p]
+	if f == nil {
+		f = a.podCache[p]
+		if f == nil {
+			f = &podFacts{requests: resources.MustPodRequests(p), key: equivalenceKey(p)}
+		}
+		a.seenPods[p] = f
+	}
+	return f
+}
+
 func (a *Autoscaler) now() time.Time { return a.at }
 
 // scan is one iteration of CA's main loop: failed scale-ups time out, then
 // scale-up; scale-down only in a loop that did not scale up.
 func (a *Autoscaler) scan(ctx context.Context) {
 	nodes := a.cfg.Cluster.Nodes()
+	// Pods not seen in the last scan are gone: their facts are dropped.
+	a.podCache, a.seenPods = a.seenPods, a.podCache
+	clear(a.seenPods)
 	a.timeouts()
 	if a.scaleUp(nodes) {
 		a.lastScaleUp = a.now()

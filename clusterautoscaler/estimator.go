@@ -52,8 +52,12 @@ func (a *Autoscaler) estimate(g *group, eqs []*equivalence, room int) (int, []*c
 // node affinity its labels satisfy.
 func (a *Autoscaler) daemonOverhead(n *scheduling.Node) resources.Vector {
 	var sum resources.Vector
+	daemonSets := a.cfg.Cluster.DaemonSets()
+	if len(daemonSets) == 0 {
+		return sum
+	}
 	nodeReqs := requirements.FromLabels(n.Labels)
-	for _, ds := range a.cfg.Cluster.DaemonSets() {
+	for _, ds := range daemonSets {
 		if !tolerates(ds, n.Taints) {
 			continue
 		}

@@ -182,10 +182,14 @@ func (a *Autoscaler) allPods(nodes []*Node) []*corev1.Pod {
 // allocatable, DaemonSet pods included (--ignore-daemonsets-utilization
 // is false by default).
 func (a *Autoscaler) utilization(n *Node) float64 {
-	req := a.daemonOverhead(n.Node)
+	req, ok := a.daemons[n.Name()]
+	if !ok {
+		req = a.daemonOverhead(n.Node)
+		a.daemons[n.Name()] = req
+	}
 	for _, p := range n.Node.Pods {
 		if apis.IsActive(p) {
-			req = req.Add(resources.MustPodRequests(p))
+			req = req.Add(a.facts(p).requests)
 		}
 	}
 	alloc := resources.FromList(n.Node.Allocatable)

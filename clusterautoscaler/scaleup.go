@@ -55,7 +55,7 @@ func (a *Autoscaler) scaleUp(nodes []*Node) bool {
 	if len(stuck) == 0 {
 		return false
 	}
-	eqs := equivalences(stuck)
+	eqs := a.equivalences(stuck)
 	var options []option
 	reasons := map[string][]string{} // by pod key
 	total := a.totalTarget()
@@ -227,15 +227,15 @@ func (a *Autoscaler) noScaleUp(stuck []*corev1.Pod, reasons map[string][]string)
 
 // equivalences groups pods by controller and scheduling spec, in the order
 // of their first pod.
-func equivalences(pods []*corev1.Pod) []*equivalence {
+func (a *Autoscaler) equivalences(pods []*corev1.Pod) []*equivalence {
 	var out []*equivalence
 	byKey := map[string]*equivalence{}
 	for _, p := range pods {
-		key := equivalenceKey(p)
-		eq := byKey[key]
+		f := a.facts(p)
+		eq := byKey[f.key]
 		if eq == nil {
-			eq = &equivalence{key: key, exemplar: p, requests: resources.MustPodRequests(p), onePerNode: repelsItself(p)}
-			byKey[key] = eq
+			eq = &equivalence{key: f.key, exemplar: p, requests: f.requests, onePerNode: repelsItself(p)}
+			byKey[f.key] = eq
 			out = append(out, eq)
 		}
 		eq.pods = append(eq.pods, p)
