@@ -203,12 +203,21 @@ func (a *Autoscaler) fitCache(g *group, eq *equivalence) string {
 }
 
 func (a *Autoscaler) fit(g *group, eq *equivalence) string {
-	res := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{eq.exemplar}, Nodes: []*scheduling.Node{g.emptyTemplate(g.template.Name)},
-		DaemonSets: a.cfg.Cluster.DaemonSets(), Options: a.cfg.Scheduling})
+	in := scheduling.Input{Pods: []*corev1.Pod{eq.exemplar}, Nodes: []*scheduling.Node{g.emptyTemplate(g.template.Name)},
+		DaemonSets: a.cfg.Cluster.DaemonSets(), Options: a.cfg.Scheduling}
+	res := scheduling.Solve(in)
 	if len(res.Unschedulable) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: %s", g.spec.Name, strings.TrimPrefix(res.Unschedulable[0].Reason, "node "+g.template.Name+": "))
+	// The template's own verdict, in the last try (preferences relaxed):
+	// the solver's summary would speak of NodePools, which CA has none of.
+	why := res.Unschedulable[0].Reason
+	if _, ex, err := scheduling.Explain(in, apis.PodKey(eq.exemplar)); err == nil && len(ex.Attempts) > 0 {
+		if last := ex.Attempts[len(ex.Attempts)-1]; len(last.Nodes) > 0 && last.Nodes[0].Reason != "" {
+			why = last.Nodes[0].Reason
+		}
+	}
+	return fmt.Sprintf("%s: %s", g.spec.Name, why)
 }
 
 // noScaleUp records that no group can help the pods, each pod with every

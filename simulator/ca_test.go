@@ -226,3 +226,33 @@ steps:
 		t.Errorf("still pending %+v, want three pods held back by maxNodesTotal", res.StillPending)
 	}
 }
+
+func TestCANoGroupFits(t *testing.T) {
+	res := runCA(t, `
+duration: 5m
+inline: |
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: big}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: big}}
+    template:
+      metadata: {labels: {app: big}}
+      spec:
+        containers: [{name: big, image: x, resources: {requests: {cpu: "20"}}}]
+clusterAutoscaler:
+  nodeGroups:
+  - {name: general, instanceTypes: [m5.xlarge], min: 0, max: 5}
+  - {name: tainted, instanceTypes: [m5.8xlarge], min: 0, max: 5, taints: [{key: dedicated, value: ml, effect: NoSchedule}]}
+`)
+	if len(res.StillPending) != 1 {
+		t.Fatalf("still pending %+v, want the big pod", res.StillPending)
+	}
+	why := res.StillPending[0].Reason
+	for _, want := range []string{"pod didn't trigger scale-up", "general: not enough resources: [cpu]", "tainted: did not tolerate taint dedicated=ml:NoSchedule"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("reason %q, want %q", why, want)
+		}
+	}
+}
