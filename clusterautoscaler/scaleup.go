@@ -59,6 +59,12 @@ func (a *Autoscaler) scaleUp(nodes []*Node) bool {
 	var options []option
 	reasons := map[string][]string{} // by pod key
 	total := a.totalTarget()
+	// --max-nodes-total counts every node, those of no group too.
+	for _, n := range nodes {
+		if n.Group == "" && !n.Deleting {
+			total++
+		}
+	}
 	for _, g := range a.groups {
 		opt, refused := a.evaluate(g, eqs, total)
 		if refused != "" {
@@ -155,7 +161,7 @@ func (a *Autoscaler) totalTarget() int {
 }
 
 // room is how many nodes the group may still add: its max size, and
-// --max-nodes-total over every group.
+// --max-nodes-total less total, the nodes of the cluster and those coming.
 func (a *Autoscaler) room(g *group, total int) int {
 	r := g.spec.Max - g.target
 	if a.st.maxNodesTotal > 0 {
