@@ -40,16 +40,20 @@ const (
 	DefaultGroupName               = "default"
 	DefaultGroupInstanceType       = "m5.xlarge"
 	DefaultLaunchDelay             = 150 * time.Second
-	defaultBackoffMultiplier       = 2
-	maxPriorityConfigEntries       = 1000
-	labelEKSCapacityType           = "eks.amazonaws.com/capacityType"
-	labelEKSNodeGroup              = "eks.amazonaws.com/nodegroup"
-	annotationSafeToEvict          = "cluster-autoscaler.kubernetes.io/safe-to-evict"
-	namespaceKubeSystem            = "kube-system"
-	eksCapacityTypeOnDemand        = "ON_DEMAND"
-	eksCapacityTypeSpot            = "SPOT"
-	defaultTemplateHostnamePrefix  = "template-"
-	defaultUpcomingHostnamePrefix  = "upcoming-"
+)
+
+// Names CA and EKS give things, and the model's own bounds.
+const (
+	defaultBackoffMultiplier      = 2
+	maxPriorityConfigEntries      = 1000
+	labelEKSCapacityType          = "eks.amazonaws.com/capacityType"
+	labelEKSNodeGroup             = "eks.amazonaws.com/nodegroup"
+	annotationSafeToEvict         = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	namespaceKubeSystem           = "kube-system"
+	eksCapacityTypeOnDemand       = "ON_DEMAND"
+	eksCapacityTypeSpot           = "SPOT"
+	defaultTemplateHostnamePrefix = "template-"
+	defaultUpcomingHostnamePrefix = "upcoming-"
 )
 
 // The expanders, as --expander names them.
