@@ -48,6 +48,7 @@ const (
 	KindScaleUpTimeout = "scale-up-timeout"
 	KindScaleDown      = "scale-down"
 	KindInterruption   = "interruption"
+	KindDeleteFailed   = "delete-failed"
 )
 
 // Scale-down methods, the Method of scale-down decisions: an empty node is
@@ -325,11 +326,14 @@ func (a *Autoscaler) remove(ctx context.Context, n *Node) int {
 	evicted, err := a.cfg.Cluster.Drain(ctx, n)
 	delete(a.unneeded, n.Name())
 	if err != nil {
-		a.record(Decision{Kind: KindLaunchFailed, Nodes: []string{n.Name()}, Reason: "drain: " + err.Error()})
+		// A failed scale-down holds the next one off
+		// (--scale-down-delay-after-failure).
+		a.lastFailure = a.now()
+		a.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "drain: " + err.Error()})
 		return evicted
 	}
 	if err := a.cfg.Launcher.Delete(ctx, n.Instance.ID); err != nil {
-		a.record(Decision{Kind: KindLaunchFailed, Nodes: []string{n.Name()}, Reason: "terminate: " + err.Error()})
+		a.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "terminate: " + err.Error()})
 	}
 	return evicted
 }
