@@ -249,7 +249,7 @@ func hours(d time.Duration) float64 { return d.Hours() }
 func disruptionTimes(r *simulator.Result) []float64 {
 	var out []float64
 	for _, d := range r.Timeline {
-		if _, n := d.Disrupted(); n > 0 {
+		if _, n := simulator.RemovedNodes(d); n > 0 {
 			out = append(out, hours(d.At.Duration))
 		}
 	}
@@ -278,7 +278,7 @@ func nodesByType(r *simulator.Result) []series {
 				lives[n] = &life{kind: d.InstanceType + " (" + d.CapacityType + ")", start: d.At.Duration, end: end + time.Nanosecond}
 			}
 		default:
-			if _, n := d.Disrupted(); n > 0 {
+			if _, n := simulator.RemovedNodes(d); n > 0 {
 				for _, name := range d.Nodes {
 					if l := lives[name]; l != nil {
 						l.end = d.At.Duration

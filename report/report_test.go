@@ -36,6 +36,16 @@ func simulate(t *testing.T, name string, seed uint64) *simulator.Result {
 	return r
 }
 
+// simulateCA runs a golden scenario under the Cluster Autoscaler model.
+func simulateCA(t *testing.T, name string) *simulator.Result {
+	t.Helper()
+	sc, err := simulator.LoadScenario(filepath.Join("..", "testdata", "scenarios", name+".yaml"))
+	require.NoError(t, err)
+	r, err := simulator.Run(context.Background(), sc, simulator.Config{Autoscaler: simulator.AutoscalerClusterAutoscaler})
+	require.NoError(t, err)
+	return r
+}
+
 // sweepResult runs a small sweep over a golden scenario.
 func sweepResult(t *testing.T) *sweep.Result {
 	t.Helper()
@@ -162,7 +172,7 @@ func TestReportsRenderInChromium(t *testing.T) {
 	pages := map[string]func() ([]byte, error){
 		"simulate": func() ([]byte, error) { return Simulate(simulate(t, "daily-traffic", 0)) },
 		"compare": func() ([]byte, error) {
-			return Compare(Comparison{Karpenter: simulate(t, "daily-traffic", 0), ClusterAutoscaler: simulate(t, "daily-traffic", 9)})
+			return Compare(Comparison{Karpenter: simulate(t, "daily-traffic", 0), ClusterAutoscaler: simulateCA(t, "daily-traffic")})
 		},
 		"sweep": func() ([]byte, error) { return Sweep(exampleSweep(t)) },
 	}

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -86,6 +87,27 @@ func BenchmarkSimulateDay(b *testing.B) {
 	b.ReportMetric(float64(maxNodes), "peak-nodes")
 	b.ReportMetric(float64(len(res.Timeline)), "decisions")
 	b.ReportMetric(res.TotalCost, "USD/day")
+}
+
+// BenchmarkSimulateDailyTrafficCA runs the same day under the Cluster
+// Autoscaler (its default node group), for comparison with
+// BenchmarkSimulateDailyTraffic: the scans every 10 s and the scale-down
+// simulations are its cost.
+func BenchmarkSimulateDailyTrafficCA(b *testing.B) {
+	sc, err := LoadScenario("../testdata/scenarios/daily-traffic.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res *Result
+	for b.Loop() {
+		res, err = Run(context.Background(), sc, Config{Autoscaler: AutoscalerClusterAutoscaler})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(res.Timeline)), "decisions")
+	b.ReportMetric(res.TotalCost, "USD/day")
+	b.ReportMetric(float64(res.PendingTime.P90.Seconds()), "p90-pending-s")
 }
 
 // BenchmarkSimulateDailyTraffic runs testdata/scenarios/daily-traffic.yaml:

@@ -77,7 +77,13 @@ func (s *sim) Generation() uint64 { return s.generation }
 // AddNode adds a launched node, in flight: its registration and
 // initialization are queued at the instance's times.
 func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
-	n := &simNode{Node: *cn, pods: map[string]*simPod{}}
+	s.addNode(&simNode{Node: *cn, pods: map[string]*simPod{}})
+	return nil
+}
+
+// addNode adds a launched node and queues its registration and
+// initialization.
+func (s *sim) addNode(n *simNode) {
 	name := n.Name()
 	s.nodes[name] = n
 	s.nodeOrder = nil
@@ -91,7 +97,6 @@ func (s *sim) AddNode(_ context.Context, cn *controller.Node) error {
 	}
 	s.q.schedule(event{at: registered, kind: evRegistered, ref: name})
 	s.q.schedule(event{at: initialized, kind: evInitialized, ref: name})
-	return nil
 }
 
 // Cordon sets the karpenter.sh/disrupted taint (apis.DisruptedTaint) on a node, or lifts it.

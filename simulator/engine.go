@@ -10,6 +10,12 @@
 // controller.Timers), the workloads, an in-memory kube-scheduler, and the
 // cloud — by default the in-memory cloud.Memory.
 //
+// The same world can host the Cluster Autoscaler model instead (package
+// clusterautoscaler, chosen with Config.Autoscaler): the world calls either
+// autoscaler through one small seam (autoscaler.go), and each reads and
+// changes the cluster through its own Cluster interface, so that a
+// comparison differs in the autoscaler alone.
+//
 // One pass, per event, in this order: the event's handler runs (a step, a
 // controller wake-up, a lifecycle change, a sample); then, if pods became
 // pending or a node became ready, the in-memory kube-scheduler binds what it
@@ -17,7 +23,8 @@
 // opens or extends its provisioning batch (1 s idle, 10 s max).
 //
 // It owns virtual time, the scenario format and the results of a run. It
-// imports controller and the packages below; never plantest or cmd.
+// imports controller, clusterautoscaler and the packages below; never
+// plantest or cmd.
 //
 // The import rules between packages are checked by internal/layering.
 package simulator
@@ -81,6 +88,15 @@ type Config struct {
 	// the scenario's start first): build a custom Launcher on it so that
 	// the instances it dates agree with simulated time.
 	Clock *cloud.ManualClock
+	// Autoscaler is the node autoscaler the run hosts; "" is Karpenter.
+	// AutoscalerClusterAutoscaler runs the Cluster Autoscaler model over the
+	// scenario's clusterAutoscaler section (its defaults without one), with
+	// the same cloud, kube-scheduler and workloads.
+	Autoscaler Autoscaler
+	// MeasureUtilization, when set, measures at every sample the requests
+	// of bound pods over the allocatable of ready nodes, and reports the
+	// averages in Result.Utilization.
+	MeasureUtilization bool
 	// Progress, when set, is called as virtual time passes each
 	// hundredth of the run and once at its end, with the virtual time
 	// simulated so far and the run's duration. It must not call back
@@ -118,9 +134,15 @@ type sim struct {
 	q        queue
 	launcher cloud.Launcher
 
-	// ctrl is Karpenter's loop, run over this virtual cluster (see
-	// cluster.go).
-	ctrl *controller.Controller
+	// auto is the autoscaler the run hosts: Karpenter's loop, over this
+	// virtual cluster (see cluster.go), or the Cluster Autoscaler (see
+	// autoscaler.go).
+	auto loop
+	// caCatalog is the catalog the Cluster Autoscaler's node groups name
+	// their instance types from; nil in a Karpenter run.
+	caCatalog instancetypes.Catalog
+	// util sums the utilization samples when Config.MeasureUtilization.
+	util utilizationSums
 
 	pools       map[string]*apis.NodePool
 	classes     map[string]*apis.EC2NodeClass
@@ -189,22 +211,37 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		pending:     map[string]*simPod{},
 		res:         newResult(sc),
 	}
+	which, err := ParseAutoscaler(string(cfg.Autoscaler))
+	if err != nil {
+		return nil, err
+	}
 	if err := s.load(); err != nil {
 		return nil, err
+	}
+	if which == AutoscalerClusterAutoscaler {
+		s.res.Autoscaler = string(which)
+		if s.caCatalog, err = cfg.Snapshot.CatalogFor(nil); err != nil {
+			return nil, fmt.Errorf("simulator: the Cluster Autoscaler's catalog: %w", err)
+		}
 	}
 	if err := s.setLauncher(); err != nil {
 		return nil, err
 	}
-	ctrl, err := controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Timers: s,
-		Record: s.decide, Options: cfg.Consolidation})
+	if which == AutoscalerClusterAutoscaler {
+		s.auto, err = s.newCALoop()
+	} else {
+		var ctrl *controller.Controller
+		ctrl, err = controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Timers: s,
+			Record: s.decide, Options: cfg.Consolidation})
+		s.auto = karpenterLoop{s: s, c: ctrl}
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.ctrl = ctrl
 	for i, st := range steps {
 		s.q.schedule(event{at: start.Add(st.at), kind: evStep, index: i})
 	}
-	s.ctrl.Start(start)
+	s.auto.start(start)
 	s.q.schedule(event{at: start, kind: evSample})
 	s.bindDirty = len(s.pending) > 0
 	return s, nil
@@ -219,9 +256,14 @@ func (s *sim) setLauncher() error {
 	}
 	var types []*instancetypes.InstanceType
 	seen := map[string]bool{}
-	// Sorted class names: the first class to list a type prices it.
+	// Sorted class names: the first class to list a type prices it; the
+	// Cluster Autoscaler's catalog comes last.
+	catalogs := make([]instancetypes.Catalog, 0, len(s.catalogs)+1)
 	for _, name := range slices.Sorted(maps.Keys(s.catalogs)) {
-		for _, it := range s.catalogs[name] {
+		catalogs = append(catalogs, s.catalogs[name])
+	}
+	for _, c := range append(catalogs, s.caCatalog) {
+		for _, it := range c {
 			if !seen[it.Name] {
 				seen[it.Name] = true
 				types = append(types, it)
@@ -272,7 +314,7 @@ func (s *sim) loop() error {
 		}
 		if s.provisionDirty {
 			s.provisionDirty = false
-			s.ctrl.Trigger(s.now)
+			s.auto.trigger(s.now)
 		}
 	}
 	s.now = s.end
@@ -289,7 +331,7 @@ func (s *sim) fire(e event) {
 	case evStep:
 		s.step(e.index)
 	case evWake:
-		s.ctrl.Wake(s.ctx, controller.Wake(e.index), s.now)
+		s.auto.wake(s.ctx, e.index, s.now)
 	case evRegistered:
 		if n := s.nodes[e.ref]; n != nil {
 			n.Registered = true
@@ -330,5 +372,5 @@ func (s *sim) initialized(name string) {
 	n.Node.Node.StartupTaints = nil
 	s.bindDirty = true
 	s.generation++
-	s.ctrl.NodeReady(s.ctx, &n.Node, s.now)
+	s.auto.nodeReady(s.ctx, n, s.now)
 }

@@ -3,8 +3,10 @@ package simulator
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/scheduling"
@@ -60,7 +62,17 @@ func (s *sim) load() error {
 	if err != nil {
 		return err
 	}
-	s.res.Warnings = append(s.res.Warnings, snap.Warnings...)
+	for _, w := range snap.Warnings {
+		// NodePools are Karpenter's: a Cluster Autoscaler run does without.
+		if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && snap.DefaultNodePool && strings.HasPrefix(w, "no NodePool given") {
+			continue
+		}
+		s.res.Warnings = append(s.res.Warnings, w)
+	}
+	if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && (s.sc.ClusterAutoscaler == nil || len(s.sc.ClusterAutoscaler.NodeGroups) == 0) {
+		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("no clusterAutoscaler.nodeGroups given: using the default node group %q (on-demand %s over every zone, min 0, max %d)",
+			clusterautoscaler.DefaultGroupName, clusterautoscaler.DefaultGroupInstanceType, clusterautoscaler.DefaultGroupMax))
+	}
 	classes := set.EC2NodeClasses
 	if snap.DefaultNodePool || len(classes) == 0 {
 		def, err := manifests.Decode("default", snapshot.DefaultManifests())

@@ -8,7 +8,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/resources"
 )
 
 // Decision kinds, as they appear in Result.Timeline: the controller's, and
@@ -98,6 +100,34 @@ type Result struct {
 	Evictions           int            `json:"evictions"`
 	Final               Sample         `json:"final"`
 	Warnings            []string       `json:"warnings,omitempty"`
+	// Autoscaler is the autoscaler that ran, left out for Karpenter.
+	Autoscaler string `json:"autoscaler,omitempty"`
+	// StillPending are the pods pending at the end, each with why the
+	// autoscaler left it so; only the Cluster Autoscaler keeps reasons.
+	StillPending []PendingPod `json:"stillPending,omitempty"`
+	// Utilization is set when Config.MeasureUtilization asked for it.
+	Utilization *Utilization `json:"utilization,omitempty"`
+}
+
+// PendingPod is a pod still pending at the end of a run, and why.
+type PendingPod struct {
+	Pod    string `json:"pod"`
+	Reason string `json:"reason"`
+}
+
+// Utilization is how much of the ready nodes' allocatable the bound pods
+// requested, averaged over the samples (which are evenly spaced, so over
+// time); samples without a ready node count as 0.
+type Utilization struct {
+	CPU     float64 `json:"cpu"`
+	Memory  float64 `json:"memory"`
+	Samples int     `json:"samples"`
+}
+
+// utilizationSums add up the samples' utilization.
+type utilizationSums struct {
+	cpu, memory float64
+	n           int
 }
 
 func newResult(sc Scenario) *Result {
@@ -118,9 +148,20 @@ func (s *sim) decide(d Decision) {
 	case KindValidationFailed:
 		s.res.ValidationFailures++
 	}
-	if method, nodes := d.Disrupted(); nodes > 0 {
+	if method, nodes := RemovedNodes(d); nodes > 0 {
 		s.res.DisruptionsByMethod[method] += nodes
 	}
+}
+
+// RemovedNodes returns the method by which a decision removed nodes and how
+// many: Karpenter's disruption commands, expirations and interruptions, and
+// the Cluster Autoscaler's scale-downs; "" and 0 for a decision that removed
+// none. DisruptionsByMethod counts them, and reports mark them.
+func RemovedNodes(d Decision) (method string, nodes int) {
+	if d.Kind == clusterautoscaler.KindScaleDown {
+		return d.Method, len(d.Nodes)
+	}
+	return d.Disrupted()
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
@@ -140,7 +181,34 @@ func (s *sim) snapshotSample() Sample {
 	return out
 }
 
-func (s *sim) sample() { s.res.Samples = append(s.res.Samples, s.snapshotSample()) }
+func (s *sim) sample() {
+	s.res.Samples = append(s.res.Samples, s.snapshotSample())
+	if s.cfg.MeasureUtilization {
+		s.measureUtilization()
+	}
+}
+
+// measureUtilization adds the requests of bound pods over the allocatable
+// of ready nodes now.
+func (s *sim) measureUtilization() {
+	var req, alloc resources.Vector
+	for _, n := range s.sortedNodes() {
+		if !n.Initialized {
+			continue
+		}
+		alloc = alloc.Add(resources.FromList(n.Node.Node.Allocatable))
+		for _, p := range n.pods {
+			req = req.Add(resources.MustPodRequests(p.pod))
+		}
+	}
+	if c := alloc.CPU(); c > 0 {
+		s.util.cpu += float64(req.CPU()) / float64(c)
+	}
+	if m := alloc.Memory(); m > 0 {
+		s.util.memory += float64(req.Memory()) / float64(m)
+	}
+	s.util.n++
+}
 
 // finish closes the books at the end of the run.
 func (s *sim) finish() *Result {
@@ -154,6 +222,15 @@ func (s *sim) finish() *Result {
 	r.Final = s.snapshotSample()
 	r.PendingTime = percentiles(s.pendingTimes)
 	r.PendingTime.StillPending = len(s.pending)
+	for _, p := range sortedPods(s.pending) {
+		if why := s.auto.explain(p.key); why != "" {
+			r.StillPending = append(r.StillPending, PendingPod{Pod: p.key, Reason: why})
+		}
+	}
+	if s.cfg.MeasureUtilization && s.util.n > 0 {
+		n := float64(s.util.n)
+		r.Utilization = &Utilization{CPU: round4(s.util.cpu / n), Memory: round4(s.util.memory / n), Samples: s.util.n}
+	}
 	return r
 }
 

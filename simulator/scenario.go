@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/clusterautoscaler"
 )
 
 // Scenario is one simulation: the cluster at the start, how long to run, the
@@ -49,6 +51,12 @@ type Scenario struct {
 	Cloud CloudSpec `json:"cloud,omitzero"`
 	// SampleEvery is how often nodes and cost are sampled; zero means 5m.
 	SampleEvery metav1.Duration `json:"sampleEvery,omitzero"`
+	// ClusterAutoscaler configures the Cluster Autoscaler a run with
+	// Config.Autoscaler AutoscalerClusterAutoscaler hosts: its node groups
+	// and flags. Without it, clusterautoscaler.DefaultNodeGroups and CA's
+	// defaults stand in. Karpenter runs ignore it, as CA runs ignore
+	// NodePools.
+	ClusterAutoscaler *clusterautoscaler.Spec `json:"clusterAutoscaler,omitempty"`
 	// Steps happen at their offsets from the start, in order; steps at the
 	// same offset happen in the order listed.
 	Steps []Step `json:"steps,omitempty"`
@@ -210,6 +218,11 @@ func ParseScenario(data []byte) (Scenario, error) {
 	var sc Scenario
 	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
 		return Scenario{}, fmt.Errorf("%w: %w", ErrInvalidScenario, err)
+	}
+	if sc.ClusterAutoscaler != nil {
+		if err := sc.ClusterAutoscaler.Validate(); err != nil {
+			return Scenario{}, fmt.Errorf("%w: clusterAutoscaler: %w", ErrInvalidScenario, err)
+		}
 	}
 	_, err := sc.compile(stepPositions(data))
 	return sc, err

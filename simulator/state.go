@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -17,6 +18,8 @@ import (
 type simNode struct {
 	controller.Node
 	pods map[string]*simPod
+	// ca is the node as the Cluster Autoscaler sees it, in its runs.
+	ca *clusterautoscaler.Node
 }
 
 // simPod is a pod of the virtual cluster.

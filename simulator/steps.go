@@ -159,7 +159,7 @@ func (s *sim) interrupt(st *interruptStep, rng *rand.Rand) error {
 			s.decide(Decision{Kind: KindStepFailed, Nodes: []string{n.Name()}, Reason: err.Error()})
 			continue
 		}
-		s.ctrl.Interrupted(s.ctx, &n.Node, notice, s.now)
+		s.auto.interrupted(s.ctx, n, notice, s.now)
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (s *sim) replaceNodePool(np *apis.NodePool) error {
 		return fmt.Errorf("NodePool %s: its EC2NodeClass is not one the run knows", np.Name)
 	}
 	s.pools[np.Name] = np.DeepCopy()
-	s.ctrl.NodeClassChanged()
+	s.auto.nodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
 	s.decide(Decision{Kind: KindNodePoolChanged, Reason: "NodePool " + np.Name + " replaced"})
@@ -196,7 +196,7 @@ func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
 	}
 	s.classes[nc.Name] = nc
 	s.catalogs[nc.Name] = catalog
-	s.ctrl.NodeClassChanged()
+	s.auto.nodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
 	s.decide(Decision{Kind: KindNodeClassChanged, Reason: fmt.Sprintf("EC2NodeClass %s replaced (%d instance types)", nc.Name, len(catalog))})
@@ -211,7 +211,7 @@ func (s *sim) releaseAMI(st *releaseAMIStep) error {
 		return fmt.Errorf("no EC2NodeClass %s", name)
 	}
 	nc.Status.AMIs = []apis.AMI{{ID: st.id, Name: st.id}}
-	s.ctrl.NodeClassChanged()
+	s.auto.nodeClassChanged()
 	s.generation++
 	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.id)})
 	return nil

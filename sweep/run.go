@@ -184,7 +184,12 @@ func runOne(ctx context.Context, r Run, opts Options) RunResult {
 		out.Error = err.Error()
 		return out
 	}
-	cfg := simulator.Config{Manifests: streams, Snapshot: opts.Snapshot}
+	autoscaler, err := simulator.ParseAutoscaler(r.variant.Autoscaler)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	cfg := simulator.Config{Manifests: streams, Snapshot: opts.Snapshot, Autoscaler: autoscaler}
 	if name := r.variant.Catalog; name != "" {
 		catalog := opts.Catalogs[name]
 		cfg.Snapshot.Catalog = func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return catalog, nil }
@@ -237,7 +242,10 @@ func memoCatalogs(o snapshot.Options) func(*apis.EC2NodeClass) (instancetypes.Ca
 // so that only parts of one sweep are merged.
 func fingerprint(spec Spec, sources []Source) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%#v\n", spec)
+	// The spec's JSON form: fields left empty add nothing, so a field
+	// added to the format does not change every sweep's identity.
+	b, _ := json.Marshal(spec)
+	h.Write(b)
 	for _, s := range sources {
 		fmt.Fprintf(h, "%s\n%x\n", s.Path, sha256.Sum256(s.Scenario))
 		for _, m := range s.Manifests {

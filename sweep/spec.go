@@ -21,6 +21,8 @@ import (
 	"slices"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/simulator"
 )
 
 // Spec is a sweep file:
@@ -39,6 +41,8 @@ import (
 //	  workloadScale: 2                     # replicas, traffic and arrival rates × 2
 //	- name: small-catalog
 //	  catalog: catalog.json                # instance types from a JSON catalog for every EC2NodeClass
+//	- name: cluster-autoscaler
+//	  autoscaler: cluster-autoscaler       # the scenario's clusterAutoscaler node groups instead of Karpenter
 //	- name: shorter
 //	  scenario: {duration: 12h}            # a JSON merge patch on the scenario itself
 type Spec struct {
@@ -72,6 +76,10 @@ type Variant struct {
 	// of scale and traffic steps and the rates of arrivals steps; replicas
 	// are rounded to the nearest whole number. Zero means 1.
 	WorkloadScale float64 `json:"workloadScale,omitempty"`
+	// Autoscaler runs the variant under another autoscaler: karpenter (the
+	// default) or cluster-autoscaler, with the scenario's clusterAutoscaler
+	// section.
+	Autoscaler string `json:"autoscaler,omitempty"`
 	// Catalog is a JSON catalog file (the instance-types --catalog format)
 	// whose instance types every EC2NodeClass gets, relative to the sweep
 	// file.
@@ -140,6 +148,9 @@ func (s Spec) validate() error {
 		}
 		if v.InterruptionsPerHour < 0 || v.InterruptionsPerHour > MaxInterruptionsPerHour || v.InterruptionsPerHour != v.InterruptionsPerHour {
 			bad("%s.interruptionsPerHour: %v is outside 0..%d", where, v.InterruptionsPerHour, MaxInterruptionsPerHour)
+		}
+		if _, err := simulator.ParseAutoscaler(v.Autoscaler); err != nil {
+			bad("%s.autoscaler: %v", where, err)
 		}
 		for name, patch := range v.NodePools {
 			if name == "" || patch == nil {

@@ -71,6 +71,7 @@ func TestParseRefusesBadSweeps(t *testing.T) {
 		{"scale", "scenarios: [a.yaml]\nvariants: [{name: a, workloadScale: 1000}]", "workloadScale: 1000 is outside"},
 		{"interruptions", "scenarios: [a.yaml]\nvariants: [{name: a, interruptionsPerHour: -1}]", "interruptionsPerHour: -1 is outside"},
 		{"seed twice", "scenarios: [a.yaml]\nseeds: [1, 1]", "seeds[1]: seed 1 is listed twice"},
+		{"autoscaler", "scenarios: [a.yaml]\nvariants: [{name: a, autoscaler: keda}]", "variants[0].autoscaler: "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("sweep.yaml", []byte(c.data))
@@ -135,6 +136,7 @@ variants:
   nodePools:
     "*": {spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]}}}}
 - {name: broken, scenario: {duration: -1h}}
+- {name: ca, autoscaler: cluster-autoscaler}
 `))
 	require.NoError(t, err)
 	return spec, []Source{source(t, "default"), fileSource(t)}
@@ -144,7 +146,7 @@ func TestExecuteIsIndependentOfWorkersAndShards(t *testing.T) {
 	spec, sources := sweepForTest(t)
 	one, err := Execute(context.Background(), spec, sources, Options{Workers: 1})
 	require.NoError(t, err)
-	require.Len(t, one.Runs, 16)
+	require.Len(t, one.Runs, 20)
 	three, err := Execute(context.Background(), spec, sources, Options{Workers: 3})
 	require.NoError(t, err)
 	want, _ := json.Marshal(one)
@@ -176,7 +178,7 @@ func TestExecuteReportsFailedRunsAndMarksTheBest(t *testing.T) {
 	res, err := Execute(context.Background(), spec, sources, Options{})
 	require.NoError(t, err)
 	assert.Equal(t, 4, res.Failed(), "the broken variant fails on both scenarios and seeds")
-	require.Len(t, res.Rows, 8)
+	require.Len(t, res.Rows, 10)
 	best := map[string]string{}
 	for _, r := range res.Rows {
 		if r.Variant == "broken" {
@@ -211,6 +213,7 @@ func TestExecuteReportsFailedRunsAndMarksTheBest(t *testing.T) {
 		}
 	}
 	assert.Greater(t, cost["double"], cost["baseline"])
+	assert.NotEqual(t, cost["baseline"], cost["ca"], "the ca variant runs the Cluster Autoscaler model")
 }
 
 func TestRunsAreBounded(t *testing.T) {

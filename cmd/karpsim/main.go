@@ -89,7 +89,8 @@ func newRootCommand() *cobra.Command {
 		Short: "karpsim simulates Karpenter's node autoscaling decisions offline",
 		Long: `karpsim simulates Karpenter's node autoscaling decisions offline: what Karpenter v1 would launch
 for pending pods (plan), which nodes it would disrupt next (disrupt), what its loop does to a cluster
-over hours of traffic (simulate), and the instance types it can launch (instance-types).
+over hours of traffic (simulate), what it saves over the Cluster Autoscaler on the same workload
+(compare), and the instance types it can launch (instance-types).
 
 Run without a command, karpsim simulates the built-in scenario: the inflate Deployment scaled
 0 → 10 → 0 on the default NodePool. Data goes to standard output, diagnostics to standard error.
@@ -117,6 +118,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 	root.SetHelpCommand(newHelpCommand())
 	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(
+		newCompareCommand(),
 		newDisruptCommand(),
 		newInstanceTypesCommand(),
 		newPlanCommand(),

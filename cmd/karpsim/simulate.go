@@ -33,7 +33,8 @@ type simulateOptions struct {
 	// seedSet tells an explicit --seed 0 from no --seed.
 	seedSet bool
 	// report is the HTML report's file, "" for none.
-	report string
+	report     string
+	autoscaler string
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -44,14 +45,16 @@ func newSimulateCommand() *cobra.Command {
 	var opts simulateOptions
 	cmd := &cobra.Command{
 		Use:   "simulate [-f SCENARIO] [flags]",
-		Short: "run Karpenter's loop over a scenario's virtual time: decisions, nodes, cost and pending times",
+		Short: "run Karpenter's loop (or the Cluster Autoscaler) over a scenario's virtual time: decisions, nodes, cost and pending times",
 		Long: `Simulate runs Karpenter's loop over a scenario's virtual time with an in-memory cloud: batching,
 provisioning, launches, the kube-scheduler, disruption under budgets, expiration, drift and spot
 interruptions. It prints a summary, every decision, and nodes and cost over time. Without -f, it runs
 the built-in scenario (inflate scaled 0 → 10 → 0 on the default NodePool) and says so on standard
 error. "-f -" reads the scenario from standard input; its relative manifest paths are then read from
 the working directory, where a scenario file's are read from the file's folder. The same scenario
-and seed give byte-identical output.`,
+and seed give byte-identical output. "--autoscaler cluster-autoscaler" runs the Cluster Autoscaler
+model instead, over the scenario's clusterAutoscaler node groups, with the same cloud, kube-scheduler
+and workloads; "karpsim compare" runs both side by side.`,
 		Example: `  # The built-in scenario
   karpsim simulate
 
@@ -59,12 +62,18 @@ and seed give byte-identical output.`,
   karpsim simulate -f testdata/scenarios/spot-storm.yaml -o json --seed 42
 
   # A scenario from standard input
-  karpsim simulate -f - < testdata/scenarios/default.yaml`,
+  karpsim simulate -f - < testdata/scenarios/default.yaml
+
+  # The same scenario under the Cluster Autoscaler
+  karpsim simulate -f testdata/scenarios/default.yaml --autoscaler cluster-autoscaler`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.seedSet = cmd.Flags().Changed("seed")
 			if err := checkOutput(opts.output); err != nil {
+				return err
+			}
+			if err := checkAutoscaler(opts.autoscaler); err != nil {
 				return err
 			}
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -77,6 +86,9 @@ and seed give byte-identical output.`,
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
+	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),
+		"the `AUTOSCALER` to run: karpenter, or cluster-autoscaler (the scenario's clusterAutoscaler section)")
+	completeValues(cmd, "autoscaler", autoscalerNames()...)
 	return cmd
 }
 
@@ -88,7 +100,7 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	if opts.seedSet {
 		sc.Seed = opts.seed
 	}
-	var cfg simulator.Config
+	cfg := simulator.Config{Autoscaler: simulator.Autoscaler(opts.autoscaler)}
 	if isTerminal(stderr) {
 		cfg.Progress = newProgressLine(stderr, time.Now).report
 	}
@@ -114,6 +126,22 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	default:
 		return writeSimulateTable(stdout, res)
 	}
+}
+
+func autoscalerNames() []string {
+	out := make([]string, len(simulator.Autoscalers()))
+	for i, a := range simulator.Autoscalers() {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// checkAutoscaler refuses an --autoscaler karpsim does not have.
+func checkAutoscaler(name string) error {
+	if _, err := simulator.ParseAutoscaler(name); err != nil {
+		return fmt.Errorf("%w: --autoscaler %q: want %s", errUsage, name, orList(autoscalerNames()))
+	}
+	return nil
 }
 
 // loadSimulateScenario reads the scenario file, standard input for "-", or
@@ -161,13 +189,13 @@ func writeSimulateTable(w io.Writer, r *simulator.Result) error {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	peak := r.Final.Nodes
-	for _, s := range r.Samples {
-		peak = max(peak, s.Nodes)
-	}
+	peak := peakNodes(r)
 	p := r.PendingTime
 	fmt.Fprintf(w, "Scenario %s: %v from %s, seed %d\n\n", name, r.Duration.Duration, r.Start.UTC().Format(time.RFC3339), r.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if r.Autoscaler != "" {
+		fmt.Fprintf(tw, "autoscaler\t%s\n", r.Autoscaler)
+	}
 	fmt.Fprintf(tw, "total cost\t$%.4f\n", r.TotalCost)
 	fmt.Fprintf(tw, "nodes\tpeak %d (sampled), final %d ($%.4f/hour)\n", peak, r.Final.Nodes, r.Final.CostPerHour)
 	fmt.Fprintf(tw, "launches\t%d (%d failed)\n", r.Launches, r.LaunchFailures)
@@ -181,12 +209,28 @@ func writeSimulateTable(w io.Writer, r *simulator.Result) error {
 		fmt.Fprintf(tw, "%v\t%s\t%s\t%s\t%s\t%s\t%s\n", d.At.Duration, d.Kind, orDash(d.Method), orDash(strings.Join(d.Nodes, ",")),
 			countCell(d.Pods), orDash(strings.TrimSpace(d.InstanceType+" "+d.CapacityType)), d.Reason)
 	}
+	if len(r.StillPending) > 0 {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "STILL PENDING\tWHY")
+		for _, p := range r.StillPending {
+			fmt.Fprintf(tw, "%s\t%s\n", p.Pod, p.Reason)
+		}
+	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "TIME\tNODES\tREGISTERED\tREADY\tPODS\tPENDING\t$/HOUR")
 	for _, s := range coarseSamples(r) {
 		fmt.Fprintf(tw, "%v\t%d\t%d\t%d\t%d\t%d\t%.4f\n", s.At.Duration, s.Nodes, s.Registered, s.Ready, s.Pods, s.PendingPods, s.CostPerHour)
 	}
 	return tw.Flush()
+}
+
+// peakNodes is the most nodes a sample or the end of the run saw.
+func peakNodes(r *simulator.Result) int {
+	peak := r.Final.Nodes
+	for _, s := range r.Samples {
+		peak = max(peak, s.Nodes)
+	}
+	return peak
 }
 
 // disruptionsCell lists disrupted nodes by method, sorted by method.

@@ -11,8 +11,8 @@
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
 //	4  consolidation, optimize                  the disruption decision, lower bounds on cost
 //	5  snapshot                                 manifests or a cluster's state → decision inputs
-//	6  controller                               Karpenter's loop
-//	7  simulator                                the world around the loop in virtual time
+//	6  controller, clusterautoscaler            Karpenter's loop; the Cluster Autoscaler model beside it
+//	7  simulator                                the world around the autoscaler in virtual time
 //	8  plantest, sweep                          capacity tests, many runs at once
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run

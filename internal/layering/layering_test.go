@@ -19,9 +19,9 @@ var layer = map[string]int{
 	"scheduling":    3, "drift": 3, "cloud": 3,
 	"consolidation": 4, "optimize": 4,
 	"snapshot":   5,
-	"controller": 6,
-	"simulator":  7,
-	"plantest":   8, "sweep": 8,
+	"controller": 6, "clusterautoscaler": 6,
+	"simulator": 7,
+	"plantest":  8, "sweep": 8,
 	"report":      9,
 	"cmd/karpsim": 10, "examples": 10,
 }
