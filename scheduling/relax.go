@@ -107,33 +107,64 @@ func dropHeaviest[T any](terms []T, weight func(T) int32) []T {
 	return slices.Delete(slices.Clone(terms), heaviest, heaviest+1)
 }
 
-// stripPreferences returns a copy of the pod without any preference, for
-// PreferencePolicy=Ignore. Like relax's, the copy is shallow.
+// stripped is a pod without its preferences and the structs stripping
+// changes, allocated together: PreferencePolicy=Ignore strips every pod
+// that has one, and one allocation per pod rather than five keeps the
+// solve's setup cheap.
+type stripped struct {
+	pod             corev1.Pod
+	affinity        corev1.Affinity
+	nodeAffinity    corev1.NodeAffinity
+	podAffinity     corev1.PodAffinity
+	podAntiAffinity corev1.PodAntiAffinity
+}
+
+// stripPreferences returns the pod without any preference, for
+// PreferencePolicy=Ignore: the pod itself when it has none, else a copy
+// that, like relax's, is shallow.
 func stripPreferences(pod *corev1.Pod) *corev1.Pod {
-	out := shallowCopy(pod)
-	if pod.Spec.Affinity != nil {
-		var a *corev1.Affinity
-		out, a = withAffinity(pod)
+	if !hasPreferences(pod) {
+		return pod
+	}
+	out := &stripped{pod: *pod}
+	if a := pod.Spec.Affinity; a != nil {
+		out.affinity = *a
+		out.pod.Spec.Affinity = &out.affinity
 		if a.NodeAffinity != nil {
-			na := *a.NodeAffinity
-			na.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.NodeAffinity = &na
+			out.nodeAffinity = *a.NodeAffinity
+			out.nodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			out.affinity.NodeAffinity = &out.nodeAffinity
 		}
 		if a.PodAffinity != nil {
-			pa := *a.PodAffinity
-			pa.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.PodAffinity = &pa
+			out.podAffinity = *a.PodAffinity
+			out.podAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			out.affinity.PodAffinity = &out.podAffinity
 		}
 		if a.PodAntiAffinity != nil {
-			paa := *a.PodAntiAffinity
-			paa.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.PodAntiAffinity = &paa
+			out.podAntiAffinity = *a.PodAntiAffinity
+			out.podAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+			out.affinity.PodAntiAffinity = &out.podAntiAffinity
 		}
 	}
-	out.Spec.TopologySpreadConstraints = slices.DeleteFunc(slices.Clone(pod.Spec.TopologySpreadConstraints), func(c corev1.TopologySpreadConstraint) bool {
-		return c.WhenUnsatisfiable == corev1.ScheduleAnyway
-	})
-	return out
+	if slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, scheduleAnyway) {
+		out.pod.Spec.TopologySpreadConstraints = slices.DeleteFunc(slices.Clone(pod.Spec.TopologySpreadConstraints), scheduleAnyway)
+	}
+	return &out.pod
+}
+
+// hasPreferences reports whether stripPreferences would change the pod.
+func hasPreferences(pod *corev1.Pod) bool {
+	if slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, scheduleAnyway) {
+		return true
+	}
+	a := pod.Spec.Affinity
+	return a != nil && (a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
+		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+}
+
+func scheduleAnyway(c corev1.TopologySpreadConstraint) bool {
+	return c.WhenUnsatisfiable == corev1.ScheduleAnyway
 }
 
 func hasPreferNoSchedule(taints []corev1.Taint) bool {
