@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // relax returns a copy of the pod with one preference dropped, in
@@ -17,10 +19,14 @@ import (
 //  6. a toleration of every PreferNoSchedule taint, if some NodePool has
 //     one and the pod does not tolerate them all yet.
 //
+// Steps 2 to 5 drop preferences, which count only WithPreferences: with
+// PreferencePolicy=Ignore the solver reads pods StrictOnly, and relax
+// skips those steps, rather than copy every pod without its preferences.
+//
 // The copy is shallow: it copies only the structs and lists on the way to
 // what it changes and shares the rest with the pod. Neither is ever
 // changed in place, by relax or by the solver.
-func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
+func relax(pod *corev1.Pod, preferNoSchedule bool, prefs requirements.Preferences) (*corev1.Pod, bool) {
 	a := pod.Spec.Affinity
 	if a != nil && a.NodeAffinity != nil {
 		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil && len(r.NodeSelectorTerms) > 1 {
@@ -31,6 +37,24 @@ func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
 			return out, true
 		}
 	}
+	if prefs == requirements.WithPreferences {
+		if out, ok := relaxPreference(pod); ok {
+			return out, true
+		}
+	}
+	preferNoScheduleToleration := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
+	if preferNoSchedule && !slices.Contains(pod.Spec.Tolerations, preferNoScheduleToleration) {
+		out := shallowCopy(pod)
+		// Clipped, the shared list is copied rather than appended to.
+		out.Spec.Tolerations = append(slices.Clip(pod.Spec.Tolerations), preferNoScheduleToleration)
+		return out, true
+	}
+	return nil, false
+}
+
+// relaxPreference is relax's steps 2 to 5.
+func relaxPreference(pod *corev1.Pod) (*corev1.Pod, bool) {
+	a := pod.Spec.Affinity
 	if a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
 		out, oa := withAffinity(pod)
 		pa := *a.PodAffinity
@@ -56,13 +80,6 @@ func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
 			out.Spec.TopologySpreadConstraints = slices.Delete(slices.Clone(pod.Spec.TopologySpreadConstraints), i, i+1)
 			return out, true
 		}
-	}
-	preferNoScheduleToleration := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
-	if preferNoSchedule && !slices.Contains(pod.Spec.Tolerations, preferNoScheduleToleration) {
-		out := shallowCopy(pod)
-		// Clipped, the shared list is copied rather than appended to.
-		out.Spec.Tolerations = append(slices.Clip(pod.Spec.Tolerations), preferNoScheduleToleration)
-		return out, true
 	}
 	return nil, false
 }
@@ -105,66 +122,6 @@ func dropHeaviest[T any](terms []T, weight func(T) int32) []T {
 		}
 	}
 	return slices.Delete(slices.Clone(terms), heaviest, heaviest+1)
-}
-
-// stripped is a pod without its preferences and the structs stripping
-// changes, allocated together: PreferencePolicy=Ignore strips every pod
-// that has one, and one allocation per pod rather than five keeps the
-// solve's setup cheap.
-type stripped struct {
-	pod             corev1.Pod
-	affinity        corev1.Affinity
-	nodeAffinity    corev1.NodeAffinity
-	podAffinity     corev1.PodAffinity
-	podAntiAffinity corev1.PodAntiAffinity
-}
-
-// stripPreferences returns the pod without any preference, for
-// PreferencePolicy=Ignore: the pod itself when it has none, else a copy
-// that, like relax's, is shallow.
-func stripPreferences(pod *corev1.Pod) *corev1.Pod {
-	if !hasPreferences(pod) {
-		return pod
-	}
-	out := &stripped{pod: *pod}
-	if a := pod.Spec.Affinity; a != nil {
-		out.affinity = *a
-		out.pod.Spec.Affinity = &out.affinity
-		if a.NodeAffinity != nil {
-			out.nodeAffinity = *a.NodeAffinity
-			out.nodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			out.affinity.NodeAffinity = &out.nodeAffinity
-		}
-		if a.PodAffinity != nil {
-			out.podAffinity = *a.PodAffinity
-			out.podAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			out.affinity.PodAffinity = &out.podAffinity
-		}
-		if a.PodAntiAffinity != nil {
-			out.podAntiAffinity = *a.PodAntiAffinity
-			out.podAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			out.affinity.PodAntiAffinity = &out.podAntiAffinity
-		}
-	}
-	if slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, scheduleAnyway) {
-		out.pod.Spec.TopologySpreadConstraints = slices.DeleteFunc(slices.Clone(pod.Spec.TopologySpreadConstraints), scheduleAnyway)
-	}
-	return &out.pod
-}
-
-// hasPreferences reports whether stripPreferences would change the pod.
-func hasPreferences(pod *corev1.Pod) bool {
-	if slices.ContainsFunc(pod.Spec.TopologySpreadConstraints, scheduleAnyway) {
-		return true
-	}
-	a := pod.Spec.Affinity
-	return a != nil && (a.NodeAffinity != nil && len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
-		a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 ||
-		a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
-}
-
-func scheduleAnyway(c corev1.TopologySpreadConstraint) bool {
-	return c.WhenUnsatisfiable == corev1.ScheduleAnyway
 }
 
 func hasPreferNoSchedule(taints []corev1.Taint) bool {
