@@ -28,7 +28,7 @@ const (
 )
 
 // Requirement constrains the values of one label key. The zero value is not
-// useful; build one with New or From*.
+// useful; build one with New, In, NotIn, Exists, DoesNotExist or From*.
 //
 // Internally a requirement is a sorted set of values plus a complement flag
 // (the set lists excluded values), and, for complements only, an inclusive
@@ -50,9 +50,7 @@ type Requirement struct {
 // one value, Exists and DoesNotExist none, Gt, Lt, Gte and Lte exactly one
 // integer.
 func New(key string, op corev1.NodeSelectorOperator, values ...string) (Requirement, error) {
-	if normalized, ok := apis.NormalizedLabels[key]; ok {
-		key = normalized
-	}
+	key = normalizedKey(key)
 	r := Requirement{key: key}
 	switch op {
 	case corev1.NodeSelectorOpIn:
@@ -83,14 +81,34 @@ func New(key string, op corev1.NodeSelectorOperator, values ...string) (Requirem
 	return r, nil
 }
 
-// MustNew is New for requirements written in code; it panics on an error and
-// is meant for constants and tests, never for user input.
-func MustNew(key string, op corev1.NodeSelectorOperator, values ...string) Requirement {
-	r, err := New(key, op, values...)
-	if err != nil {
-		panic(err)
+// In is the requirement that key has one of the values; with none, the
+// key may have no value at all (DoesNotExist). Unlike New it cannot fail,
+// so it suits values read from users' objects: hostnames, NodePool names,
+// topology domains. The key is normalized as New normalizes it.
+func In(key string, values ...string) Requirement {
+	return Requirement{key: normalizedKey(key), values: sortedUnique(values)}
+}
+
+// NotIn is the requirement that key has none of the values, or no value.
+func NotIn(key string, values ...string) Requirement {
+	return Requirement{key: normalizedKey(key), complement: true, values: sortedUnique(values)}
+}
+
+// Exists is the requirement that key has any value.
+func Exists(key string) Requirement {
+	return Requirement{key: normalizedKey(key), complement: true}
+}
+
+// DoesNotExist is the requirement that key has no value.
+func DoesNotExist(key string) Requirement {
+	return Requirement{key: normalizedKey(key)}
+}
+
+func normalizedKey(key string) string {
+	if normalized, ok := apis.NormalizedLabels[key]; ok {
+		return normalized
 	}
-	return r
+	return key
 }
 
 // bounded builds the requirement for an integer comparison. Gt n becomes

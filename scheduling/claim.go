@@ -62,7 +62,7 @@ type claim struct {
 func (t *template) nextClaim() (hostname string, reqs requirements.Requirements) {
 	if n := &t.next; !n.made || n.claims != t.claims {
 		n.hostname = t.name + "-" + strconv.Itoa(t.claims+1)
-		n.requirements = t.requirements.Add(requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, n.hostname))
+		n.requirements = t.requirements.Add(requirements.In(apis.LabelHostname, n.hostname))
 		n.claims, n.made = t.claims, true
 	}
 	return t.next.hostname, t.next.requirements
