@@ -72,16 +72,6 @@ func PodRequests(pod *corev1.Pod) (Vector, error) {
 	return total, nil
 }
 
-// MustPodRequests is PodRequests for pods known to be valid; a pod with a
-// negative request gets an empty vector with one pod.
-func MustPodRequests(pod *corev1.Pod) Vector {
-	v, err := PodRequests(pod)
-	if err != nil {
-		return New(0, 0, 1)
-	}
-	return v
-}
-
 func containerRequests(c *corev1.Container, field string, i int) (Vector, error) {
 	return vectorOf(defaulted(c.Resources.Requests, c.Resources.Limits), func() string {
 		return fmt.Sprintf("%s[%d] (%s).resources.requests", field, i, c.Name)

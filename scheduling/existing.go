@@ -29,11 +29,14 @@ type existingNode struct {
 }
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
-// initialized nodes first, then by name.
-func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) []*existingNode {
+// initialized nodes first, then by name. The warnings name the bound pods
+// whose requests could not be read.
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) ([]*existingNode, []string) {
 	out := make([]*existingNode, 0, len(nodes))
+	var warnings []string
 	for _, n := range nodes {
-		out = append(out, newExistingNode(n, daemons, vols, known))
+		e, w := newExistingNode(n, daemons, vols, known)
+		out, warnings = append(out, e), append(warnings, w...)
 	}
 	slices.SortStableFunc(out, func(a, b *existingNode) int {
 		if a.node.Initialized != b.node.Initialized {
@@ -44,17 +47,24 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known ma
 		}
 		return cmp.Compare(a.node.Name, b.node.Name)
 	})
-	return out
+	return out, warnings
 }
 
-func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) *existingNode {
+func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) (*existingNode, []string) {
 	e := &existingNode{node: n, taints: n.Taints, labels: nodeRequirements(n, known), volumes: volumeUsage{}}
 	if !n.Initialized {
 		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
 	var bound, boundDaemons resources.Vector
+	var warnings []string
 	for _, p := range n.Pods {
-		requests := resources.MustPodRequests(p)
+		requests, err := resources.PodRequests(p)
+		if err != nil {
+			// The pod runs there all the same: it takes a pod slot, and
+			// the warning says that nothing else of it is counted.
+			warnings = append(warnings, fmt.Sprintf("node %s: bound pod %s: %v; counted as one pod without requests", n.Name, podKey(p), err))
+			requests = resources.New(0, 0, 1)
+		}
 		bound = bound.Add(requests)
 		if apis.IsDaemonSetPod(p) {
 			boundDaemons = boundDaemons.Add(requests)
@@ -77,7 +87,7 @@ func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node
 	}
 	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
 	e.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
-	return e
+	return e, warnings
 }
 
 // tryAdd binds the pod to the node if it fits, in Karpenter's order of
