@@ -74,8 +74,15 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
 		return
 	}
-	if hasTopology(pod, prefs) {
-		info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+	// The domains the pod allows, for topology: read for every pod with
+	// a spread constraint or a pod (anti-)affinity, even one that has no
+	// term that counts, as inverse anti-affinity may select it.
+	if a := pod.Spec.Affinity; hasTopology(pod, prefs) || a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		if prefs == requirements.StrictOnly {
+			info.strict = info.reqs
+		} else {
+			info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+		}
 	}
 }
 
@@ -167,8 +174,8 @@ func comparePods(a, b *podInfo) int {
 }
 
 // hasTopology reports whether the pod states constraints on other pods'
-// placement: spread constraints (ScheduleAnyway ones only WithPreferences)
-// or pod (anti-)affinity.
+// placement that count: spread constraints or pod (anti-)affinity terms,
+// ScheduleAnyway constraints and preferred terms only WithPreferences.
 func hasTopology(pod *corev1.Pod, prefs requirements.Preferences) bool {
 	for _, c := range pod.Spec.TopologySpreadConstraints {
 		if counts(c, prefs) {
@@ -176,7 +183,15 @@ func hasTopology(pod *corev1.Pod, prefs requirements.Preferences) bool {
 		}
 	}
 	a := pod.Spec.Affinity
-	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+	if a == nil {
+		return false
+	}
+	preferred := prefs == requirements.WithPreferences
+	if pa := a.PodAffinity; pa != nil && (len(pa.RequiredDuringSchedulingIgnoredDuringExecution) > 0 || preferred && len(pa.PreferredDuringSchedulingIgnoredDuringExecution) > 0) {
+		return true
+	}
+	paa := a.PodAntiAffinity
+	return paa != nil && (len(paa.RequiredDuringSchedulingIgnoredDuringExecution) > 0 || preferred && len(paa.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
 }
 
 // counts reports whether the spread constraint binds the pod: a
