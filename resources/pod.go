@@ -106,9 +106,22 @@ func defaulted(requests, limits corev1.ResourceList) corev1.ResourceList {
 func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	var v Vector
 	negative := false
-	for name, q := range list {
-		negative = negative || q.Sign() < 0
-		v = v.With(name, quantityValue(name, q))
+	// Nearly every list is cpu and memory: looking them up costs less than
+	// iterating over the map, which only the other resources need.
+	found := 0
+	if q, ok := list[corev1.ResourceCPU]; ok {
+		v.slots[SlotCPU], negative, found = q.MilliValue(), q.Sign() < 0, 1
+	}
+	if q, ok := list[corev1.ResourceMemory]; ok {
+		v.slots[SlotMemory], negative, found = q.Value(), negative || q.Sign() < 0, found+1
+	}
+	if found < len(list) {
+		for name, q := range list {
+			if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
+				negative = negative || q.Sign() < 0
+				v = v.With(name, quantityValue(name, q))
+			}
+		}
 	}
 	if !negative {
 		return v, nil
