@@ -295,7 +295,7 @@ func (a *Autoscaler) facts(p *corev1.Pod) *podFacts {
 	if f == nil {
 		f = a.podCache[p]
 		if f == nil {
-			f = &podFacts{requests: resources.MustPodRequests(p), key: equivalenceKey(p)}
+			f = &podFacts{requests: podRequests(p), key: equivalenceKey(p)}
 		}
 		a.seenPods[p] = f
 	}

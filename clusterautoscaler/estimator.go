@@ -65,7 +65,7 @@ func (a *Autoscaler) daemonOverhead(n *scheduling.Node) resources.Vector {
 		if err != nil || nodeReqs.Compatible(reqs, requirements.DenyUndefined) != nil {
 			continue
 		}
-		sum = sum.Add(resources.MustPodRequests(ds))
+		sum = sum.Add(podRequests(ds))
 	}
 	return sum
 }
@@ -90,4 +90,11 @@ func tolerates(p *corev1.Pod, taints []corev1.Taint) bool {
 		}
 	}
 	return true
+}
+
+// podRequests are what a pod counts for (resources.BoundRequests); the
+// simulator refuses pods whose requests cannot be read when it loads them.
+func podRequests(p *corev1.Pod) resources.Vector {
+	r, _ := resources.BoundRequests(p)
+	return r
 }

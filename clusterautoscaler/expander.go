@@ -72,7 +72,7 @@ func leastWaste(options []option) ([]option, string) {
 	waste := func(o option) (float64, float64) {
 		var req resources.Vector
 		for _, p := range o.pods {
-			req = req.Add(resources.MustPodRequests(p))
+			req = req.Add(podRequests(p))
 		}
 		cpu := float64(o.g.capacity.CPU()) * float64(o.nodes)
 		mem := float64(o.g.capacity.Memory()) * float64(o.nodes)

@@ -276,7 +276,7 @@ func equivalenceKey(p *corev1.Pod) string {
 	if err != nil {
 		return "pod:" + apis.PodKey(p)
 	}
-	return owner + "|" + resources.MustPodRequests(p).String() + "|" + string(scheduling)
+	return owner + "|" + podRequests(p).String() + "|" + string(scheduling)
 }
 
 // repelsItself: a pod with a required anti-affinity on the hostname to its

@@ -75,7 +75,11 @@ func benchNode(rng *rand.Rand, name, pool, capacityType string, it *instancetype
 		p := d.DeepCopy()
 		p.Name, p.Spec.NodeName = d.Name+"-"+name, name
 		bound = append(bound, p)
-		free = free.Sub(resources.MustPodRequests(p))
+		requests, err := resources.PodRequests(p)
+		if err != nil {
+			panic(err) // benchDaemon's requests are constants
+		}
+		free = free.Sub(requests)
 	}
 	fill := 0.96 + 0.03*rng.Float64()
 	cpu, memory := int64(float64(free.CPU())*fill/20), int64(float64(free.Memory())*fill/20)

@@ -148,8 +148,8 @@ func TestFullyBlockingPDBsStopReschedulingDeletingNodesPods(t *testing.T) {
 func TestWorstLaunchPricePrefersSpot(t *testing.T) {
 	it, _ := fake.Get("fake-it-3")
 	assert.InDelta(t, price(4), worstLaunchPrice(it, requirements.Requirements{}), 1e-9)
-	onDemandOnly := requirements.NewRequirements(requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-3"))
+	onDemandOnly := requirements.NewRequirements(requirements.In(apis.LabelTopologyZone, "test-zone-3"))
 	assert.InDelta(t, price(4), worstLaunchPrice(it, onDemandOnly), 1e-9)
-	nowhere := requirements.NewRequirements(requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-9"))
+	nowhere := requirements.NewRequirements(requirements.In(apis.LabelTopologyZone, "test-zone-9"))
 	assert.True(t, math.IsInf(worstLaunchPrice(it, nowhere), 1))
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
@@ -95,7 +93,7 @@ func (e *evaluation) cheaper(cands []*nodeInfo, claim scheduling.NodeClaim, sour
 		options, why = e.byPrice(options, reqs, pool, sourcePrice)
 		// Priced as spot, so launched as spot: an on-demand fallback could
 		// cost more than the node it replaces.
-		spot := reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot))
+		spot := reqs.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeSpot))
 		if why == "" && capacity.Has(apis.CapacityTypeOnDemand) && slices.ContainsFunc(options, func(it *instancetypes.InstanceType) bool { return hasOffering(it, spot) }) {
 			reqs = spot
 		}
@@ -146,7 +144,7 @@ func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requ
 	if !e.opts.SpotToSpotConsolidation {
 		return nil, reqs, "SpotToSpotConsolidation is disabled, so a spot node is not replaced by a spot node"
 	}
-	reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot))
+	reqs = reqs.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeSpot))
 	options = slices.DeleteFunc(slices.Clone(options), func(it *instancetypes.InstanceType) bool { return !hasOffering(it, reqs) })
 	options = orderByPrice(options, reqs)
 	kept, why := e.byPrice(options, reqs, pool, limit)

@@ -201,7 +201,7 @@ type priced struct {
 }
 
 func newPriced(p *poolInfo) priced {
-	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
+	reqs := p.reqs.Add(requirements.In(apis.LabelNodePool, p.name))
 	out := priced{np: p.np, catalog: launchable(p), reqs: reqs}
 	for _, it := range out.catalog {
 		cheapest := 0.0
@@ -220,7 +220,7 @@ func newPriced(p *poolInfo) priced {
 // anything else it reads: the label keys it may leave undefined, or the
 // count it reports when no type fits.
 func launchable(p *poolInfo) instancetypes.Catalog {
-	reqs := p.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, p.name))
+	reqs := p.reqs.Add(requirements.In(apis.LabelNodePool, p.name))
 	zones, capacityTypes := reqs.Get(apis.LabelTopologyZone), reqs.Get(apis.LabelCapacityType)
 	var out instancetypes.Catalog
 	for _, it := range p.catalog {

@@ -6,8 +6,6 @@ import (
 	"math"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
@@ -98,7 +96,7 @@ func (e *evaluation) staticReplace(n *nodeInfo, pool *poolInfo, k int) Command {
 // templateClaim is a NodeClaim straight from the pool's template: every
 // type its requirements allow with an offering, cheapest first.
 func (e *evaluation) templateClaim(pool *poolInfo, name string) scheduling.NodeClaim {
-	reqs := pool.reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, pool.name))
+	reqs := pool.reqs.Add(requirements.In(apis.LabelNodePool, pool.name))
 	var types []*instancetypes.InstanceType
 	for _, it := range pool.catalog {
 		if it.Requirements.IntersectsFast(reqs) && hasOffering(it, reqs) {

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
@@ -130,7 +128,7 @@ func offeringRequirements(labels map[string]string) requirements.Requirements {
 		return reqs
 	}
 	return reqs.Without(apis.LabelCapacityType, apis.LabelCapacityReservationID).Add(
-		requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeReserved, apis.CapacityTypeOnDemand))
+		requirements.In(apis.LabelCapacityType, apis.CapacityTypeReserved, apis.CapacityTypeOnDemand))
 }
 
 func offeringList(offerings []instancetypes.Offering) string {

@@ -3,8 +3,6 @@ package instancetypes_test
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
@@ -24,7 +22,7 @@ func Example() {
 
 func ExampleInstanceType_CheapestOffering() {
 	it, _ := instancetypes.Fake(3).Get("fake-it-2")
-	spot := requirements.NewRequirements(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot))
+	spot := requirements.NewRequirements(requirements.In(apis.LabelCapacityType, apis.CapacityTypeSpot))
 	offering, _ := it.CheapestOffering(spot)
 	fmt.Printf("%s %s %.4f\n", offering.Zone, offering.CapacityType, offering.Price)
 	// Output: test-zone-1 spot 0.9442

@@ -185,13 +185,13 @@ func (it *InstanceType) String() string {
 // its zone, and its reservation ID (DoesNotExist when it is not reserved),
 // as Karpenter's offerings carry them.
 func (o Offering) Requirements() requirements.Requirements {
-	reservation := requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpDoesNotExist)
+	reservation := requirements.DoesNotExist(apis.LabelCapacityReservationID)
 	if o.ReservationID != "" {
-		reservation = requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpIn, o.ReservationID)
+		reservation = requirements.In(apis.LabelCapacityReservationID, o.ReservationID)
 	}
 	return requirements.NewRequirements(
-		requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, o.CapacityType),
-		requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, o.Zone),
+		requirements.In(apis.LabelCapacityType, o.CapacityType),
+		requirements.In(apis.LabelTopologyZone, o.Zone),
 		reservation,
 	)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
+	"github.com/stretchr/testify/require"
 )
 
 // requirementsOf is requirements of key In values, or none without a key.
@@ -21,7 +22,7 @@ func requirementsOf(keyValues ...string) requirements.Requirements {
 	if len(keyValues) == 0 {
 		return requirements.Requirements{}
 	}
-	return requirements.NewRequirements(requirements.MustNew(keyValues[0], corev1.NodeSelectorOpIn, keyValues[1:]...))
+	return requirements.NewRequirements(requirements.In(keyValues[0], keyValues[1:]...))
 }
 
 func testSpec() Spec {
@@ -172,7 +173,9 @@ func TestOfferingCompatibleMatchesRequirements(t *testing.T) {
 			if op == corev1.NodeSelectorOpIn || op == corev1.NodeSelectorOpNotIn {
 				vs = []string{values[key][rng.IntN(len(values[key]))]}
 			}
-			items = append(items, requirements.MustNew(key, op, vs...))
+			r, err := requirements.New(key, op, vs...)
+			require.NoError(t, err)
+			items = append(items, r)
 		}
 		reqs := requirements.NewRequirements(items...)
 		for _, o := range offerings {

@@ -189,11 +189,11 @@ func in(key string, values ...string) requirements.Requirement {
 		return doesNotExist(key)
 	}
 	// In with at least one value is always a valid requirement.
-	return requirements.MustNew(key, corev1.NodeSelectorOpIn, values...)
+	return requirements.In(key, values...)
 }
 
 func doesNotExist(key string) requirements.Requirement {
-	return requirements.MustNew(key, corev1.NodeSelectorOpDoesNotExist)
+	return requirements.DoesNotExist(key)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

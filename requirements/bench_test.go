@@ -10,46 +10,46 @@ import (
 // about 30 keys, most single-valued, some DoesNotExist.
 func benchInstanceType() Requirements {
 	return NewRequirements(
-		MustNew(apis.LabelInstanceType, in, "m5.large"),
-		MustNew(apis.LabelArch, in, "amd64"),
-		MustNew(apis.LabelOS, in, "linux"),
-		MustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c"),
-		MustNew(apis.LabelTopologyRegion, in, "us-east-1"),
-		MustNew(apis.LabelCapacityType, in, "on-demand", "spot"),
-		MustNew(apis.LabelWindowsBuild, doesNotExist),
-		MustNew(apis.LabelInstanceCategory, in, "m"),
-		MustNew(apis.LabelInstanceFamily, in, "m5"),
-		MustNew(apis.LabelInstanceGeneration, in, "5"),
-		MustNew(apis.LabelInstanceSize, in, "large"),
-		MustNew(apis.LabelInstanceCPU, in, "2"),
-		MustNew(apis.LabelInstanceMemory, in, "8192"),
-		MustNew(apis.LabelInstanceHypervisor, in, "nitro"),
-		MustNew(apis.LabelInstanceCPUManufacturer, in, "intel"),
-		MustNew(apis.LabelInstanceNetworkBandwidth, in, "750"),
-		MustNew(apis.LabelInstanceEBSBandwidth, in, "4750"),
-		MustNew(apis.LabelInstanceEncryptionInTransitSupported, in, "false"),
-		MustNew(apis.LabelInstanceGPUName, doesNotExist),
-		MustNew(apis.LabelInstanceGPUCount, doesNotExist),
-		MustNew(apis.LabelInstanceGPUManufacturer, doesNotExist),
-		MustNew(apis.LabelInstanceGPUMemory, doesNotExist),
-		MustNew(apis.LabelInstanceLocalNVME, doesNotExist),
-		MustNew(apis.LabelInstanceAcceleratorName, doesNotExist),
-		MustNew(apis.LabelInstanceAcceleratorCount, doesNotExist),
-		MustNew(apis.LabelInstanceAcceleratorManufacturer, doesNotExist),
+		mustNew(apis.LabelInstanceType, in, "m5.large"),
+		mustNew(apis.LabelArch, in, "amd64"),
+		mustNew(apis.LabelOS, in, "linux"),
+		mustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c"),
+		mustNew(apis.LabelTopologyRegion, in, "us-east-1"),
+		mustNew(apis.LabelCapacityType, in, "on-demand", "spot"),
+		mustNew(apis.LabelWindowsBuild, doesNotExist),
+		mustNew(apis.LabelInstanceCategory, in, "m"),
+		mustNew(apis.LabelInstanceFamily, in, "m5"),
+		mustNew(apis.LabelInstanceGeneration, in, "5"),
+		mustNew(apis.LabelInstanceSize, in, "large"),
+		mustNew(apis.LabelInstanceCPU, in, "2"),
+		mustNew(apis.LabelInstanceMemory, in, "8192"),
+		mustNew(apis.LabelInstanceHypervisor, in, "nitro"),
+		mustNew(apis.LabelInstanceCPUManufacturer, in, "intel"),
+		mustNew(apis.LabelInstanceNetworkBandwidth, in, "750"),
+		mustNew(apis.LabelInstanceEBSBandwidth, in, "4750"),
+		mustNew(apis.LabelInstanceEncryptionInTransitSupported, in, "false"),
+		mustNew(apis.LabelInstanceGPUName, doesNotExist),
+		mustNew(apis.LabelInstanceGPUCount, doesNotExist),
+		mustNew(apis.LabelInstanceGPUManufacturer, doesNotExist),
+		mustNew(apis.LabelInstanceGPUMemory, doesNotExist),
+		mustNew(apis.LabelInstanceLocalNVME, doesNotExist),
+		mustNew(apis.LabelInstanceAcceleratorName, doesNotExist),
+		mustNew(apis.LabelInstanceAcceleratorCount, doesNotExist),
+		mustNew(apis.LabelInstanceAcceleratorManufacturer, doesNotExist),
 	)
 }
 
 // benchClaim is a NodePool's requirements with a pod's on top.
 func benchClaim() Requirements {
 	return NewRequirements(
-		MustNew(apis.LabelNodePool, in, "default"),
-		MustNew(apis.LabelInstanceCategory, in, "c", "m", "r"),
-		MustNew(apis.LabelInstanceSize, notIn, "nano", "micro", "small"),
-		MustNew(apis.LabelCapacityType, in, "spot", "on-demand"),
-		MustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c"),
-		MustNew(apis.LabelArch, in, "amd64"),
-		MustNew(apis.LabelInstanceGeneration, gt, "2"),
-		MustNew("node-type", in, "general"),
+		mustNew(apis.LabelNodePool, in, "default"),
+		mustNew(apis.LabelInstanceCategory, in, "c", "m", "r"),
+		mustNew(apis.LabelInstanceSize, notIn, "nano", "micro", "small"),
+		mustNew(apis.LabelCapacityType, in, "spot", "on-demand"),
+		mustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c"),
+		mustNew(apis.LabelArch, in, "amd64"),
+		mustNew(apis.LabelInstanceGeneration, gt, "2"),
+		mustNew("node-type", in, "general"),
 	)
 }
 
@@ -75,7 +75,7 @@ func BenchmarkIntersects(b *testing.B) {
 
 func BenchmarkCompatibleFast(b *testing.B) {
 	claim := benchClaim()
-	pod := NewRequirements(MustNew(apis.LabelTopologyZone, in, "us-east-1b"), MustNew("node-type", in, "general"))
+	pod := NewRequirements(mustNew(apis.LabelTopologyZone, in, "us-east-1b"), mustNew("node-type", in, "general"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if !claim.CompatibleFast(pod, AllowUndefinedWellKnown) {
@@ -86,7 +86,7 @@ func BenchmarkCompatibleFast(b *testing.B) {
 
 func BenchmarkCompatible(b *testing.B) {
 	claim := benchClaim()
-	pod := NewRequirements(MustNew(apis.LabelTopologyZone, in, "us-east-1b"), MustNew("node-type", in, "general"))
+	pod := NewRequirements(mustNew(apis.LabelTopologyZone, in, "us-east-1b"), mustNew("node-type", in, "general"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := claim.Compatible(pod, AllowUndefinedWellKnown); err != nil {
@@ -104,8 +104,8 @@ func BenchmarkIntersect(b *testing.B) {
 }
 
 func BenchmarkRequirementIntersection(b *testing.B) {
-	a := MustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c")
-	c := MustNew(apis.LabelTopologyZone, notIn, "us-east-1b")
+	a := mustNew(apis.LabelTopologyZone, in, "us-east-1a", "us-east-1b", "us-east-1c")
+	c := mustNew(apis.LabelTopologyZone, notIn, "us-east-1b")
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = a.Intersection(c)

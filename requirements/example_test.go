@@ -14,18 +14,18 @@ import (
 // requires; an instance type sold only as spot does not intersect it.
 func ExampleRequirements_Compatible() {
 	nodePool := requirements.NewRequirements(
-		requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "us-east-1a", "us-east-1b", "us-east-1c"),
-		requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, "spot", "on-demand"),
+		requirements.In(apis.LabelTopologyZone, "us-east-1a", "us-east-1b", "us-east-1c"),
+		requirements.In(apis.LabelCapacityType, "spot", "on-demand"),
 	)
 	pod := requirements.NewRequirements(
-		requirements.MustNew(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "us-east-1b"),
-		requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, "on-demand"),
+		requirements.In(apis.LabelTopologyZone, "us-east-1b"),
+		requirements.In(apis.LabelCapacityType, "on-demand"),
 	)
 	fmt.Println(nodePool.Compatible(pod, requirements.AllowUndefinedWellKnown))
 	claim := nodePool.Intersect(pod)
 	fmt.Println(claim)
 
-	spotOnly := requirements.NewRequirements(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpIn, "spot"))
+	spotOnly := requirements.NewRequirements(requirements.In(apis.LabelCapacityType, "spot"))
 	fmt.Println(spotOnly.Intersects(claim))
 	// Output:
 	// <nil>
@@ -35,8 +35,11 @@ func ExampleRequirements_Compatible() {
 
 // Gt and Lt are integer bounds: "generation greater than 2" allows 3 and up.
 func ExampleRequirement_Intersection() {
-	generation := requirements.MustNew(apis.LabelInstanceGeneration, corev1.NodeSelectorOpGt, "2")
-	offered := requirements.MustNew(apis.LabelInstanceGeneration, corev1.NodeSelectorOpIn, "1", "2", "5", "6")
+	generation, err := requirements.New(apis.LabelInstanceGeneration, corev1.NodeSelectorOpGt, "2")
+	if err != nil {
+		panic(err)
+	}
+	offered := requirements.In(apis.LabelInstanceGeneration, "1", "2", "5", "6")
 	fmt.Println(generation.Intersection(offered))
 	// Output:
 	// karpenter.k8s.aws/instance-generation In [5 6]

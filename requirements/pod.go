@@ -10,7 +10,8 @@ import (
 type Preferences int
 
 const (
-	// StrictOnly reads required terms only; topology domains use this form.
+	// StrictOnly reads required terms only; topology domains use this
+	// form, and so does PreferencePolicy=Ignore.
 	StrictOnly Preferences = iota
 	// WithPreferences also treats the single heaviest preferred node-affinity
 	// term as required, as Karpenter does until relaxation drops it.

@@ -155,7 +155,7 @@ func TestIntersectionAgreesWithTheNaiveModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
 		ta, tb := newRandomTerm(rng), newRandomTerm(rng)
-		a, b := MustNew("k", ta.op, ta.values...), MustNew("k", tb.op, tb.values...)
+		a, b := mustNew("k", ta.op, ta.values...), mustNew("k", tb.op, tb.values...)
 		na, nb := naiveOf(ta.op, ta.values), naiveOf(tb.op, tb.values)
 		got, want := a.Intersection(b), na.intersect(nb)
 		for _, v := range universe {
@@ -184,7 +184,7 @@ func TestRequirementsAgreeWithTheNaiveModel(t *testing.T) {
 		r, n := Requirements{}, map[string]naive{}
 		for range rng.IntN(4) {
 			key, term := keys[rng.IntN(len(keys))], newRandomTerm(rng)
-			r = r.Add(MustNew(key, term.op, term.values...))
+			r = r.Add(mustNew(key, term.op, term.values...))
 			next := naiveOf(term.op, term.values)
 			if prev, ok := n[key]; ok {
 				next = prev.intersect(next)

@@ -32,7 +32,7 @@ const (
 )
 
 // Requirement constrains the values of one label key. The zero value is not
-// useful; build one with New or From*.
+// useful; build one with New, In, NotIn, Exists, DoesNotExist or From*.
 //
 // Internally a requirement is a sorted set of values plus a complement flag
 // (the set lists excluded values), and, for complements only, an inclusive
@@ -85,14 +85,27 @@ func New(key string, op corev1.NodeSelectorOperator, values ...string) (Requirem
 	return r, nil
 }
 
-// MustNew is New for requirements written in code; it panics on an error and
-// is meant for constants and tests, never for user input.
-func MustNew(key string, op corev1.NodeSelectorOperator, values ...string) Requirement {
-	r, err := New(key, op, values...)
-	if err != nil {
-		panic(err)
-	}
-	return r
+// In is the requirement that key has one of the values; with none, the
+// key may have no value at all (DoesNotExist). Unlike New it cannot fail,
+// so it suits values read from users' objects: hostnames, NodePool names,
+// topology domains. The key is normalized as New normalizes it.
+func In(key string, values ...string) Requirement {
+	return Requirement{key: apis.NormalizeLabel(key), values: sortedUnique(values)}
+}
+
+// NotIn is the requirement that key has none of the values, or no value.
+func NotIn(key string, values ...string) Requirement {
+	return Requirement{key: apis.NormalizeLabel(key), complement: true, values: sortedUnique(values)}
+}
+
+// Exists is the requirement that key has any value.
+func Exists(key string) Requirement {
+	return Requirement{key: apis.NormalizeLabel(key), complement: true}
+}
+
+// DoesNotExist is the requirement that key has no value.
+func DoesNotExist(key string) Requirement {
+	return Requirement{key: apis.NormalizeLabel(key)}
 }
 
 // bounded builds the requirement for an integer comparison. Gt n becomes

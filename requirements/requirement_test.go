@@ -41,44 +41,44 @@ func TestNewRejectsValuesThatDoNotSuitTheOperator(t *testing.T) {
 }
 
 func TestNewNormalizesDeprecatedKeys(t *testing.T) {
-	r := MustNew("failure-domain.beta.kubernetes.io/zone", in, "us-east-1a")
+	r := mustNew("failure-domain.beta.kubernetes.io/zone", in, "us-east-1a")
 	assert.Equal(t, "topology.kubernetes.io/zone", r.Key())
 }
 
 func TestBoundsAtTheEdgeOfTheIntegers(t *testing.T) {
-	assert.Equal(t, doesNotExist, MustNew("k", gt, fmt.Sprint(int64(math.MaxInt64))).Operator())
-	assert.Equal(t, doesNotExist, MustNew("k", lt, fmt.Sprint(int64(math.MinInt64))).Operator())
-	r := MustNew("k", gt, "2")
+	assert.Equal(t, doesNotExist, mustNew("k", gt, fmt.Sprint(int64(math.MaxInt64))).Operator())
+	assert.Equal(t, doesNotExist, mustNew("k", lt, fmt.Sprint(int64(math.MinInt64))).Operator())
+	r := mustNew("k", gt, "2")
 	assert.False(t, r.Has("2"))
 	assert.True(t, r.Has("3"))
 	assert.False(t, r.Has("three"), "non-integers never satisfy a bound")
 	assert.Equal(t, "3", r.Any())
-	assert.Equal(t, "0", MustNew("k", lt, "5").Any())
-	assert.Equal(t, "1", MustNew("k", notIn, "0", "3").Any())
+	assert.Equal(t, "0", mustNew("k", lt, "5").Any())
+	assert.Equal(t, "1", mustNew("k", notIn, "0", "3").Any())
 }
 
 // The operands of the operator-pair table: each left operand meets each
 // right operand.
 var (
 	left = map[corev1.NodeSelectorOperator]Requirement{
-		in:           MustNew("k", in, "1", "3", "5"),
-		notIn:        MustNew("k", notIn, "3", "9"),
-		exists:       MustNew("k", exists),
-		doesNotExist: MustNew("k", doesNotExist),
-		gt:           MustNew("k", gt, "2"),
-		lt:           MustNew("k", lt, "5"),
-		OpGte:        MustNew("k", OpGte, "3"),
-		OpLte:        MustNew("k", OpLte, "4"),
+		in:           mustNew("k", in, "1", "3", "5"),
+		notIn:        mustNew("k", notIn, "3", "9"),
+		exists:       mustNew("k", exists),
+		doesNotExist: mustNew("k", doesNotExist),
+		gt:           mustNew("k", gt, "2"),
+		lt:           mustNew("k", lt, "5"),
+		OpGte:        mustNew("k", OpGte, "3"),
+		OpLte:        mustNew("k", OpLte, "4"),
 	}
 	right = map[corev1.NodeSelectorOperator]Requirement{
-		in:           MustNew("k", in, "3", "4", "x"),
-		notIn:        MustNew("k", notIn, "1", "4"),
-		exists:       MustNew("k", exists),
-		doesNotExist: MustNew("k", doesNotExist),
-		gt:           MustNew("k", gt, "3"),
-		lt:           MustNew("k", lt, "4"),
-		OpGte:        MustNew("k", OpGte, "5"),
-		OpLte:        MustNew("k", OpLte, "2"),
+		in:           mustNew("k", in, "3", "4", "x"),
+		notIn:        mustNew("k", notIn, "1", "4"),
+		exists:       mustNew("k", exists),
+		doesNotExist: mustNew("k", doesNotExist),
+		gt:           mustNew("k", gt, "3"),
+		lt:           mustNew("k", lt, "4"),
+		OpGte:        mustNew("k", OpGte, "5"),
+		OpLte:        mustNew("k", OpLte, "2"),
 	}
 )
 
@@ -177,21 +177,21 @@ func TestOperatorPairs(t *testing.T) {
 }
 
 func TestIntersectionKeepsTheLargerMinValues(t *testing.T) {
-	a := MustNew("k", in, "a", "b", "c").WithMinValues(2)
-	b := MustNew("k", exists).WithMinValues(3)
+	a := mustNew("k", in, "a", "b", "c").WithMinValues(2)
+	b := mustNew("k", exists).WithMinValues(3)
 	got := a.Intersection(b)
 	assert.Equal(t, 3, got.MinValues())
 	assert.Equal(t, "k In [a b c] minValues 3", got.String())
 }
 
 func TestStringAbbreviatesLongSets(t *testing.T) {
-	r := MustNew("k", in, "a", "b", "c", "d", "e", "f", "g")
+	r := mustNew("k", in, "a", "b", "c", "d", "e", "f", "g")
 	assert.Equal(t, "k In [a b c d e and 2 others]", r.String())
 }
 
 func TestIntersectionDoesNotChangeItsOperands(t *testing.T) {
-	a := MustNew("k", in, "1", "2", "3")
-	b := MustNew("k", notIn, "2")
+	a := mustNew("k", in, "1", "2", "3")
+	b := mustNew("k", notIn, "2")
 	before := a.String() + b.String()
 	_ = a.Intersection(b)
 	_ = b.Intersection(a)
@@ -202,24 +202,24 @@ func TestIntersectionDoesNotChangeItsOperands(t *testing.T) {
 
 func TestNodeSelectorRequirementsRoundTrip(t *testing.T) {
 	for _, r := range left {
-		r = r.Intersection(MustNew("k", notIn, "7"))
+		r = r.Intersection(mustNew("k", notIn, "7"))
 		back, err := FromNodeSelectorRequirements(r.NodeSelectorRequirements()...)
 		require.NoError(t, err)
 		assert.Equal(t, r.String(), back.Get("k").String())
 	}
-	assert.True(t, strings.HasPrefix(MustNew("k", gt, "1").String(), "k Gte 2"))
+	assert.True(t, strings.HasPrefix(mustNew("k", gt, "1").String(), "k Gte 2"))
 }
 
 func TestAppendStringAppendsWhatStringPrints(t *testing.T) {
 	for _, r := range []Requirement{
-		MustNew("k", corev1.NodeSelectorOpIn, "a", "b", "c", "d", "e", "f", "g").WithMinValues(2),
-		MustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(MustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(MustNew("k", corev1.NodeSelectorOpLt, "20")),
-		MustNew("k", OpGte, "3").Intersection(MustNew("k", OpLte, "7")),
-		MustNew("k", corev1.NodeSelectorOpDoesNotExist),
+		mustNew("k", corev1.NodeSelectorOpIn, "a", "b", "c", "d", "e", "f", "g").WithMinValues(2),
+		mustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(mustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(mustNew("k", corev1.NodeSelectorOpLt, "20")),
+		mustNew("k", OpGte, "3").Intersection(mustNew("k", OpLte, "7")),
+		mustNew("k", corev1.NodeSelectorOpDoesNotExist),
 	} {
 		assert.Equal(t, "prefix|"+r.String(), string(r.AppendString([]byte("prefix|"))))
 	}
-	assert.Equal(t, "k NotIn [9] Gte 2 Lte 19", MustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(MustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(MustNew("k", corev1.NodeSelectorOpLt, "20")).String())
+	assert.Equal(t, "k NotIn [9] Gte 2 Lte 19", mustNew("k", corev1.NodeSelectorOpNotIn, "9").Intersection(mustNew("k", corev1.NodeSelectorOpGt, "1")).Intersection(mustNew("k", corev1.NodeSelectorOpLt, "20")).String())
 }
 
 // AppendKey tells apart every two different requirements, even those String
@@ -227,19 +227,19 @@ func TestAppendStringAppendsWhatStringPrints(t *testing.T) {
 func TestAppendKeyIsExact(t *testing.T) {
 	in, notIn := corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn
 	all := []Requirement{
-		MustNew("k", in, "a", "b", "c", "d", "e", "f"),
-		MustNew("k", in, "a", "b", "c", "d", "e", "g"),
-		MustNew("k", in, "a", "b", "c", "d", "e", "f").WithMinValues(2),
-		MustNew("k", notIn, "a", "b", "c", "d", "e", "f"),
-		MustNew("k", notIn, "a", "b", "c", "d", "e", "fg"),
-		MustNew("k", in, "ab"),
-		MustNew("k", in, "a", "b"),
-		MustNew("k2", in, "a"),
-		MustNew("k", corev1.NodeSelectorOpExists),
-		MustNew("k", corev1.NodeSelectorOpDoesNotExist),
-		MustNew("k", OpGte, "3"),
-		MustNew("k", OpLte, "3"),
-		MustNew("k", OpGte, "3").Intersection(MustNew("k", OpLte, "7")),
+		mustNew("k", in, "a", "b", "c", "d", "e", "f"),
+		mustNew("k", in, "a", "b", "c", "d", "e", "g"),
+		mustNew("k", in, "a", "b", "c", "d", "e", "f").WithMinValues(2),
+		mustNew("k", notIn, "a", "b", "c", "d", "e", "f"),
+		mustNew("k", notIn, "a", "b", "c", "d", "e", "fg"),
+		mustNew("k", in, "ab"),
+		mustNew("k", in, "a", "b"),
+		mustNew("k2", in, "a"),
+		mustNew("k", corev1.NodeSelectorOpExists),
+		mustNew("k", corev1.NodeSelectorOpDoesNotExist),
+		mustNew("k", OpGte, "3"),
+		mustNew("k", OpLte, "3"),
+		mustNew("k", OpGte, "3").Intersection(mustNew("k", OpLte, "7")),
 	}
 	assert.Equal(t, all[0].String(), all[1].String(), "the case String cannot tell apart")
 	seen := map[string]int{}
@@ -249,10 +249,42 @@ func TestAppendKeyIsExact(t *testing.T) {
 			t.Errorf("%s and %s share key %q", all[j], r, key)
 		}
 		seen[key] = i
-		again := MustNew(r.Key(), r.Operator(), r.Values()...)
+		again := mustNew(r.Key(), r.Operator(), r.Values()...)
 		if r.Operator() == corev1.NodeSelectorOpIn || r.Operator() == corev1.NodeSelectorOpNotIn {
 			again = again.WithMinValues(r.MinValues())
 			assert.Equal(t, key, string(again.AppendKey(nil)), "rebuilt %s", r)
 		}
 	}
+}
+
+// mustNew is New for requirements the tests write; it fails on an error.
+func mustNew(key string, op corev1.NodeSelectorOperator, values ...string) Requirement {
+	r, err := New(key, op, values...)
+	if err != nil {
+		panic(err) // a test's typo, never input
+	}
+	return r
+}
+
+// The total constructors build what New builds from the same operator, and
+// cannot fail: In without values allows no value at all.
+func TestTotalConstructorsAreNew(t *testing.T) {
+	for _, tc := range []struct {
+		got    Requirement
+		op     corev1.NodeSelectorOperator
+		values []string
+	}{
+		{In("failure-domain.beta.kubernetes.io/zone", "b", "a", "b"), in, []string{"a", "b"}},
+		{NotIn("k", "x", ""), notIn, []string{"", "x"}},
+		{NotIn("k"), exists, nil},
+		{Exists("k"), exists, nil},
+		{DoesNotExist("k"), doesNotExist, nil},
+		{In("k"), doesNotExist, nil},
+		{In("k", ""), in, []string{""}},
+	} {
+		want, err := New(tc.got.Key(), tc.op, tc.values...)
+		require.NoError(t, err)
+		assert.Equal(t, want, tc.got, "%s %s %v", tc.got.Key(), tc.op, tc.values)
+	}
+	assert.Equal(t, "topology.kubernetes.io/zone", In("failure-domain.beta.kubernetes.io/zone", "a").Key())
 }

@@ -13,12 +13,12 @@ import (
 
 func TestAddIntersectsRequirementsOnTheSameKey(t *testing.T) {
 	r := NewRequirements(
-		MustNew("zone", in, "a", "b", "c"),
-		MustNew("arch", in, "amd64"),
-		MustNew("zone", notIn, "b"),
+		mustNew("zone", in, "a", "b", "c"),
+		mustNew("arch", in, "amd64"),
+		mustNew("zone", notIn, "b"),
 	)
 	assert.Equal(t, "arch In [amd64], zone In [a c]", r.String())
-	r2 := r.Add(MustNew("zone", in, "c", "d"))
+	r2 := r.Add(mustNew("zone", in, "c", "d"))
 	assert.Equal(t, "arch In [amd64], zone In [c]", r2.String())
 	assert.Equal(t, "arch In [amd64], zone In [a c]", r.String(), "Add leaves the receiver alone")
 }
@@ -30,26 +30,26 @@ func TestGetOfAnUndefinedKeyAllowsAnything(t *testing.T) {
 }
 
 func TestCompatibleDeniesUndefinedCustomLabels(t *testing.T) {
-	nodePool := NewRequirements(MustNew(apis.LabelCapacityType, in, "spot"), MustNew("team", in, "a"))
+	nodePool := NewRequirements(mustNew(apis.LabelCapacityType, in, "spot"), mustNew("team", in, "a"))
 	for _, tc := range []struct {
 		name      string
 		pod       Requirements
 		undefined Undefined
 		want      string
 	}{
-		{"undefined well-known label allowed on new claims", NewRequirements(MustNew(apis.LabelTopologyZone, in, "us-east-1a")), AllowUndefinedWellKnown, ""},
-		{"undefined well-known label denied on existing nodes", NewRequirements(MustNew(apis.LabelTopologyZone, in, "us-east-1a")), DenyUndefined,
+		{"undefined well-known label allowed on new claims", NewRequirements(mustNew(apis.LabelTopologyZone, in, "us-east-1a")), AllowUndefinedWellKnown, ""},
+		{"undefined well-known label denied on existing nodes", NewRequirements(mustNew(apis.LabelTopologyZone, in, "us-east-1a")), DenyUndefined,
 			`incompatible requirements: label "topology.kubernetes.io/zone" does not have known values`},
-		{"undefined custom label denied", NewRequirements(MustNew("gpu", in, "true")), AllowUndefinedWellKnown,
+		{"undefined custom label denied", NewRequirements(mustNew("gpu", in, "true")), AllowUndefinedWellKnown,
 			`incompatible requirements: label "gpu" does not have known values`},
-		{"negative on undefined custom label allowed", NewRequirements(MustNew("gpu", notIn, "true"), MustNew("ssd", doesNotExist)), AllowUndefinedWellKnown, ""},
-		{"defined label must intersect", NewRequirements(MustNew("team", in, "b")), AllowUndefinedWellKnown,
+		{"negative on undefined custom label allowed", NewRequirements(mustNew("gpu", notIn, "true"), mustNew("ssd", doesNotExist)), AllowUndefinedWellKnown, ""},
+		{"defined label must intersect", NewRequirements(mustNew("team", in, "b")), AllowUndefinedWellKnown,
 			`incompatible requirements: team In [b] conflicts with team In [a]`},
-		{"well-known label must intersect when defined", NewRequirements(MustNew(apis.LabelCapacityType, in, "on-demand")), AllowUndefinedWellKnown,
+		{"well-known label must intersect when defined", NewRequirements(mustNew(apis.LabelCapacityType, in, "on-demand")), AllowUndefinedWellKnown,
 			`incompatible requirements: karpenter.sh/capacity-type In [on-demand] conflicts with karpenter.sh/capacity-type In [spot]`},
-		{"typo gets a hint", NewRequirements(MustNew("karpenter.sh/capacity-typo", in, "spot")), AllowUndefinedWellKnown,
+		{"typo gets a hint", NewRequirements(mustNew("karpenter.sh/capacity-typo", in, "spot")), AllowUndefinedWellKnown,
 			`incompatible requirements: label "karpenter.sh/capacity-typo" does not have known values (typo of "karpenter.sh/capacity-type"?)`},
-		{"every problem is listed", NewRequirements(MustNew("gpu", in, "true"), MustNew("team", in, "b")), AllowUndefinedWellKnown,
+		{"every problem is listed", NewRequirements(mustNew("gpu", in, "true"), mustNew("team", in, "b")), AllowUndefinedWellKnown,
 			`incompatible requirements: label "gpu" does not have known values; team In [b] conflicts with team In [a]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,12 +67,12 @@ func TestCompatibleDeniesUndefinedCustomLabels(t *testing.T) {
 
 func TestLabelsSkipRestrictedAndWellKnownKeys(t *testing.T) {
 	r := NewRequirements(
-		MustNew("team", in, "b", "a"),
-		MustNew("tier", exists),
-		MustNew("absent", doesNotExist),
-		MustNew(apis.LabelTopologyZone, in, "us-east-1a"),
-		MustNew("kubernetes.io/custom", in, "x"),
-		MustNew("node.kubernetes.io/role", in, "web"),
+		mustNew("team", in, "b", "a"),
+		mustNew("tier", exists),
+		mustNew("absent", doesNotExist),
+		mustNew(apis.LabelTopologyZone, in, "us-east-1a"),
+		mustNew("kubernetes.io/custom", in, "x"),
+		mustNew("node.kubernetes.io/role", in, "web"),
 	)
 	assert.Equal(t, map[string]string{"team": "a", "tier": "0", "node.kubernetes.io/role": "web"}, r.Labels())
 }
@@ -124,24 +124,24 @@ func TestFromNodePoolIncludesMinValuesAndTemplateLabels(t *testing.T) {
 }
 
 func TestChangedKeysAndIntersectsOn(t *testing.T) {
-	a := NewRequirements(MustNew("zone", in, "a", "b"), MustNew("arch", in, "amd64"), MustNew("gen", gt, "2"))
-	b := a.Add(MustNew("zone", in, "b"), MustNew("host", in, "h1"))
+	a := NewRequirements(mustNew("zone", in, "a", "b"), mustNew("arch", in, "amd64"), mustNew("gen", gt, "2"))
+	b := a.Add(mustNew("zone", in, "b"), mustNew("host", in, "h1"))
 	assert.Equal(t, []string{"host", "zone"}, a.ChangedKeys(b, nil))
 	assert.Empty(t, a.ChangedKeys(a, nil))
-	assert.Equal(t, []string{"gen"}, a.ChangedKeys(a.Add(MustNew("gen", lt, "9")), nil))
+	assert.Equal(t, []string{"gen"}, a.ChangedKeys(a.Add(mustNew("gen", lt, "9")), nil))
 
-	it := NewRequirements(MustNew("zone", in, "a"), MustNew("arch", in, "arm64"))
+	it := NewRequirements(mustNew("zone", in, "a"), mustNew("arch", in, "arm64"))
 	assert.True(t, it.IntersectsOn(b, []string{"host"}), "only the named keys are checked")
 	assert.False(t, it.IntersectsOn(b, []string{"zone"}))
 	assert.False(t, it.IntersectsOn(b, []string{"arch"}))
 }
 
 func TestAllowsFastAgreesWithCompatibleFast(t *testing.T) {
-	base := NewRequirements(MustNew("zone", in, "a", "b"), MustNew("team", notIn, "x"))
+	base := NewRequirements(mustNew("zone", in, "a", "b"), mustNew("team", notIn, "x"))
 	for _, req := range []Requirement{
-		MustNew("zone", in, "b"), MustNew("zone", in, "c"), MustNew("zone", doesNotExist),
-		MustNew("team", in, "x"), MustNew("team", notIn, "y"), MustNew("gpu", in, "true"),
-		MustNew("gpu", notIn, "true"), MustNew(apis.LabelInstanceFamily, in, "m5"),
+		mustNew("zone", in, "b"), mustNew("zone", in, "c"), mustNew("zone", doesNotExist),
+		mustNew("team", in, "x"), mustNew("team", notIn, "y"), mustNew("gpu", in, "true"),
+		mustNew("gpu", notIn, "true"), mustNew(apis.LabelInstanceFamily, in, "m5"),
 	} {
 		for _, undefined := range []Undefined{DenyUndefined, AllowUndefinedWellKnown} {
 			assert.Equal(t, base.CompatibleFast(NewRequirements(req), undefined), base.AllowsFast(req, undefined), "%v", req)

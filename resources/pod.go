@@ -72,16 +72,6 @@ func PodRequests(pod *corev1.Pod) (Vector, error) {
 	return total, nil
 }
 
-// MustPodRequests is PodRequests for pods known to be valid; a pod with a
-// negative request gets an empty vector with one pod.
-func MustPodRequests(pod *corev1.Pod) Vector {
-	v, err := PodRequests(pod)
-	if err != nil {
-		return New(0, 0, 1)
-	}
-	return v
-}
-
 func containerRequests(c *corev1.Container, field string, i int) (Vector, error) {
 	return vectorOf(defaulted(c.Resources.Requests, c.Resources.Limits), func() string {
 		return fmt.Sprintf("%s[%d] (%s).resources.requests", field, i, c.Name)
@@ -116,9 +106,22 @@ func defaulted(requests, limits corev1.ResourceList) corev1.ResourceList {
 func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	var v Vector
 	negative := false
-	for name, q := range list {
-		negative = negative || q.Sign() < 0
-		v = v.With(name, quantityValue(name, q))
+	// Nearly every list is cpu and memory: looking them up costs less than
+	// iterating over the map, which only the other resources need.
+	found := 0
+	if q, ok := list[corev1.ResourceCPU]; ok {
+		v.slots[SlotCPU], negative, found = q.MilliValue(), q.Sign() < 0, 1
+	}
+	if q, ok := list[corev1.ResourceMemory]; ok {
+		v.slots[SlotMemory], negative, found = q.Value(), negative || q.Sign() < 0, found+1
+	}
+	if found < len(list) {
+		for name, q := range list {
+			if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
+				negative = negative || q.Sign() < 0
+				v = v.With(name, quantityValue(name, q))
+			}
+		}
 	}
 	if !negative {
 		return v, nil
@@ -154,4 +157,16 @@ func ParseQuantity(field, s string) (resource.Quantity, error) {
 		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity (e.g. 500m, 2, 1Gi)", field, s)
 	}
 	return q, nil
+}
+
+// BoundRequests is what a pod already running counts for on its node: its
+// requests, or, when they cannot be read, one pod slot and nothing else,
+// with the error saying why. A running pod takes its slot whatever its
+// manifest says; callers that can warn about the rest do.
+func BoundRequests(pod *corev1.Pod) (Vector, error) {
+	r, err := PodRequests(pod)
+	if err != nil {
+		return New(0, 0, 1), err
+	}
+	return r, nil
 }

@@ -62,40 +62,68 @@ type claim struct {
 func (t *template) nextClaim() (hostname string, reqs requirements.Requirements) {
 	if n := &t.next; !n.made || n.claims != t.claims {
 		n.hostname = t.name + "-" + strconv.Itoa(t.claims+1)
-		n.requirements = t.requirements.Add(requirements.MustNew(apis.LabelHostname, corev1.NodeSelectorOpIn, n.hostname))
+		n.requirements = t.requirements.Add(requirements.In(apis.LabelHostname, n.hostname))
 		n.claims, n.made = t.claims, true
 	}
 	return t.next.hostname, t.next.requirements
 }
 
-// tryAdd places the pod on the claim if it fits, in Karpenter's order of
-// checks: taints (startup taints do not count), host ports, requirements
-// (undefined well-known and instance-type labels allowed), then the
-// instance types that can hold every pod so far. The claim is unchanged
-// when it returns false; explain says why.
+// tryAdd places the pod on the claim if evaluate passes it. The claim is
+// unchanged when it returns false; explain says why.
 func (c *claim) tryAdd(p *podInfo, s *solver) bool {
+	return c.evaluate(p, s, nil) == passed
+}
+
+// explain says why tryAdd refuses the pod: the reason of the check that
+// refuses it, a *refusal.
+func (c *claim) explain(p *podInfo, s *solver) error {
+	c.settle()
+	var why error
+	if c.evaluate(p, s, &why) == passed {
+		return errNoCheckFailed
+	}
+	return why
+}
+
+// evaluate walks claimChecks in order and returns the first that refuses
+// the pod, or passed. For tryAdd (why nil) it places a pod that passes;
+// for explain it changes nothing and sets *why to the reason of a refusal.
+// A verdict may first take two shortcuts on a claim that exists: hostname
+// topology that keeps the pod off its host (the topology check would
+// refuse it), and requests that fit none of its options (the
+// instance-type check would). Reservations are taken as the last check
+// passes; explain only asks whether they would be.
+func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 	topo, scratch := s.topo, &s.scratch
-	if topo != nil && c.name != "" && topo.rejectsHost(p, c.name) {
-		return false
+	if why == nil && c.name != "" {
+		if topo != nil && topo.rejectsHost(p, c.name) {
+			return checkTopology
+		}
+		if !c.requests.Add(p.requests).Fits(c.maxRoom) {
+			return checkInstanceTypes
+		}
 	}
-	if c.name != "" && !c.requests.Add(p.requests).Fits(c.maxRoom) {
-		return false
+	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
+		return refuse(why, checkTaints, func() error { return err })
 	}
-	if tolerates(c.tmpl.taints, p.pod.Spec.Tolerations) != nil || portConflict(c.hostPorts, p.hostPorts) != nil {
-		return false
+	if err := portConflict(c.hostPorts, p.hostPorts); err != nil {
+		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	reqs, changed := c.requirements, p.reqs.Len() > 0
 	if changed {
 		if !c.requirements.CompatibleFast(p.reqs, c.tmpl.undefined) {
-			return false
+			return refuse(why, checkRequirements, func() error { return c.requirements.Compatible(p.reqs, c.tmpl.undefined) })
 		}
 		reqs = c.requirements.Intersect(p.reqs)
 	}
 	if topo != nil && topo.constrains(p) {
 		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined, scratch.topo[:0])
 		scratch.topo = topoReqs
-		if failed != nil || !admits(reqs, topoReqs, c.tmpl.undefined) {
-			return false
+		if failed != nil {
+			return refuse(why, checkTopology, func() error { return fmt.Errorf("unsatisfiable %s", failed.describe()) })
+		}
+		if !admits(reqs, topoReqs, c.tmpl.undefined) {
+			return refuse(why, checkTopology, func() error { return topologyMismatch(reqs, topoReqs, c.tmpl.undefined) })
 		}
 		reqs, changed = reqs.Add(topoReqs...), true
 	}
@@ -109,10 +137,23 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 		changed = len(keys) > 0
 	}
 	if !changed && c.witness != nil && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
-		c.requests, c.stale = requests, true
-		c.commit(p, reqs, topo)
-		return true
+		if why == nil {
+			c.requests, c.stale = requests, true
+			c.commit(p, reqs, topo)
+		}
+		return passed
 	}
+	return c.evaluateOptions(p, s, why, reqs, requests, keys)
+}
+
+// evaluateOptions is evaluate's last checks: the instance types, their
+// minValues and the capacity reservations they may launch into; it
+// places the pod when they pass it, for tryAdd.
+func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirements.Requirements, requests resources.Vector, keys []string) check {
+	scratch := &s.scratch
+	// The options that hold the requests and meet the requirements on the
+	// keys that changed, kept in the scratch space, with their most room
+	// and the roomiest of them.
 	var offerings offeringFilter
 	checkOfferings := slices.ContainsFunc(keys, isOfferingKey)
 	if checkOfferings {
@@ -134,25 +175,47 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 			}
 		}
 	}
-	short := c.tmpl.minValues && minValuesShortfall(c, remaining, scratch.keys[:0]) != ""
-	if len(remaining) == 0 || (short && !c.tmpl.bestEffort) {
-		scratch.options = remaining
-		return false
+	scratch.options = remaining
+	if len(remaining) == 0 {
+		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, "") })
 	}
-	if c.tmpl.reserved {
-		f := newOfferingFilter(reqs)
-		if s.reservations.reserve(c.hostname, remaining, &f, !s.opts.ReservedFallback) != nil {
-			scratch.options = remaining
-			return false
+	short := ""
+	if c.tmpl.minValues {
+		if short = minValuesShortfall(c, remaining, scratch.keys[:0]); short != "" && !c.tmpl.bestEffort {
+			return refuse(why, checkMinValues, func() error { return c.noInstanceType(reqs, requests, short) })
 		}
 	}
-	// With MinValuesPolicy BestEffort the claim keeps fewer distinct values
-	// rather than refuse the pod, before any other NodePool is tried.
-	c.bestEffort = c.bestEffort || short
+	if c.tmpl.reserved {
+		offerings := newOfferingFilter(reqs)
+		if why != nil {
+			if !s.opts.ReservedFallback && s.reservations.wouldFail(c.hostname, remaining, &offerings) {
+				return refuse(why, checkReservations, func() error {
+					return fmt.Errorf("%w: every capacity reservation these instance types could launch into is held by other NodeClaims", errReservationsExhausted)
+				})
+			}
+		} else if s.reservations.reserve(c.hostname, remaining, &offerings, !s.opts.ReservedFallback) != nil {
+			return checkReservations
+		}
+	}
+	if why == nil {
+		// With MinValuesPolicy BestEffort the claim keeps fewer distinct
+		// values rather than refuse the pod, before any other NodePool is
+		// tried.
+		c.bestEffort = c.bestEffort || short != ""
+		c.keep(remaining, scratch)
+		c.maxRoom, c.witness, c.stale = room, witness, false
+		c.requests = requests
+		c.commit(p, reqs, s.topo)
+	}
+	return passed
+}
+
+// keep makes the remaining options, which evaluateOptions left in the
+// scratch space, the claim's.
+func (c *claim) keep(remaining []*typeOption, scratch *scratchSpace) {
 	switch {
 	case len(remaining) == len(c.options):
 		// Every option is kept: the claim's slice holds them already.
-		scratch.options = remaining
 	case c.shared:
 		// Types too small for the pods are the cheapest, first in price
 		// order: what is kept is often a run of the options.
@@ -161,15 +224,10 @@ func (c *claim) tryAdd(p *podInfo, s *solver) bool {
 		} else {
 			c.options, c.shared = slices.Clone(remaining), false
 		}
-		scratch.options = remaining
 	default:
 		// The old options slice becomes the next scratch space.
 		scratch.options, c.options = c.options, remaining
 	}
-	c.maxRoom, c.witness, c.stale = room, witness, false
-	c.requests = requests
-	c.commit(p, reqs, topo)
-	return true
 }
 
 // runOf returns the run of options that holds exactly sub, a non-empty
@@ -289,63 +347,21 @@ func isOfferingKey(key string) bool {
 	return key == apis.LabelTopologyZone || key == apis.LabelCapacityType || key == apis.LabelCapacityReservationID
 }
 
-// explain says why tryAdd refuses the pod, naming the first failed check.
-func (c *claim) explain(p *podInfo, s *solver) error {
-	c.settle()
-	topo := s.topo
-	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
-		return err
-	}
-	if err := portConflict(c.hostPorts, p.hostPorts); err != nil {
-		return err
-	}
-	reqs := c.requirements
-	if p.reqs.Len() > 0 {
-		if err := c.requirements.Compatible(p.reqs, c.tmpl.undefined); err != nil {
-			return err
-		}
-		reqs = c.requirements.Intersect(p.reqs)
-	}
-	if topo != nil && topo.constrains(p) {
-		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined, nil)
-		if failed != nil {
-			return fmt.Errorf("unsatisfiable %s", failed.describe())
-		}
-		if err := reqs.Compatible(requirements.NewRequirements(topoReqs...), c.tmpl.undefined); err != nil {
-			return fmt.Errorf("topology: %w", err)
-		}
-		reqs = reqs.Add(topoReqs...)
-	}
-	requests := c.requests.Add(p.requests)
-	var metReqs, fits, offered, reqsAndFits bool
-	offerings := newOfferingFilter(reqs)
-	for _, o := range c.options {
-		itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), offerings.hasOffering(o.it)
-		metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
-		reqsAndFits = reqsAndFits || (itReqs && itFits)
-	}
-	if c.tmpl.reserved && !s.opts.ReservedFallback {
-		var left []*typeOption
+// noInstanceType says why no option holds the pod: which of the
+// requirements, the resources and the offerings no single instance type
+// met, or, when the options meet them, short, the minValues they fall
+// short of.
+func (c *claim) noInstanceType(reqs requirements.Requirements, requests resources.Vector, short string) error {
+	why := short
+	if why == "" {
+		var metReqs, fits, offered, reqsAndFits bool
+		offerings := newOfferingFilter(reqs)
 		for _, o := range c.options {
-			if o.it.Requirements.IntersectsFast(reqs) && requests.Fits(o.room) && offerings.hasOffering(o.it) {
-				left = append(left, o)
-			}
+			itReqs, itFits, itOffered := o.it.Requirements.IntersectsFast(reqs), requests.Fits(o.room), offerings.hasOffering(o.it)
+			metReqs, fits, offered = metReqs || itReqs, fits || itFits, offered || itOffered
+			reqsAndFits = reqsAndFits || (itReqs && itFits)
 		}
-		if len(left) > 0 && s.reservations.wouldFail(c.hostname, left, &offerings) {
-			return fmt.Errorf("%w: every capacity reservation these instance types could launch into is held by other NodeClaims", errReservationsExhausted)
-		}
-	}
-	why := filterFailure(metReqs, fits, offered, reqsAndFits)
-	if metReqs && fits && offered && c.tmpl.minValues {
-		var left []*typeOption
-		for _, o := range c.options {
-			if o.it.Requirements.IntersectsFast(reqs) && requests.Fits(o.room) && offerings.hasOffering(o.it) {
-				left = append(left, o)
-			}
-		}
-		if short := minValuesShortfall(&claim{requirements: reqs}, left, nil); short != "" {
-			why = short
-		}
+		why = filterFailure(metReqs, fits, offered, reqsAndFits)
 	}
 	return fmt.Errorf("no instance type satisfied resources %s and requirements %s (%s)",
 		requests.Add(minDaemons(c.options)), reqs.Without(apis.LabelHostname), why)

@@ -29,11 +29,14 @@ type existingNode struct {
 }
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
-// initialized nodes first, then by name.
-func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) []*existingNode {
+// initialized nodes first, then by name. The warnings name the bound pods
+// whose requests could not be read.
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) ([]*existingNode, []string) {
 	out := make([]*existingNode, 0, len(nodes))
+	var warnings []string
 	for _, n := range nodes {
-		out = append(out, newExistingNode(n, daemons, vols, known))
+		e, w := newExistingNode(n, daemons, vols, known)
+		out, warnings = append(out, e), append(warnings, w...)
 	}
 	slices.SortStableFunc(out, func(a, b *existingNode) int {
 		if a.node.Initialized != b.node.Initialized {
@@ -44,17 +47,21 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known ma
 		}
 		return cmp.Compare(a.node.Name, b.node.Name)
 	})
-	return out
+	return out, warnings
 }
 
-func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) *existingNode {
+func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) (*existingNode, []string) {
 	e := &existingNode{node: n, taints: n.Taints, labels: nodeRequirements(n, known), volumes: volumeUsage{}}
 	if !n.Initialized {
 		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
 	var bound, boundDaemons resources.Vector
+	var warnings []string
 	for _, p := range n.Pods {
-		requests := resources.MustPodRequests(p)
+		requests, err := resources.BoundRequests(p)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("node %s: bound pod %s: %v; counted as one pod without requests", n.Name, apis.PodKey(p), err))
+		}
 		bound = bound.Add(requests)
 		if apis.IsDaemonSetPod(p) {
 			boundDaemons = boundDaemons.Add(requests)
@@ -77,22 +84,13 @@ func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node
 	}
 	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
 	e.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
-	return e
+	return e, warnings
 }
 
-// tryAdd binds the pod to the node if it fits, in Karpenter's order of
-// checks: taints, host ports, resources, then labels (the node's labels are
-// final, so every label the pod requires must be there).
+// tryAdd binds the pod to the node if evaluate passes it.
 func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
-	if tolerates(e.taints, p.pod.Spec.Tolerations) != nil || e.volumeLimitsExceeded(p) != nil || portConflict(e.hostPorts, p.hostPorts) != nil ||
-		!p.requests.Fits(e.room) || !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
+	if e.evaluate(p, topo, nil) != passed {
 		return false
-	}
-	if topo != nil && topo.constrains(p) {
-		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined, nil)
-		if failed != nil || !admits(e.labels, topoReqs, requirements.DenyUndefined) {
-			return false
-		}
 	}
 	if topo != nil {
 		topo.record(p, e.labels, e.node.Taints, requirements.DenyUndefined)
@@ -104,34 +102,49 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	return true
 }
 
-// explain says why tryAdd refuses the pod, naming the first failed check.
+// explain says why tryAdd refuses the pod: the reason of the check that
+// refuses it, a *refusal.
 func (e *existingNode) explain(p *podInfo, s *solver) error {
-	topo := s.topo
+	var why error
+	if e.evaluate(p, s.topo, &why) == passed {
+		return errNoCheckFailed
+	}
+	return why
+}
+
+// evaluate walks nodeChecks in order, Karpenter's: taints, volume limits,
+// host ports, resources, then labels (the node's labels are final, so
+// every label the pod requires must be there) and topology. It returns
+// the first check that refuses the pod, or passed; when why is set, it
+// also sets *why to the reason.
+func (e *existingNode) evaluate(p *podInfo, topo *topology, why *error) check {
 	if err := tolerates(e.taints, p.pod.Spec.Tolerations); err != nil {
-		return err
+		return refuse(why, checkTaints, func() error { return err })
 	}
 	if err := e.volumeLimitsExceeded(p); err != nil {
-		return err
+		return refuse(why, checkVolumeLimits, func() error { return err })
 	}
 	if err := portConflict(e.hostPorts, p.hostPorts); err != nil {
-		return err
+		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	if !p.requests.Fits(e.room) {
-		return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
+		return refuse(why, checkResources, func() error {
+			return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
+		})
 	}
-	if err := e.labels.Compatible(p.reqs, requirements.DenyUndefined); err != nil {
-		return err
+	if !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
+		return refuse(why, checkRequirements, func() error { return e.labels.Compatible(p.reqs, requirements.DenyUndefined) })
 	}
 	if topo != nil && topo.constrains(p) {
 		topoReqs, failed := topo.requirements(p, e.labels, e.node.Taints, requirements.DenyUndefined, nil)
 		if failed != nil {
-			return fmt.Errorf("unsatisfiable %s", failed.describe())
+			return refuse(why, checkTopology, func() error { return fmt.Errorf("unsatisfiable %s", failed.describe()) })
 		}
-		if err := e.labels.Compatible(requirements.NewRequirements(topoReqs...), requirements.DenyUndefined); err != nil {
-			return fmt.Errorf("topology: %w", err)
+		if !admits(e.labels, topoReqs, requirements.DenyUndefined) {
+			return refuse(why, checkTopology, func() error { return topologyMismatch(e.labels, topoReqs, requirements.DenyUndefined) })
 		}
 	}
-	return nil
+	return passed
 }
 
 // volumeLimitsExceeded checks the pod's volumes against the node's CSI

@@ -7,8 +7,6 @@ import (
 	"math"
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
@@ -73,10 +71,10 @@ func (s *solver) finalize(c *claim) NodeClaim {
 	// A claim holding reservations launches into one of them, and not into
 	// another claim's.
 	if ids := s.reservations.heldIDs(c.hostname); len(ids) > 0 {
-		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityReservationID, corev1.NodeSelectorOpIn, ids...))
+		reqs = reqs.Add(requirements.In(apis.LabelCapacityReservationID, ids...))
 	} else if c.tmpl.reserved {
 		// Holding none, it cannot launch into any (ReservedFallback).
-		reqs = reqs.Add(requirements.MustNew(apis.LabelCapacityType, corev1.NodeSelectorOpNotIn, apis.CapacityTypeReserved))
+		reqs = reqs.Add(requirements.NotIn(apis.LabelCapacityType, apis.CapacityTypeReserved))
 	}
 	priced := c.tmpl.priceClaim(c.options, reqs, s.opts.maxInstanceTypes(), &s.scratch)
 	out := NodeClaim{

@@ -22,8 +22,9 @@ func (p hostPort) String() string {
 func podHostPorts(pod *corev1.Pod) []hostPort {
 	var ports []hostPort
 	for _, containers := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range containers {
-			for _, p := range c.Ports {
+		for i := range containers {
+			// By index: a corev1.Container is too large to copy for its ports.
+			for _, p := range containers[i].Ports {
 				if p.HostPort == 0 {
 					continue
 				}

@@ -88,9 +88,9 @@ type Options struct {
 	// MaxInstanceTypes truncates each NodeClaim's options; 0 means
 	// MaxInstanceTypes.
 	MaxInstanceTypes int
-	// IgnorePreferences strips preferred affinities, anti-affinities and
-	// ScheduleAnyway spread constraints before scheduling
-	// (PreferencePolicy=Ignore); by default they are respected and relaxed
+	// IgnorePreferences disregards preferred affinities, anti-affinities
+	// and ScheduleAnyway spread constraints (PreferencePolicy=Ignore); the
+	// pods are read without them, never changed; by default they are respected and relaxed
 	// one at a time when a pod fits nowhere.
 	IgnorePreferences bool
 	// MinValuesBestEffort lowers minValues instead of failing when too few

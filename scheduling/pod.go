@@ -47,34 +47,49 @@ func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
 // readPod is newPodInfo for a pod whose key is known, such as a relaxed
 // copy, which has its original's.
 func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences) *podInfo {
-	info := &podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
+	info := &podInfo{}
+	info.read(pod, key, prefs)
+	return info
+}
+
+// read sets info to what readPod returns, for a solve that allocates its
+// pods' infos together.
+func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences) {
+	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
 	info.requests, info.invalid = resources.PodRequests(pod)
 	if info.invalid != nil {
-		return info
+		return
 	}
-	if info.invalid = validatePodLabels(pod); info.invalid != nil {
-		return info
+	if info.invalid = validatePodLabels(pod, prefs); info.invalid != nil {
+		return
 	}
 	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
-		return info
+		return
 	}
-	if hasTopology(pod) {
-		info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+	// The domains the pod allows, for topology: read for every pod with
+	// a spread constraint or a pod (anti-)affinity, even one that has no
+	// term that counts, as inverse anti-affinity may select it.
+	if a := pod.Spec.Affinity; hasTopology(pod, prefs) || a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+		if prefs == requirements.StrictOnly {
+			info.strict = info.reqs
+		} else {
+			info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+		}
 	}
-	return info
 }
 
 // validatePodLabels refuses selectors on restricted labels up front, as
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
-// kubernetes.io domains that are not well-known.
-func validatePodLabels(pod *corev1.Pod) error {
+// kubernetes.io domains that are not well-known. Preferred terms are
+// checked only when they count (prefs).
+func validatePodLabels(pod *corev1.Pod, prefs requirements.Preferences) error {
 	// The first restricted key in name order is named; most pods have none,
 	// found without gathering the keys.
 	var keys []string
-	if !selectorKeys(pod, isRestrictedKey) {
+	if !selectorKeys(pod, prefs, isRestrictedKey) {
 		return nil
 	}
-	selectorKeys(pod, func(key string) bool {
+	selectorKeys(pod, prefs, func(key string) bool {
 		keys = append(keys, key)
 		return false
 	})
@@ -88,8 +103,9 @@ func validatePodLabels(pod *corev1.Pod) error {
 }
 
 // selectorKeys calls f with each key the pod's nodeSelector and node
-// affinity select on, until f returns true; it reports whether one did.
-func selectorKeys(pod *corev1.Pod, f func(string) bool) bool {
+// affinity (its preferred terms only WithPreferences) select on, until f
+// returns true; it reports whether one did.
+func selectorKeys(pod *corev1.Pod, prefs requirements.Preferences, f func(string) bool) bool {
 	for key := range pod.Spec.NodeSelector {
 		if f(key) {
 			return true
@@ -107,6 +123,9 @@ func selectorKeys(pod *corev1.Pod, f func(string) bool) bool {
 				}
 			}
 		}
+	}
+	if prefs != requirements.WithPreferences {
+		return false
 	}
 	for _, term := range a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
 		for _, e := range term.Preference.MatchExpressions {
@@ -142,11 +161,28 @@ func comparePods(a, b *podInfo) int {
 }
 
 // hasTopology reports whether the pod states constraints on other pods'
-// placement: spread constraints or pod (anti-)affinity.
-func hasTopology(pod *corev1.Pod) bool {
-	if len(pod.Spec.TopologySpreadConstraints) > 0 {
-		return true
+// placement that count: spread constraints or pod (anti-)affinity terms,
+// ScheduleAnyway constraints and preferred terms only WithPreferences.
+func hasTopology(pod *corev1.Pod, prefs requirements.Preferences) bool {
+	for _, c := range pod.Spec.TopologySpreadConstraints {
+		if counts(c, prefs) {
+			return true
+		}
 	}
 	a := pod.Spec.Affinity
-	return a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil)
+	if a == nil {
+		return false
+	}
+	preferred := prefs == requirements.WithPreferences
+	if pa := a.PodAffinity; pa != nil && (len(pa.RequiredDuringSchedulingIgnoredDuringExecution) > 0 || preferred && len(pa.PreferredDuringSchedulingIgnoredDuringExecution) > 0) {
+		return true
+	}
+	paa := a.PodAntiAffinity
+	return paa != nil && (len(paa.RequiredDuringSchedulingIgnoredDuringExecution) > 0 || preferred && len(paa.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+}
+
+// counts reports whether the spread constraint binds the pod: a
+// ScheduleAnyway one is a preference.
+func counts(c corev1.TopologySpreadConstraint, prefs requirements.Preferences) bool {
+	return prefs == requirements.WithPreferences || c.WhenUnsatisfiable != corev1.ScheduleAnyway
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // relax returns a copy of the pod with one preference dropped, in
@@ -17,10 +19,14 @@ import (
 //  6. a toleration of every PreferNoSchedule taint, if some NodePool has
 //     one and the pod does not tolerate them all yet.
 //
+// Steps 2 to 5 drop preferences, which count only WithPreferences: with
+// PreferencePolicy=Ignore the solver reads pods StrictOnly, and relax
+// skips those steps, rather than copy every pod without its preferences.
+//
 // The copy is shallow: it copies only the structs and lists on the way to
 // what it changes and shares the rest with the pod. Neither is ever
 // changed in place, by relax or by the solver.
-func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
+func relax(pod *corev1.Pod, preferNoSchedule bool, prefs requirements.Preferences) (*corev1.Pod, bool) {
 	a := pod.Spec.Affinity
 	if a != nil && a.NodeAffinity != nil {
 		if r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; r != nil && len(r.NodeSelectorTerms) > 1 {
@@ -31,6 +37,24 @@ func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
 			return out, true
 		}
 	}
+	if prefs == requirements.WithPreferences {
+		if out, ok := relaxPreference(pod); ok {
+			return out, true
+		}
+	}
+	preferNoScheduleToleration := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
+	if preferNoSchedule && !slices.Contains(pod.Spec.Tolerations, preferNoScheduleToleration) {
+		out := shallowCopy(pod)
+		// Clipped, the shared list is copied rather than appended to.
+		out.Spec.Tolerations = append(slices.Clip(pod.Spec.Tolerations), preferNoScheduleToleration)
+		return out, true
+	}
+	return nil, false
+}
+
+// relaxPreference is relax's steps 2 to 5.
+func relaxPreference(pod *corev1.Pod) (*corev1.Pod, bool) {
+	a := pod.Spec.Affinity
 	if a != nil && a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0 {
 		out, oa := withAffinity(pod)
 		pa := *a.PodAffinity
@@ -56,13 +80,6 @@ func relax(pod *corev1.Pod, preferNoSchedule bool) (*corev1.Pod, bool) {
 			out.Spec.TopologySpreadConstraints = slices.Delete(slices.Clone(pod.Spec.TopologySpreadConstraints), i, i+1)
 			return out, true
 		}
-	}
-	preferNoScheduleToleration := corev1.Toleration{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectPreferNoSchedule}
-	if preferNoSchedule && !slices.Contains(pod.Spec.Tolerations, preferNoScheduleToleration) {
-		out := shallowCopy(pod)
-		// Clipped, the shared list is copied rather than appended to.
-		out.Spec.Tolerations = append(slices.Clip(pod.Spec.Tolerations), preferNoScheduleToleration)
-		return out, true
 	}
 	return nil, false
 }
@@ -105,35 +122,6 @@ func dropHeaviest[T any](terms []T, weight func(T) int32) []T {
 		}
 	}
 	return slices.Delete(slices.Clone(terms), heaviest, heaviest+1)
-}
-
-// stripPreferences returns a copy of the pod without any preference, for
-// PreferencePolicy=Ignore. Like relax's, the copy is shallow.
-func stripPreferences(pod *corev1.Pod) *corev1.Pod {
-	out := shallowCopy(pod)
-	if pod.Spec.Affinity != nil {
-		var a *corev1.Affinity
-		out, a = withAffinity(pod)
-		if a.NodeAffinity != nil {
-			na := *a.NodeAffinity
-			na.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.NodeAffinity = &na
-		}
-		if a.PodAffinity != nil {
-			pa := *a.PodAffinity
-			pa.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.PodAffinity = &pa
-		}
-		if a.PodAntiAffinity != nil {
-			paa := *a.PodAntiAffinity
-			paa.PreferredDuringSchedulingIgnoredDuringExecution = nil
-			a.PodAntiAffinity = &paa
-		}
-	}
-	out.Spec.TopologySpreadConstraints = slices.DeleteFunc(slices.Clone(pod.Spec.TopologySpreadConstraints), func(c corev1.TopologySpreadConstraint) bool {
-		return c.WhenUnsatisfiable == corev1.ScheduleAnyway
-	})
-	return out
 }
 
 func hasPreferNoSchedule(taints []corev1.Taint) bool {

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/workloads"
 )
 
 // everyPreference is a pod with something for each step of relax.
@@ -42,7 +45,7 @@ func TestRelaxLeavesEveryEarlierPodAlone(t *testing.T) {
 	chain := []*corev1.Pod{pod}
 	snapshots := []*corev1.Pod{pod.DeepCopy()}
 	for {
-		next, ok := relax(chain[len(chain)-1], true)
+		next, ok := relax(chain[len(chain)-1], true, requirements.WithPreferences)
 		if !ok {
 			break
 		}
@@ -62,11 +65,71 @@ func TestRelaxLeavesEveryEarlierPodAlone(t *testing.T) {
 	assert.Empty(t, last.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
 	assert.Len(t, last.Spec.TopologySpreadConstraints, 1)
 	assert.Len(t, last.Spec.Tolerations, 2)
+}
 
-	stripped := stripPreferences(pod)
-	assert.Equal(t, snapshots[0], pod, "stripPreferences leaves the pod alone")
-	assert.Empty(t, stripped.Spec.Affinity.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-	assert.Len(t, stripped.Spec.TopologySpreadConstraints, 1)
+// Read StrictOnly, as PreferencePolicy=Ignore reads pods, relax only drops
+// the required term and adds the toleration: preferences do not count.
+func TestRelaxStrictOnlySkipsPreferences(t *testing.T) {
+	pod := everyPreference()
+	first, ok := relax(pod, true, requirements.StrictOnly)
+	require.True(t, ok)
+	assert.Len(t, first.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms, 1)
+	second, ok := relax(first, true, requirements.StrictOnly)
+	require.True(t, ok)
+	assert.Len(t, second.Spec.Tolerations, 2)
+	_, ok = relax(second, true, requirements.StrictOnly)
+	assert.False(t, ok)
+}
+
+// stripped is the naive PreferencePolicy=Ignore: a deep copy of the pod
+// without its preferred terms and ScheduleAnyway spread constraints.
+func stripped(pod *corev1.Pod) *corev1.Pod {
+	out := pod.DeepCopy()
+	if a := out.Spec.Affinity; a != nil {
+		if a.NodeAffinity != nil {
+			a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+		}
+		if a.PodAffinity != nil {
+			a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+		}
+		if a.PodAntiAffinity != nil {
+			a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution = nil
+		}
+	}
+	out.Spec.TopologySpreadConstraints = slices.DeleteFunc(out.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool {
+		return c.WhenUnsatisfiable == corev1.ScheduleAnyway
+	})
+	return out
+}
+
+// A solve with PreferencePolicy=Ignore, which reads the pods without their
+// preferences, decides and explains what a solve of the pods stripped of
+// them does.
+func TestIgnorePreferencesIsSolvingStrippedPods(t *testing.T) {
+	nginx := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}}
+	restricted := newPod("restricted-preference", "1", "1Gi", withPreferredNodeAffinity(1, "kubernetes.io/made-up", corev1.NodeSelectorOpIn, "x"))
+	anyway := newPod("spread-anyway", "1", "1Gi")
+	anyway.Labels = map[string]string{"app": "nginx"}
+	anyway.Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: apis.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: nginx}}
+	second := everyPreference()
+	second.Name = "second"
+	pending := append(workloads.NewGenerator(workloads.DefaultSeed).Preferences(60), everyPreference(), second, restricted, anyway)
+	soft := newPool("soft", withTaint("team", corev1.TaintEffectPreferNoSchedule))
+	for _, pools := range [][]NodePool{{pool(newPool("default"))}, {pool(soft)}} {
+		ignoring := Input{Pods: pending, NodePools: pools, Options: Options{IgnorePreferences: true}}
+		naive := Input{Pods: make([]*corev1.Pod, len(pending)), NodePools: pools}
+		for i, p := range pending {
+			naive.Pods[i] = stripped(p)
+		}
+		for _, pod := range []string{"default/everything", "default/restricted-preference", "default/spread-anyway", apis.PodKey(pending[0])} {
+			got, gotWhy, err := Explain(ignoring, pod)
+			require.NoError(t, err)
+			want, wantWhy, err := Explain(naive, pod)
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "pools %s, pod %s", pools[0].NodePool.Name, pod)
+			assert.Equal(t, wantWhy, gotWhy, "pools %s, pod %s", pools[0].NodePool.Name, pod)
+		}
+	}
 }
 
 // A solve that relaxes pods, or ignores their preferences, leaves them as

@@ -14,7 +14,8 @@ type Result struct {
 	// the reason every option refused it.
 	Unschedulable []Unschedulable `json:"unschedulable"`
 	Summary       Summary         `json:"summary"`
-	// Warnings name what the input asked for that karpsim does not model.
+	// Warnings name what the input asked for that karpsim does not model,
+	// and what of it could not be read, such as a bound pod's requests.
 	Warnings []string `json:"warnings,omitempty"`
 }
 

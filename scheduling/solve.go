@@ -5,10 +5,12 @@ import (
 	"errors"
 
 	"fmt"
-	corev1 "k8s.io/api/core/v1"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -78,7 +80,7 @@ type solver struct {
 func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]requirements.Requirements) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
 	vols := newVolumes(in)
-	s.existing = newExistingNodes(in.Nodes, daemons, vols, known)
+	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)
 	s.templates = templates
 	s.reservations = newReservations(s.templates)
 	for _, t := range s.templates {
@@ -89,12 +91,16 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 			}
 		}
 	}
-	for _, p := range in.Pods {
-		pod := p
-		if s.opts.IgnorePreferences {
-			pod = stripPreferences(p)
-		}
-		s.pods = append(s.pods, podWithVolumes(pod, s.prefs, vols))
+	// PreferencePolicy=Ignore reads every pod without its preferences.
+	if s.opts.IgnorePreferences {
+		s.prefs = requirements.StrictOnly
+	}
+	// The pods' infos are allocated together: a solve reads every pod once.
+	infos := make([]podInfo, len(in.Pods))
+	s.pods = make([]*podInfo, len(in.Pods))
+	for i, pod := range in.Pods {
+		s.pods[i] = &infos[i]
+		readWithVolumes(s.pods[i], pod, s.prefs, vols)
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
@@ -102,21 +108,21 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 	return s
 }
 
-// podWithVolumes reads a pod with the requirements of its volumes added to
-// its node affinity, as Karpenter injects them before scheduling.
-func podWithVolumes(pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) *podInfo {
+// readWithVolumes reads a pod into info with the requirements of its
+// volumes added to its node affinity, as Karpenter injects them before
+// scheduling.
+func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) {
 	reqs, uses, err := vols.forPod(pod)
 	if err != nil {
-		info := newPodInfo(pod, prefs)
+		info.read(pod, apis.PodKey(pod), prefs)
 		info.invalid = err
-		return info
+		return
 	}
 	if len(reqs) > 0 {
 		pod = withVolumeRequirements(pod, reqs)
 	}
-	info := newPodInfo(pod, prefs)
+	info.read(pod, apis.PodKey(pod), prefs)
 	info.volumes = uses
-	return info
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -159,7 +165,7 @@ func (s *solver) try(p *podInfo) error {
 		if errors.Is(err, errReservationsExhausted) {
 			return s.reason(current, err)
 		}
-		relaxed, ok := relax(current.pod, s.relaxPreferNoSchedule)
+		relaxed, ok := relax(current.pod, s.relaxPreferNoSchedule, s.prefs)
 		if !ok {
 			return s.reason(current, err)
 		}

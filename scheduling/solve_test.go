@@ -1,11 +1,13 @@
 package scheduling
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -313,4 +315,38 @@ func TestAnUnplacedPodGetsItsLastAttemptsReasons(t *testing.T) {
 	require.Len(t, last.NodePools, 2)
 	assert.Equal(t, `NodePool "other": `+last.NodePools[0].Reason+`; NodePool "default": `+last.NodePools[1].Reason, r.Unschedulable[0].Reason)
 	assert.NotEqual(t, e.Attempts[0].NodePools[0].Reason, last.NodePools[0].Reason)
+}
+
+// Requests that cannot be read never panic: a pending pod is unschedulable
+// with the reason, and a pod bound to a node is a warning naming both,
+// counted as one pod without requests.
+func TestNegativeRequestsAreReportedNotPanics(t *testing.T) {
+	bad := newPod("bad-bound", "1", "1Gi")
+	bad.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("-1")
+	pendingBad := newPod("bad-pending", "1", "1Gi")
+	pendingBad.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("-1Gi")
+	in := Input{
+		Pods:      []*corev1.Pod{newPod("web", "1", "1Gi"), pendingBad},
+		Nodes:     []*Node{makeNode("node-a", "default", true, "4", "8Gi", bad)},
+		NodePools: []NodePool{pool(newPool("default"))},
+	}
+	var r Result
+	require.NotPanics(t, func() { r = Solve(in) })
+	assert.Contains(t, r.Warnings, "node node-a: bound pod default/bad-bound: spec.containers[0] (app).resources.requests.cpu: negative quantity -1; counted as one pod without requests")
+	require.Len(t, r.Unschedulable, 1)
+	assert.Equal(t, "default/bad-pending", r.Unschedulable[0].Pod)
+	assert.Contains(t, r.Unschedulable[0].Reason, "spec.containers[0] (app).resources.requests.memory: negative quantity -1Gi")
+	assert.Equal(t, []Binding{{Pod: "default/web", Node: "node-a"}}, r.Bindings, "the bad pod takes no cpu of the node")
+}
+
+// Names and values taken from users' objects become requirements without
+// any chance of a panic: a NodePool name, a hostname or a topology domain
+// is never refused, whatever it holds.
+func TestUserNamesNeverPanic(t *testing.T) {
+	for _, name := range []string{"", " ", "with,comma", "UPPER", strings.Repeat("x", 300)} {
+		np := newPool(name)
+		in := Input{Pods: pods(2, "web", "1", "1Gi"), NodePools: []NodePool{pool(np)}}
+		in.Pods[0].Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "team/" + name, WhenUnsatisfiable: corev1.DoNotSchedule}}
+		require.NotPanics(t, func() { Solve(in) }, "NodePool %q", name)
+	}
 }

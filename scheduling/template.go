@@ -91,7 +91,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 		t.refused = fmt.Sprintf("invalid requirements: %v", err)
 		return t
 	}
-	t.requirements = reqs.Add(requirements.MustNew(apis.LabelNodePool, corev1.NodeSelectorOpIn, np.Name))
+	t.requirements = reqs.Add(requirements.In(apis.LabelNodePool, np.Name))
 	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)

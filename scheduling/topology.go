@@ -69,7 +69,7 @@ func newTopology(s *solver) *topology {
 	}
 	found := len(t.inverse) > 0
 	for _, p := range s.pods {
-		if p.invalid == nil && hasTopology(p.pod) {
+		if p.invalid == nil && hasTopology(p.pod, s.prefs) {
 			t.attach(p)
 			found = true
 		}
@@ -101,7 +101,7 @@ func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
 func (t *topology) attach(p *podInfo) {
-	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)))
+	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)), t.s.prefs)
 	if hasRequiredAntiAffinity(p.pod) {
 		t.addInverse(p.pod, requirements.Requirements{})
 	}
@@ -166,11 +166,14 @@ func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inv
 // groupsOf appends to dst the groups a pod's constraints form, counting
 // the new ones: its spread constraints, then its pod affinity and
 // anti-affinity terms, required and preferred (preferences hold until
-// relaxed).
-func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup) []*topologyGroup {
+// relaxed, and count only WithPreferences).
+func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup, prefs requirements.Preferences) []*topologyGroup {
 	for _, c := range p.Spec.TopologySpreadConstraints {
-		dst = append(dst, t.counted(t.spreadGroup(p, c)))
+		if counts(c, prefs) {
+			dst = append(dst, t.counted(t.spreadGroup(p, c)))
+		}
 	}
+	preferred := prefs == requirements.WithPreferences
 	a := p.Spec.Affinity
 	if a == nil {
 		return dst
@@ -180,7 +183,9 @@ func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup) []*topologyGrou
 			dst = append(dst, t.countedTermGroup(affinityGroup, p, term))
 		}
 		for _, term := range a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			dst = append(dst, t.countedTermGroup(affinityGroup, p, term.PodAffinityTerm))
+			if preferred {
+				dst = append(dst, t.countedTermGroup(affinityGroup, p, term.PodAffinityTerm))
+			}
 		}
 	}
 	if a.PodAntiAffinity != nil {
@@ -188,13 +193,15 @@ func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup) []*topologyGrou
 			dst = append(dst, t.countedTermGroup(antiAffinityGroup, p, term))
 		}
 		for _, term := range a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
-			dst = append(dst, t.countedTermGroup(antiAffinityGroup, p, term.PodAffinityTerm))
+			if preferred {
+				dst = append(dst, t.countedTermGroup(antiAffinityGroup, p, term.PodAffinityTerm))
+			}
 		}
 	}
 	return dst
 }
 
-// constraintCount is how many groups groupsOf gives the pod.
+// constraintCount is how many groups groupsOf gives the pod at most.
 func constraintCount(p *corev1.Pod) int {
 	n := len(p.Spec.TopologySpreadConstraints)
 	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {

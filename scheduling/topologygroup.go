@@ -267,7 +267,7 @@ func (g *topologyGroup) nextAntiAffinity(podDomains, nodeDomains requirements.Re
 func (g *topologyGroup) in(values []string) requirements.Requirement {
 	switch len(values) {
 	case 0:
-		return requirements.MustNew(g.key, corev1.NodeSelectorOpDoesNotExist)
+		return requirements.DoesNotExist(g.key)
 	case 1:
 		if r, ok := g.single[values[0]]; ok {
 			return r
@@ -275,11 +275,11 @@ func (g *topologyGroup) in(values []string) requirements.Requirement {
 		if g.single == nil {
 			g.single = map[string]requirements.Requirement{}
 		}
-		r := requirements.MustNew(g.key, corev1.NodeSelectorOpIn, values[0])
+		r := requirements.In(g.key, values[0])
 		g.single[values[0]] = r
 		return r
 	}
-	return requirements.MustNew(g.key, corev1.NodeSelectorOpIn, values...)
+	return requirements.In(g.key, values...)
 }
 
 // describe prints the counts, for explanations.

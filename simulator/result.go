@@ -198,7 +198,9 @@ func (s *sim) measureUtilization() {
 		}
 		alloc = alloc.Add(resources.FromList(n.Node.Node.Allocatable))
 		for _, p := range n.pods {
-			req = req.Add(resources.MustPodRequests(p.pod))
+			// Pods whose requests cannot be read were refused at load.
+			r, _ := resources.BoundRequests(p.pod)
+			req = req.Add(r)
 		}
 	}
 	if c := alloc.CPU(); c > 0 {
