@@ -13,7 +13,8 @@
 //	5  snapshot                                 manifests or a cluster's state → decision inputs
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
-//	8  plantest, cmd/karpsim, examples          what users run
+//	8  plantest, cmd/karpsim, examples,         what users run, and the translation of
+//	   conformance                              Karpenter's own specs (tests only)
 //
 // The decision core (requirements, resources, instancetypes, pricing,
 // scheduling, budgets, drift, consolidation) does no I/O and imports neither
