@@ -104,7 +104,7 @@ func (e *evaluation) drift() []Command {
 			n.note("%s", why)
 			continue
 		}
-		out := e.simulator().run([]*nodeInfo{n}, 0, false)
+		out := e.simulator().runDrift(n)
 		if out.failure != "" {
 			n.note("drift: %s", out.failure)
 			continue

@@ -212,8 +212,8 @@ func TestDriftTakesEmptyNodesFirstThenTheOldestDrift(t *testing.T) {
 	d = Evaluate(c, now, Options{})
 	require.Len(t, d.Commands, 1)
 	assert.Equal(t, []string{"busy-old"}, d.Commands[0].Delete)
-	// Its pod fits on busy-new, which is itself inside consolidateAfter: the
-	// pod may not move there, so a replacement is launched.
+	// Its pod does not fit beside busy-new's (1.9 CPUs allocatable), so a
+	// replacement is launched.
 	assert.Len(t, d.Commands[0].Replacements, 1)
 }
 
@@ -229,7 +229,10 @@ func TestDriftIgnoresPodBlocksOnlyWithATerminationGracePeriod(t *testing.T) {
 	requireNoCommand(t, d)
 	assert.Contains(t, verdict(t, d, "n").Reason, `drifted (NodePoolDrifted) but pod default/web has the karpenter.sh/do-not-disrupt annotation ("true")`)
 	d = Evaluate(build(true), now, Options{})
-	assert.Equal(t, []string{"drift delete=[n] replace=[fake-it-1 spot]"}, summary(d))
+	// The node goes once its grace period forces the pod out, but nothing is
+	// launched for a pod that will not be evicted (Karpenter's
+	// SimulateScheduling places only currently reschedulable pods).
+	assert.Equal(t, []string{"drift delete=[n] replace=[]"}, summary(d))
 }
 
 func TestStaticDriftReplacesOneForOneWithinTheNodeLimit(t *testing.T) {
@@ -343,4 +346,15 @@ func TestAReplacementIsForcedToSpotOnlyWhereSpotIsOffered(t *testing.T) {
 	assert.Equal(t, []string{"single-node-consolidation delete=[n] replace=[fake-it-1 on-demand]"}, summary(d))
 	assert.NotContains(t, d.Commands[0].Replacements[0].Requirements,
 		corev1.NodeSelectorRequirement{Key: apis.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}})
+}
+
+func TestDriftMovesPodsOntoNodesInsideConsolidateAfter(t *testing.T) {
+	// Karpenter keeps pods off nodes inside their consolidateAfter window in
+	// consolidation's simulations only; drift may use them.
+	old := newNode("old", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", "1")}, drifted(time.Hour))
+	fresh := newNode("fresh", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("b", "1")}, lastPodEvent(time.Second))
+	np := newPool("default", withConsolidateAfter("10m"))
+	d := Evaluate(Cluster{Nodes: []*Node{old, fresh}, NodePools: pools(np)}, now, Options{})
+	assert.Equal(t, []string{"drift delete=[old] replace=[]"}, summary(d))
+	assert.Equal(t, []Move{{Pod: "default/a", To: "fresh"}}, d.Commands[0].Moves)
 }
