@@ -358,3 +358,13 @@ func TestDriftMovesPodsOntoNodesInsideConsolidateAfter(t *testing.T) {
 	assert.Equal(t, []string{"drift delete=[old] replace=[]"}, summary(d))
 	assert.Equal(t, []Move{{Pod: "default/a", To: "fresh"}}, d.Commands[0].Moves)
 }
+
+func TestDriftDeletesOneEmptyNodePerPass(t *testing.T) {
+	// Karpenter's drift command holds one candidate: two empty drifted
+	// nodes take two passes, the longest-drifted first.
+	a := newNode("a", "default", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Minute))
+	b := newNode("b", "default", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Hour))
+	np := newPool("default", withConsolidateAfter("Never"))
+	d := Evaluate(Cluster{Nodes: []*Node{a, b}, NodePools: pools(np)}, now, Options{})
+	assert.Equal(t, []string{"drift delete=[b] replace=[]"}, summary(d))
+}
