@@ -6,9 +6,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/consolidation"
@@ -90,7 +92,12 @@ type cluster struct {
 }
 
 func (c *cluster) pool(np *apis.NodePool) *cluster {
-	c.NodePools = append(c.NodePools, consolidation.NodePool{NodePool: np, InstanceTypes: assorted})
+	return c.poolWith(np, assorted)
+}
+
+// poolWith adds a NodePool whose node class yields catalog.
+func (c *cluster) poolWith(np *apis.NodePool, catalog instancetypes.Catalog) *cluster {
+	c.NodePools = append(c.NodePools, consolidation.NodePool{NodePool: np, InstanceTypes: catalog})
 	return c
 }
 
@@ -105,7 +112,41 @@ func (c *cluster) pending(pods ...*corev1.Pod) *cluster {
 }
 
 func (c *cluster) evaluate() consolidation.Decision {
-	return consolidation.Evaluate(c.Cluster, now, c.opts)
+	return c.evaluateAt(now)
+}
+
+func (c *cluster) evaluateAt(t time.Time) consolidation.Decision {
+	return consolidation.Evaluate(c.Cluster, t, c.opts)
+}
+
+// execute does what the controller does once a command's replacements are
+// up: the deleted nodes are marked for deletion (their pods still on them,
+// to be placed again by the next evaluation) and count against the budgets.
+func (c *cluster) execute(d consolidation.Decision) {
+	gone := map[string]bool{}
+	for _, name := range deleted(d) {
+		gone[name] = true
+	}
+	for _, n := range c.Nodes {
+		if gone[n.Node.Name] {
+			n.Deleting = true
+		}
+	}
+}
+
+// passes evaluates up to n times, executing each decision, and returns
+// every command found, in order; it stops at the first pass with none.
+func (c *cluster) passes(n int) []consolidation.Command {
+	var all []consolidation.Command
+	for range n {
+		d := c.evaluate()
+		if len(d.Commands) == 0 {
+			break
+		}
+		all = append(all, d.Commands...)
+		c.execute(d)
+	}
+	return all
 }
 
 type poolOption func(*apis.NodePool)
@@ -148,7 +189,12 @@ type nodeOption func(*consolidation.Node)
 // in pool, with allocatable CPU 32 and 100 pods as upstream's suites give
 // theirs, initialized an hour ago.
 func managedNode(name, pool, instanceType string, opts ...nodeOption) *consolidation.Node {
-	it, ok := assorted.Get(instanceType)
+	return managedNodeOf(assorted, name, pool, instanceType, opts...)
+}
+
+// managedNodeOf is managedNode with a type from catalog.
+func managedNodeOf(catalog instancetypes.Catalog, name, pool, instanceType string, opts ...nodeOption) *consolidation.Node {
+	it, ok := catalog.Get(instanceType)
 	if !ok {
 		panic("no instance type " + instanceType)
 	}
@@ -200,6 +246,14 @@ func driftedFor(d time.Duration) nodeOption {
 	}
 }
 
+func initializedAgo(d time.Duration) nodeOption {
+	return func(n *consolidation.Node) { n.InitializedAt = now.Add(-d) }
+}
+
+func terminationGracePeriod(d time.Duration) nodeOption {
+	return func(n *consolidation.Node) { n.NodeClaim.Spec.TerminationGracePeriod = &metav1.Duration{Duration: d} }
+}
+
 func lastPodEventAgo(d time.Duration) nodeOption {
 	return func(n *consolidation.Node) { n.LastPodEventAt = now.Add(-d) }
 }
@@ -245,6 +299,29 @@ func pendingPod(p *corev1.Pod) {
 	p.Status = corev1.PodStatus{Phase: corev1.PodPending, Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}
 }
 
+func podAnnotation(k, v string) podOption {
+	return func(p *corev1.Pod) {
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		p.Annotations[k] = v
+	}
+}
+
+func podLabel(k, v string) podOption { return func(p *corev1.Pod) { p.Labels[k] = v } }
+
+func startedAgo(d time.Duration) podOption {
+	return func(p *corev1.Pod) { p.Status.StartTime = &metav1.Time{Time: now.Add(-d)} }
+}
+
+func (c *cluster) pdb(name string, maxUnavailable intstr.IntOrString, selector map[string]string) *cluster {
+	c.PDBs = append(c.PDBs, &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec:       policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &maxUnavailable, Selector: &metav1.LabelSelector{MatchLabels: selector}},
+	})
+	return c
+}
+
 // deleted is every node the decision's commands delete, sorted.
 func deleted(d consolidation.Decision) []string {
 	var out []string
@@ -261,4 +338,13 @@ func mustDuration(s string) apis.NillableDuration {
 		panic(err)
 	}
 	return d
+}
+
+// replacements counts the NodeClaims the decision's commands launch.
+func replacements(d consolidation.Decision) int {
+	n := 0
+	for _, c := range d.Commands {
+		n += len(c.Replacements)
+	}
+	return n
 }
