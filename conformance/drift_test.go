@@ -9,8 +9,6 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/consolidation"
-	"github.com/karpsim/karpsim/instancetypes"
-	"github.com/karpsim/karpsim/resources"
 )
 
 // Upstream's drift suite: a WhenEmptyOrUnderutilized NodePool with
@@ -55,27 +53,10 @@ func deletedBy(cmds []consolidation.Command) int {
 // replacementCatalog mirrors the spec that replaces one node by several:
 // the node's own type (4 CPUs, its only offering unavailable, 0.5/h) and a
 // 3-CPU type at 0.3/h.
-var replacementCatalog = func() instancetypes.Catalog {
-	mk := func(name string, cpu int64, price float64, available bool) *instancetypes.InstanceType {
-		it, err := instancetypes.NewInstanceType(instancetypes.Spec{
-			Name:     name,
-			Labels:   map[string]string{apis.LabelArch: apis.ArchitectureAmd64, apis.LabelOS: "linux"},
-			Capacity: resources.New(cpu*1000, 4<<30, 5),
-			Overhead: instancetypes.Overhead{KubeReserved: resources.New(100, 10<<20, 0)},
-			Offerings: []instancetypes.Offering{{Zone: "test-zone-1a", CapacityType: apis.CapacityTypeOnDemand,
-				Price: price, Available: available}},
-		})
-		if err != nil {
-			panic(err)
-		}
-		return it
-	}
-	c, err := instancetypes.NewCatalog(mk("current-on-demand", 4, 0.5, false), mk("replacement-on-demand", 3, 0.3, true))
-	if err != nil {
-		panic(err)
-	}
-	return c
-}()
+var replacementCatalog = mustCatalog(
+	customType("current-on-demand", 4, offering("test-zone-1a", apis.CapacityTypeOnDemand, 0.5, false)),
+	customType("replacement-on-demand", 3, offering("test-zone-1a", apis.CapacityTypeOnDemand, 0.3, true)),
+)
 
 var _ = register("drift",
 	conformanceCase{Name: "budget-30-percent-three-of-ten", Run: func(t *T) {

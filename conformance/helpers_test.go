@@ -28,51 +28,106 @@ var now = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 // windows) and architecture (amd64, arm64), one type with a single offering
 // priced 0.1 per CPU plus 0.1 per 10⁹ bytes of memory, 5 pods, and 100m of
 // CPU and 10Mi of memory reserved. Its name says all of that.
-var assorted = func() instancetypes.Catalog {
-	var types []*instancetypes.InstanceType
+var assorted = mustCatalog(assortedTypes(nil)...)
+
+// assortedShape is one type of the assorted catalog.
+type assortedShape struct {
+	cpu, memGi                   int64
+	zone, capacityType, os, arch string
+}
+
+// assortedShapes lists the assorted catalog in upstream's order, which its
+// specs index into.
+func assortedShapes() []assortedShape {
+	var out []assortedShape
 	for _, cpu := range []int64{1, 2, 4, 8, 16, 32, 64} {
 		for _, mem := range []int64{1, 2, 4, 8, 16, 32, 64, 128} {
 			for _, zone := range []string{"test-zone-1", "test-zone-2", "test-zone-3"} {
 				for _, ct := range []string{apis.CapacityTypeSpot, apis.CapacityTypeOnDemand} {
 					for _, os := range []string{"linux", "windows"} {
 						for _, arch := range []string{apis.ArchitectureAmd64, apis.ArchitectureArm64} {
-							types = append(types, assortedType(cpu, mem, zone, ct, os, arch))
+							out = append(out, assortedShape{cpu, mem, zone, ct, os, arch})
 						}
 					}
 				}
 			}
 		}
 	}
+	return out
+}
+
+// assortedTypes builds the assorted types in upstream's order; price, when
+// set, overrides the price of a type by its index.
+func assortedTypes(price map[int]float64) []*instancetypes.InstanceType {
+	shapes := assortedShapes()
+	out := make([]*instancetypes.InstanceType, len(shapes))
+	for i, sh := range shapes {
+		p, ok := price[i]
+		if !ok {
+			p = float64(0.1*float64(sh.cpu)) + float64(0.1*float64(sh.memGi<<30)/1e9)
+		}
+		out[i] = sh.priced(p)
+	}
+	return out
+}
+
+func (sh assortedShape) name() string {
+	return fmt.Sprintf("%d-cpu-%d-mem-%s-%s-%s-%s", sh.cpu, sh.memGi, sh.arch, sh.os, sh.zone, sh.capacityType)
+}
+
+func (sh assortedShape) priced(price float64) *instancetypes.InstanceType {
+	memory := sh.memGi << 30
+	size := "small"
+	labels := map[string]string{apis.LabelArch: sh.arch, apis.LabelOS: sh.os, instancetypes.FakeLabelInteger: fmt.Sprint(sh.cpu)}
+	absent := []string{instancetypes.FakeLabelSpecial}
+	if sh.cpu > 4 && memory > 8<<30 {
+		size, absent = "large", nil
+		labels[instancetypes.FakeLabelSpecial] = "optional"
+	}
+	labels[instancetypes.FakeLabelSize] = size
+	return mustType(instancetypes.Spec{
+		Name:         sh.name(),
+		Labels:       labels,
+		AbsentLabels: absent,
+		Capacity:     resources.New(sh.cpu*1000, memory, 5),
+		Overhead:     fakeOverhead,
+		Offerings:    []instancetypes.Offering{{Zone: sh.zone, CapacityType: sh.capacityType, Available: true, Price: price}},
+	})
+}
+
+// fakeOverhead is what upstream's fake types reserve: 100m of CPU and 10Mi.
+var fakeOverhead = instancetypes.Overhead{KubeReserved: resources.New(100, 10<<20, 0)}
+
+// customType is upstream's fake.NewInstanceType with given offerings: amd64
+// linux, cpu CPUs, 4Gi of memory and 5 pods.
+func customType(name string, cpu int64, offerings ...instancetypes.Offering) *instancetypes.InstanceType {
+	return mustType(instancetypes.Spec{
+		Name:      name,
+		Labels:    map[string]string{apis.LabelArch: apis.ArchitectureAmd64, apis.LabelOS: "linux"},
+		Capacity:  resources.New(cpu*1000, 4<<30, 5),
+		Overhead:  fakeOverhead,
+		Offerings: offerings,
+	})
+}
+
+func offering(zone, capacityType string, price float64, available bool) instancetypes.Offering {
+	return instancetypes.Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: available}
+}
+
+func mustType(spec instancetypes.Spec) *instancetypes.InstanceType {
+	it, err := instancetypes.NewInstanceType(spec)
+	if err != nil {
+		panic(err)
+	}
+	return it
+}
+
+func mustCatalog(types ...*instancetypes.InstanceType) instancetypes.Catalog {
 	c, err := instancetypes.NewCatalog(types...)
 	if err != nil {
 		panic(err)
 	}
 	return c
-}()
-
-func assortedType(cpu, memGi int64, zone, capacityType, os, arch string) *instancetypes.InstanceType {
-	memory := memGi << 30
-	size := "small"
-	labels := map[string]string{apis.LabelArch: arch, apis.LabelOS: os, instancetypes.FakeLabelInteger: fmt.Sprint(cpu)}
-	absent := []string{instancetypes.FakeLabelSpecial}
-	if cpu > 4 && memory > 8<<30 {
-		size, absent = "large", nil
-		labels[instancetypes.FakeLabelSpecial] = "optional"
-	}
-	labels[instancetypes.FakeLabelSize] = size
-	it, err := instancetypes.NewInstanceType(instancetypes.Spec{
-		Name:         fmt.Sprintf("%d-cpu-%d-mem-%s-%s-%s-%s", cpu, memGi, arch, os, zone, capacityType),
-		Labels:       labels,
-		AbsentLabels: absent,
-		Capacity:     resources.New(cpu*1000, memory, 5),
-		Overhead:     instancetypes.Overhead{KubeReserved: resources.New(100, 10<<20, 0)},
-		Offerings: []instancetypes.Offering{{Zone: zone, CapacityType: capacityType, Available: true,
-			Price: float64(0.1*float64(cpu)) + float64(0.1*float64(memory)/1e9)}},
-	})
-	if err != nil {
-		panic(err)
-	}
-	return it
 }
 
 // Upstream's suite picks the cheapest and dearest types that have an
@@ -257,6 +312,15 @@ func terminationGracePeriod(d time.Duration) nodeOption {
 func lastPodEventAgo(d time.Duration) nodeOption {
 	return func(n *consolidation.Node) { n.LastPodEventAt = now.Add(-d) }
 }
+
+func memory(q string) nodeOption {
+	return func(n *consolidation.Node) {
+		n.Node.Allocatable[corev1.ResourceMemory] = resource.MustParse(q)
+		n.Node.Capacity[corev1.ResourceMemory] = resource.MustParse(q)
+	}
+}
+
+func mustQuantity(q string) resource.Quantity { return resource.MustParse(q) }
 
 func allocatable(cpu string) nodeOption {
 	return func(n *consolidation.Node) {
