@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 func emptyNodes(n int, pool string, opts ...nodeOption) []*Node {
@@ -367,4 +368,18 @@ func TestDriftDeletesOneEmptyNodePerPass(t *testing.T) {
 	np := newPool("default", withConsolidateAfter("Never"))
 	d := Evaluate(Cluster{Nodes: []*Node{a, b}, NodePools: pools(np)}, now, Options{})
 	assert.Equal(t, []string{"drift delete=[b] replace=[]"}, summary(d))
+}
+
+func TestBestEffortDoesNotRelaxMinValuesToConsolidate(t *testing.T) {
+	// BestEffort let the NodePool's nodes launch with two of the three
+	// types minValues asks for; a replacement must still offer both, and
+	// only one type is cheaper than the node.
+	three := 3
+	np := newPool("default", func(np *apis.NodePool) {
+		np.Spec.Template.Spec.Requirements = []apis.NodeSelectorRequirementWithMinValues{{Key: apis.LabelInstanceType,
+			Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-it-0", "fake-it-19"}, MinValues: &three}}
+	})
+	n := newNode("n", "default", 20, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("web", "100m")})
+	d := Evaluate(Cluster{Nodes: []*Node{n}, NodePools: pools(np)}, now, Options{Scheduling: scheduling.Options{MinValuesBestEffort: true}})
+	requireNoCommand(t, d)
 }
