@@ -53,14 +53,15 @@ func budgetCount(name string, want int, extra func(c *cluster)) conformanceCase 
 	}}
 }
 
-// oneNode is a node of the dearest on-demand type holding pods: a
-// candidate for consolidation is replaced by a cheaper node.
+// candidateNode is a node of the dearest on-demand type: if it is a
+// candidate for consolidation, it is replaced by a cheaper node (or, when
+// empty, deleted).
 func candidateNode(opts ...nodeOption) *cluster {
 	return consolidationCluster().node(managedNode("node", "default", dearestOnDemand, opts...))
 }
 
-// asDrifted makes candidateNode's node drifted an hour ago and the
-// NodePool's consolidateAfter long, so that only drift can take it.
+// driftCandidate is candidateNode drifted an hour ago in a NodePool that
+// never consolidates, so that only drift can take it.
 func driftCandidate(opts ...nodeOption) *cluster {
 	c := consolidationCluster(nodePool("default", budgets(nodes("100%")), consolidateAfter("Never")))
 	return c.node(managedNode("node", "default", dearestOnDemand, append([]nodeOption{driftedFor(time.Hour)}, opts...)...))

@@ -1,0 +1,76 @@
+package conformance
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/simulator"
+)
+
+// Specs about the controller loop's timing run as simulator scenarios under
+// testdata/conformance/, one file per spec, each saying in a comment what
+// it shows.
+
+// runScenario runs testdata/conformance/<name>.yaml and returns its
+// timeline.
+func runScenario(t *T, name string) []controller.Decision {
+	t.Helper()
+	sc, err := simulator.LoadScenario(filepath.Join("..", "testdata", "conformance", name+".yaml"))
+	require.NoError(t, err)
+	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	require.NoError(t, err)
+	return res.Timeline
+}
+
+// firstOf is the first decision of kind, and whether there is one.
+func firstOf(timeline []controller.Decision, kind string) (controller.Decision, bool) {
+	for _, d := range timeline {
+		if d.Kind == kind {
+			return d, true
+		}
+	}
+	return controller.Decision{}, false
+}
+
+// expectActedAfterValidation checks that the first launch or deletion of a
+// consolidation scenario comes after the validation wait, with method, and
+// that it replaces nodes.
+func expectActedAfterValidation(t *T, name, method string, nodes int) {
+	t.Helper()
+	timeline := runScenario(t, name)
+	launch, ok := firstOf(timeline, "launch")
+	require.True(t, ok, "%+v", timeline)
+	require.GreaterOrEqual(t, launch.At.Duration, 15*time.Second, "%+v", timeline)
+	if d, ok := firstOf(timeline, "delete"); ok {
+		require.Greater(t, d.At.Duration, launch.At.Duration, "%+v", timeline)
+	}
+	replace, ok := firstOf(timeline, "replace")
+	require.True(t, ok, "%+v", timeline)
+	require.Equal(t, method, replace.Method)
+	require.Len(t, replace.Nodes, nodes)
+}
+
+var _ = register("scenario",
+	conformanceCase{Name: "emptiness-waits-for-validation", Run: func(t *T) {
+		timeline := runScenario(t, "emptiness-validation-wait")
+		d, ok := firstOf(timeline, "delete")
+		require.True(t, ok, "%+v", timeline)
+		require.Equal(t, "emptiness", d.Method)
+		_, failed := firstOf(timeline, "delete-failed")
+		require.False(t, failed, "%+v", timeline)
+		// Polls run every 10 s; the first that sees the empty node decides,
+		// and the node goes 15 s later.
+		require.GreaterOrEqual(t, d.At.Duration, 15*time.Second, "%+v", timeline)
+		require.LessOrEqual(t, d.At.Duration, 40*time.Second, "%+v", timeline)
+	}},
+	conformanceCase{Name: "consolidation-waits-for-validation", Run: func(t *T) {
+		expectActedAfterValidation(t, "consolidation-validation-wait", "single-node-consolidation", 1)
+	}},
+	conformanceCase{Name: "multi-node-waits-for-validation", Run: func(t *T) {
+		expectActedAfterValidation(t, "multi-node-validation-wait", "multi-node-consolidation", 2)
+	}},
+)
