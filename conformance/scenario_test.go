@@ -54,6 +54,21 @@ func expectActedAfterValidation(t *T, name, method string, nodes int) {
 	require.Len(t, replace.Nodes, nodes)
 }
 
+// expectInvalidated checks that a scenario's command failed validation and
+// that its nodes were neither deleted nor replaced for the rest of the run.
+func expectInvalidated(name, method string) conformanceCase {
+	return conformanceCase{Name: name, Run: func(t *T) {
+		timeline := runScenario(t, name)
+		d, ok := firstOf(timeline, "validation-failed")
+		require.True(t, ok, "%+v", timeline)
+		require.Equal(t, method, d.Method)
+		for _, kind := range []string{"launch", "delete", "replace"} {
+			_, acted := firstOf(timeline, kind)
+			require.False(t, acted, "%s after the failed validation: %+v", kind, timeline)
+		}
+	}}
+}
+
 var _ = register("scenario",
 	conformanceCase{Name: "emptiness-waits-for-validation", Run: func(t *T) {
 		timeline := runScenario(t, "emptiness-validation-wait")
@@ -73,4 +88,10 @@ var _ = register("scenario",
 	conformanceCase{Name: "multi-node-waits-for-validation", Run: func(t *T) {
 		expectActedAfterValidation(t, "multi-node-validation-wait", "multi-node-consolidation", 2)
 	}},
+	expectInvalidated("bigger-pod-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("churn-invalidates-emptiness", "emptiness"),
+	expectInvalidated("do-not-disrupt-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("pdb-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("do-not-disrupt-invalidates-delete", "multi-node-consolidation"),
+	expectInvalidated("pdb-invalidates-delete", "multi-node-consolidation"),
 )
