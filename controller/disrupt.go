@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -115,15 +116,22 @@ func (c *Controller) nextTimedChange(now time.Time) time.Time {
 
 // validate re-evaluates a consolidation command after the validation delay
 // and executes the fresh command when it deletes the same nodes by the same
-// method.
+// method. Emptiness is the exception, as in Karpenter's EmptinessValidator:
+// the nodes of the command that are still empty and may still go are
+// deleted, the others stay.
 func (c *Controller) validate(ctx context.Context) {
 	want := c.disrupt.validating
 	c.disrupt.validating = nil
 	if want == nil {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), c.now(), c.cfg.Options)
-	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && slices.Equal(d.Commands[0].Delete, want.Delete) {
+	cl := c.consolidationCluster()
+	emptiness := want.Method == consolidation.MethodEmptiness
+	if emptiness {
+		cl.Nodes = onlyCandidates(cl.Nodes, want.Delete)
+	}
+	d := consolidation.Evaluate(cl, c.now(), c.cfg.Options)
+	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && (emptiness || slices.Equal(d.Commands[0].Delete, want.Delete)) {
 		c.execute(ctx, d.Commands[0])
 		return
 	}
@@ -279,6 +287,27 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 // consolidationCluster is the cluster as consolidation.Evaluate sees it:
 // the nodes' StateNodes as they are, with the loop's nominations and drift
 // set on them.
+// onlyCandidates returns copies of the nodes in which every node not named
+// carries karpenter.sh/do-not-disrupt, so that no method may take it; the
+// nodes themselves are not changed.
+func onlyCandidates(nodes []*consolidation.Node, names []string) []*consolidation.Node {
+	out := make([]*consolidation.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n
+		if n.Node == nil || slices.Contains(names, n.Node.Name) {
+			continue
+		}
+		kept := *n
+		kept.Annotations = maps.Clone(n.Annotations)
+		if kept.Annotations == nil {
+			kept.Annotations = map[string]string{}
+		}
+		kept.Annotations[apis.AnnotationDoNotDisrupt] = "true"
+		out[i] = &kept
+	}
+	return out
+}
+
 func (c *Controller) consolidationCluster() consolidation.Cluster {
 	cl := c.cfg.Cluster
 	nodes := cl.Nodes(true)
