@@ -88,6 +88,20 @@ var _ = register("scenario",
 	conformanceCase{Name: "multi-node-waits-for-validation", Run: func(t *T) {
 		expectActedAfterValidation(t, "multi-node-validation-wait", "multi-node-consolidation", 2)
 	}},
+	conformanceCase{Name: "churn-spares-one-empty-node", Run: func(t *T) {
+		timeline := runScenario(t, "churn-spares-one-empty-node")
+		bind, ok := firstOf(timeline, "bind")
+		require.True(t, ok, "%+v", timeline)
+		d, ok := firstOf(timeline, "delete")
+		require.True(t, ok, "%+v", timeline)
+		// The node the pod landed on stays; the other goes when the
+		// command is validated, not a poll later.
+		require.Len(t, d.Nodes, 1)
+		require.NotEqual(t, bind.Nodes[0], d.Nodes[0])
+		require.Equal(t, 25*time.Second, d.At.Duration, "%+v", timeline)
+		_, failed := firstOf(timeline, "validation-failed")
+		require.False(t, failed, "%+v", timeline)
+	}},
 	expectInvalidated("bigger-pod-invalidates-replace", "single-node-consolidation"),
 	expectInvalidated("churn-invalidates-emptiness", "emptiness"),
 	expectInvalidated("do-not-disrupt-invalidates-replace", "single-node-consolidation"),
