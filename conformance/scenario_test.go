@@ -102,6 +102,21 @@ var _ = register("scenario",
 		_, failed := firstOf(timeline, "validation-failed")
 		require.False(t, failed, "%+v", timeline)
 	}},
+	conformanceCase{Name: "pending-pod-joins-replacement", Run: func(t *T) {
+		timeline := runScenario(t, "pending-pod-during-replacement")
+		launches := 0
+		for _, d := range timeline {
+			if d.Kind == "launch" {
+				launches++
+			}
+		}
+		require.Equal(t, 1, launches, "%+v", timeline)
+		launch, _ := firstOf(timeline, "launch")
+		bind, ok := firstOf(timeline, "bind")
+		require.True(t, ok, "%+v", timeline)
+		require.Equal(t, launch.Nodes, bind.Nodes)
+		require.Equal(t, 2, bind.Pods, "the moved pod and the new one")
+	}},
 	expectInvalidated("bigger-pod-invalidates-replace", "single-node-consolidation"),
 	expectInvalidated("churn-invalidates-emptiness", "emptiness"),
 	expectInvalidated("do-not-disrupt-invalidates-replace", "single-node-consolidation"),
