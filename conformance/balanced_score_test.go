@@ -1,0 +1,125 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// Upstream's Balanced scoring specs give a move's savings and disruption
+// and its NodePool's total cost and disruption, and expect the move
+// approved or rejected. A move builds that situation: a NodePool whose
+// nodes add up to the totals, one of them (a "big" node) replaceable by a
+// cheaper "small" type for exactly the savings, with disruption−1 pods of
+// eviction cost 1; the other nodes have no room for those pods and their
+// own pods are pinned to them by hostname, so that the move is the only one
+// there is.
+type move struct {
+	savings, disruption, totalCost, totalDisruption float64
+}
+
+// approved reports whether Karpenter's disruption decision takes the move
+// in a NodePool of the given policy (Balanced when "").
+func (m move) approved(t *T, p apis.ConsolidationPolicy) bool {
+	t.Helper()
+	const small, fillers = 1.0, 9
+	big := small + m.savings
+	pods := int(math.Round(m.disruption)) - 1
+	fillerPods := int(math.Round(m.totalDisruption-m.disruption)) - fillers
+	fillerPrice := (m.totalCost - big) / fillers
+	require.True(t, pods >= 1 && fillerPods >= 0 && fillerPrice > 0, "the move %+v cannot be built", m)
+	catalog := mustCatalog(
+		withPodsCapacity(customType("big", 8, offering("test-zone-1", apis.CapacityTypeOnDemand, big, true)), 110),
+		withPodsCapacity(customType("small", 4, offering("test-zone-1", apis.CapacityTypeOnDemand, small, true)), 110),
+		customType("filler", 1, offering("test-zone-1", apis.CapacityTypeOnDemand, fillerPrice, true)))
+	if p == "" {
+		p = apis.ConsolidationPolicyBalanced
+	}
+	np := nodePool("default", policy(p), budgets(nodes("100%")), func(np *apis.NodePool) {
+		np.Spec.Template.Spec.Requirements = []apis.NodeSelectorRequirementWithMinValues{
+			{Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"big", "small"}}}
+	})
+	c := (&cluster{}).poolWith(np, catalog)
+	var own []*corev1.Pod
+	for i := range pods {
+		own = append(own, pod(fmt.Sprintf("move-%d", i), "100m"))
+	}
+	c.node(managedNodeOf(catalog, "candidate", "default", "big", withPods(own...)))
+	for f := range fillers {
+		name := fmt.Sprintf("filler-%d", f)
+		var ps []*corev1.Pod
+		for i := f; i < fillerPods; i += fillers {
+			ps = append(ps, pod(fmt.Sprintf("%s-%d", name, i), "", withSelector(apis.LabelHostname, name)))
+		}
+		c.node(managedNodeOf(catalog, name, "default", "filler", allocatable("50m"), podCapacity("1000"), withPods(ps...)))
+	}
+	d := c.evaluate()
+	for _, cmd := range d.Commands {
+		require.Equal(t, []string{"candidate"}, cmd.Delete, "only the move was meant to be possible: %+v", d.Candidates)
+	}
+	return len(d.Commands) > 0
+}
+
+// withPodsCapacity rebuilds a type with room for n pods.
+func withPodsCapacity(it *instancetypes.InstanceType, n int64) *instancetypes.InstanceType {
+	capacity := resources.New(it.Capacity.CPU(), it.Capacity.Memory(), n)
+	return mustType(instancetypes.Spec{Name: it.Name, Labels: map[string]string{apis.LabelArch: apis.ArchitectureAmd64, apis.LabelOS: "linux"},
+		Capacity: capacity, Overhead: it.Overhead, Offerings: it.Offerings})
+}
+
+func podCapacity(n string) nodeOption {
+	return func(n2 *consolidation.Node) {
+		q := mustQuantity(n)
+		n2.Node.Allocatable[corev1.ResourcePods] = q
+		n2.Node.Capacity[corev1.ResourcePods] = q
+	}
+}
+
+// rfcPool is upstream's example NodePool: ten nodes costing 58.08 a day
+// with 80 pods, so a disruption of 90.
+func rfc(savings, disruption float64) move {
+	return move{savings: savings, disruption: disruption, totalCost: 58.08, totalDisruption: 90}
+}
+
+func approves(m move) func(t *T) {
+	return func(t *T) { require.True(t, m.approved(t, ""), "%+v", m) }
+}
+
+func rejects(m move) func(t *T) {
+	return func(t *T) { require.False(t, m.approved(t, ""), "%+v", m) }
+}
+
+var _ = register("balanced",
+	conformanceCase{Name: "score-oversized-node", Run: approves(rfc(7.26, 4))},
+	conformanceCase{Name: "score-spare-capacity", Run: approves(rfc(4.84, 5))},
+	conformanceCase{Name: "score-marginal-move", Run: rejects(rfc(2.42, 9))},
+	conformanceCase{Name: "score-no-savings", Run: rejects(rfc(0, 11))},
+	conformanceCase{Name: "score-uniform-pool", Run: approves(move{2.42, 9, 48.40, 90})},
+	conformanceCase{Name: "score-varying-disruption", Run: func(t *T) {
+		approves(move{4.84, 5, 58.08, 117})(t)
+		rejects(move{4.84, 32, 58.08, 117})(t)
+	}},
+	conformanceCase{Name: "score-scale-invariant", Run: func(t *T) {
+		approves(rfc(7.26, 4))(t)
+		approves(move{7.26, 4, 580.80, 900})(t)
+	}},
+	conformanceCase{Name: "score-proportional-across-pools", Run: func(t *T) {
+		approves(move{4.84, 4, 48.40, 90})(t)
+		approves(move{1.45, 4, 14.50, 90})(t)
+	}},
+	conformanceCase{Name: "policy-balanced-scores", Run: func(t *T) {
+		m := rfc(2.42, 9)
+		require.False(t, m.approved(t, apis.ConsolidationPolicyBalanced))
+	}},
+	conformanceCase{Name: "policy-underutilized-does-not-score", Run: func(t *T) {
+		m := rfc(2.42, 9)
+		require.True(t, m.approved(t, apis.ConsolidationPolicyWhenEmptyOrUnderutilized))
+	}},
+)
