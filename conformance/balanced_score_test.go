@@ -29,7 +29,9 @@ type move struct {
 // in a NodePool of the given policy (Balanced when "").
 func (m move) approved(t *T, p apis.ConsolidationPolicy) bool {
 	t.Helper()
-	const small, fillers = 1.0, 9
+	const fillers = 9
+	// A negative saving makes the small type the dearer one.
+	small := max(1.0, 1.0-m.savings)
 	big := small + m.savings
 	pods := int(math.Round(m.disruption)) - 1
 	fillerPods := int(math.Round(m.totalDisruption-m.disruption)) - fillers
@@ -49,7 +51,7 @@ func (m move) approved(t *T, p apis.ConsolidationPolicy) bool {
 	c := (&cluster{}).poolWith(np, catalog)
 	var own []*corev1.Pod
 	for i := range pods {
-		own = append(own, pod(fmt.Sprintf("move-%d", i), "100m"))
+		own = append(own, pod(fmt.Sprintf("move-%d", i), "10m"))
 	}
 	c.node(managedNodeOf(catalog, "candidate", "default", "big", withPods(own...)))
 	for f := range fillers {
@@ -58,7 +60,7 @@ func (m move) approved(t *T, p apis.ConsolidationPolicy) bool {
 		for i := f; i < fillerPods; i += fillers {
 			ps = append(ps, pod(fmt.Sprintf("%s-%d", name, i), "", withSelector(apis.LabelHostname, name)))
 		}
-		c.node(managedNodeOf(catalog, name, "default", "filler", allocatable("50m"), podCapacity("1000"), withPods(ps...)))
+		c.node(managedNodeOf(catalog, name, "default", "filler", allocatable("5m"), podCapacity("1000"), withPods(ps...)))
 	}
 	d := c.evaluate()
 	for _, cmd := range d.Commands {
@@ -114,6 +116,14 @@ var _ = register("balanced",
 		approves(move{4.84, 4, 48.40, 90})(t)
 		approves(move{1.45, 4, 14.50, 90})(t)
 	}},
+	// Upstream's score table on a NodePool costing 100 with a disruption of
+	// 100.
+	conformanceCase{Name: "score-table-high-savings", Run: approves(move{20, 5, 100, 100})},
+	conformanceCase{Name: "score-table-equal-fractions", Run: approves(move{10, 10, 100, 100})},
+	conformanceCase{Name: "score-table-low-savings", Run: rejects(move{5, 50, 100, 100})},
+	conformanceCase{Name: "score-table-zero-savings", Run: rejects(move{0, 10, 100, 100})},
+	conformanceCase{Name: "score-table-negative-savings", Run: rejects(move{-5, 10, 100, 100})},
+	conformanceCase{Name: "score-one-of-ten", Run: approves(move{4.84, 2, 48.40, 20})},
 	conformanceCase{Name: "policy-balanced-scores", Run: func(t *T) {
 		m := rfc(2.42, 9)
 		require.False(t, m.approved(t, apis.ConsolidationPolicyBalanced))
