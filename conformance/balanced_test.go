@@ -105,6 +105,13 @@ var _ = register("balanced",
 		require.NotEmpty(t, d.Commands, "%+v", d.Candidates)
 		require.Contains(t, d.Commands[0].Delete, "b")
 	}},
+	conformanceCase{Name: "savings-ratio-order", Run: func(t *T) {
+		// Of two nodes at the same price, the one whose pod costs less to
+		// evict (here b) has the higher savings ratio and goes first.
+		dear := []podOption{priority(1 << 25)}
+		require.Equal(t, "b", evictedFirstIn(t, balancedPool("default"), dear, nil))
+		require.Equal(t, "a", evictedFirstIn(t, balancedPool("default"), nil, dear))
+	}},
 	conformanceCase{Name: "mixed-policies", Run: func(t *T) {
 		c := consolidationCluster(balancedPool("balanced"), nodePool("default", budgets(nodes("100%")))).
 			node(managedNode("balanced-node", "balanced", dearestOnDemand, withPods(pod("pb", "500m")))).

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -16,12 +17,15 @@ import (
 // it shows.
 
 // runScenario runs testdata/conformance/<name>.yaml and returns its
-// timeline.
+// timeline; scenarios named *-spot run with spot-to-spot consolidation on,
+// as upstream's consolidation suite does.
 func runScenario(t *T, name string) []controller.Decision {
 	t.Helper()
 	sc, err := simulator.LoadScenario(filepath.Join("..", "testdata", "conformance", name+".yaml"))
 	require.NoError(t, err)
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	var cfg simulator.Config
+	cfg.Consolidation.SpotToSpotConsolidation = strings.HasSuffix(name, "-spot")
+	res, err := simulator.Run(context.Background(), sc, cfg)
 	require.NoError(t, err)
 	return res.Timeline
 }
@@ -87,6 +91,9 @@ var _ = register("scenario",
 	}},
 	conformanceCase{Name: "multi-node-waits-for-validation", Run: func(t *T) {
 		expectActedAfterValidation(t, "multi-node-validation-wait", "multi-node-consolidation", 2)
+	}},
+	conformanceCase{Name: "multi-node-spot-waits-for-validation", Run: func(t *T) {
+		expectActedAfterValidation(t, "multi-node-validation-wait-spot", "multi-node-consolidation", 2)
 	}},
 	conformanceCase{Name: "churn-spares-one-empty-node", Run: func(t *T) {
 		timeline := runScenario(t, "churn-spares-one-empty-node")

@@ -31,7 +31,14 @@ func phase(ph corev1.PodPhase) podOption { return func(p *corev1.Pod) { p.Status
 // whose pod costs less to evict, which it returns.
 func evictedFirst(t *T, aOpts, bOpts []podOption) string {
 	t.Helper()
-	c := (&cluster{}).pool(nodePool("default", budgets(nodes("100%")))).
+	return evictedFirstIn(t, nodePool("default", budgets(nodes("100%"))), aOpts, bOpts)
+}
+
+// evictedFirstIn is evictedFirst with the NodePool given, which must be
+// named default.
+func evictedFirstIn(t *T, np *apis.NodePool, aOpts, bOpts []podOption) string {
+	t.Helper()
+	c := (&cluster{}).pool(np).
 		node(managedNode("dest", "default", cheapestOnDemand, nodeAnnotation(apis.AnnotationDoNotDisrupt, "true"))).
 		node(managedNode("a", "default", cheapestOnDemand, withPods(pod("p-a", "20", aOpts...)))).
 		node(managedNode("b", "default", cheapestOnDemand, withPods(pod("p-b", "20", bOpts...))))
