@@ -165,7 +165,9 @@ func render(invs []inventory, files [][]row) ([]byte, tally) {
 	fmt.Fprintf(&b, "To translate a spec: write a case in this package (`register(\"group\", conformanceCase{Name: \"slug\", Run: ...})`,\n")
 	fmt.Fprintf(&b, "building the spec's situation with the helpers and asserting its outcome), name it as `test: group/slug` on the\n")
 	fmt.Fprintf(&b, "spec's entry under `specs/`, and rerun the generator. A case karpsim fails keeps a `Fails` reason (a bug to fix,\n")
-	fmt.Fprintf(&b, "or a deliberate difference) and shows here as **fail**; any other failure fails `TestSpecs`.\n\n")
+	fmt.Fprintf(&b, "or a deliberate difference) and shows here as **fail**; any other failure fails `TestSpecs`. Decisions are checked\n")
+	fmt.Fprintf(&b, "with `consolidation.Evaluate` on hand-built clusters; specs about the controller loop's timing (the validation wait)\n")
+	fmt.Fprintf(&b, "run a simulator scenario from `testdata/conformance/` (cases `scenario/...`).\n\n")
 	tallies := make([]tally, len(files))
 	var total tally
 	for i, rows := range files {
