@@ -383,3 +383,16 @@ func TestBestEffortDoesNotRelaxMinValuesToConsolidate(t *testing.T) {
 	d := Evaluate(Cluster{Nodes: []*Node{n}, NodePools: pools(np)}, now, Options{Scheduling: scheduling.Options{MinValuesBestEffort: true}})
 	requireNoCommand(t, d)
 }
+
+func TestEvaluateFromAMethod(t *testing.T) {
+	// An empty node and a drifted one: emptiness acts first, unless the
+	// evaluation starts after it.
+	empty := newNode("empty", "default", 2, apis.CapacityTypeOnDemand, nil)
+	old := newNode("old", "default", 2, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", "1")}, drifted(time.Hour))
+	c := Cluster{Nodes: []*Node{empty, old}, NodePools: pools(newPool("default"))}
+	assert.Equal(t, MethodEmptiness, Evaluate(c, now, Options{}).Commands[0].Method)
+	assert.Equal(t, MethodDrift, Evaluate(c, now, Options{From: MethodAfter(MethodEmptiness)}).Commands[0].Method)
+	assert.Equal(t, MethodStaticDrift, MethodAfter(MethodEmptiness))
+	assert.Empty(t, MethodAfter(MethodSingleNode))
+	assert.Empty(t, MethodAfter("no-such-method"))
+}

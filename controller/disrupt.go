@@ -50,7 +50,12 @@ func (c *Controller) poll(ctx context.Context) {
 	if c.generationNow() == c.disrupt.lastGeneration && now.Before(c.disrupt.nextEval) {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options)
+	c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options), now)
+}
+
+// decide acts on an evaluation: drift commands at once, consolidation
+// commands after validation.
+func (c *Controller) decide(ctx context.Context, d consolidation.Decision, now time.Time) {
 	if len(d.Commands) == 0 {
 		c.disrupt.lastGeneration = c.generationNow()
 		c.disrupt.nextEval = c.nextTimedChange(now)
@@ -114,11 +119,12 @@ func (c *Controller) nextTimedChange(now time.Time) time.Time {
 	return next
 }
 
-// validate re-evaluates a consolidation command after the validation delay
-// and executes the fresh command when it deletes the same nodes by the same
-// method. Emptiness is the exception, as in Karpenter's EmptinessValidator:
-// the nodes of the command that are still empty and may still go are
-// deleted, the others stay.
+// validate re-evaluates a consolidation command after the validation delay,
+// starting with the command's method, and executes the fresh command when
+// it deletes the same nodes by the same method. Emptiness is the exception,
+// as in Karpenter's EmptinessValidator: the nodes of the command that are
+// still empty and may still go are deleted, the others stay. When the
+// command fails, the methods after its own are tried at once.
 func (c *Controller) validate(ctx context.Context) {
 	want := c.disrupt.validating
 	c.disrupt.validating = nil
@@ -130,13 +136,24 @@ func (c *Controller) validate(ctx context.Context) {
 	if emptiness {
 		cl.Nodes = onlyCandidates(cl.Nodes, want.Delete)
 	}
-	d := consolidation.Evaluate(cl, c.now(), c.cfg.Options)
+	// The command is validated by its own method: earlier methods finding
+	// something new does not invalidate it.
+	opts := c.cfg.Options
+	opts.From = want.Method
+	d := consolidation.Evaluate(cl, c.now(), opts)
 	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && (emptiness || slices.Equal(d.Commands[0].Delete, want.Delete)) {
 		c.execute(ctx, d.Commands[0])
 		return
 	}
 	c.record(Decision{Kind: KindValidationFailed, Method: want.Method, Nodes: want.Delete,
 		Reason: "the command no longer holds " + c.t.ValidationDelay.String() + " later: " + want.Reason})
+	// Karpenter goes on to the methods after the failed one in the same
+	// pass, rather than waiting for the next poll.
+	if next := consolidation.MethodAfter(want.Method); next != "" {
+		opts.From = next
+		now := c.now()
+		c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, opts), now)
+	}
 }
 
 // execute carries out a command: cordon the candidates, launch the
