@@ -235,6 +235,24 @@ func (m *Memory) price(req LaunchRequest) (float64, error) {
 	return 0, fmt.Errorf("cloud: instance type %q has no %s offering in %s", req.InstanceType, req.CapacityType, req.Zone)
 }
 
+// Adopt records an instance that was already running when the cloud was
+// built (a node the caller's cluster had at the start), so that it can be
+// interrupted and deleted like one Create launched. It counts against its
+// offering's capacity; adopting an ID twice is an error.
+func (m *Memory) Adopt(inst Instance) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if inst.ID == "" {
+		return errors.New("cloud: adopt: the instance has no ID")
+	}
+	if _, dup := m.running[inst.ID]; dup {
+		return fmt.Errorf("cloud: adopt %s: already running", inst.ID)
+	}
+	m.running[inst.ID] = inst
+	m.inUse[OfferingKey{InstanceType: inst.InstanceType, Zone: inst.Zone, CapacityType: inst.CapacityType}]++
+	return nil
+}
+
 // Delete terminates a running instance.
 func (m *Memory) Delete(ctx context.Context, id string) error {
 	m.mu.Lock()

@@ -200,3 +200,25 @@ func TestMemoryIsSafeForConcurrentUse(t *testing.T) {
 		t.Errorf("%d calls recorded", n)
 	}
 }
+
+func TestMemoryAdoptsRunningInstances(t *testing.T) {
+	m, _ := NewMemory(MemoryConfig{Capacity: map[OfferingKey]int{{InstanceType: "fake-it-3", Zone: "test-zone-1", CapacityType: "spot"}: 1}})
+	ctx := context.Background()
+	existing := Instance{ID: "existing-node", InstanceType: "fake-it-3", Zone: "test-zone-1", CapacityType: "spot"}
+	if err := m.Adopt(existing); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Adopt(existing); err == nil {
+		t.Error("the same instance was adopted twice")
+	}
+	var ice *InsufficientCapacityError
+	if _, err := m.Create(ctx, spotReq("new")); !errors.As(err, &ice) {
+		t.Errorf("the adopted instance should hold the offering's only slot: %v", err)
+	}
+	if _, err := m.Interrupt("existing-node"); err != nil {
+		t.Errorf("interrupt an adopted instance: %v", err)
+	}
+	if err := m.Delete(ctx, "existing-node"); err != nil {
+		t.Errorf("delete an adopted instance: %v", err)
+	}
+}

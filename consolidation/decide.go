@@ -6,9 +6,13 @@ import (
 	"math"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -85,12 +89,25 @@ func (e *evaluation) cheaper(cands []*nodeInfo, claim scheduling.NodeClaim, sour
 			options = append(options, it)
 		}
 	}
+	if claim.CapacityType == apis.CapacityTypeReserved {
+		// Karpenter's scheduler pins a claim that takes a capacity
+		// reservation to reserved capacity: spot-to-spot rules and the
+		// spot preference below do not apply to it.
+		reqs = reqs.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeReserved))
+	}
+	minimum := pool.reqs
+	if e.opts.Scheduling.MinValuesBestEffort {
+		// BestEffort lowered the claim's minValues to what the types that
+		// fit its pods reach; the cheaper types must still reach that:
+		// Karpenter does not relax minValues further to consolidate.
+		minimum = reachableMinValues(pool.reqs, fitting(pool, reqs, claim.Requests))
+	}
 	allSpot := !slices.ContainsFunc(cands, func(c *nodeInfo) bool { return c.capacityType != apis.CapacityTypeSpot })
 	var why string
 	if capacity := reqs.Get(apis.LabelCapacityType); allSpot && capacity.Has(apis.CapacityTypeSpot) {
-		options, reqs, why = e.spotToSpot(options, reqs, pool, sourcePrice, len(cands) == 1)
+		options, reqs, why = e.spotToSpot(options, reqs, pool.name, minimum, sourcePrice, len(cands) == 1)
 	} else {
-		options, why = e.byPrice(options, reqs, pool, sourcePrice)
+		options, why = byPrice(options, reqs, pool.name, minimum, sourcePrice)
 		// Priced as spot, so launched as spot: an on-demand fallback could
 		// cost more than the node it replaces.
 		spot := reqs.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeSpot))
@@ -102,7 +119,7 @@ func (e *evaluation) cheaper(cands []*nodeInfo, claim scheduling.NodeClaim, sour
 		return claim, why
 	}
 	if multi {
-		if options, why = e.notSameType(options, reqs, pool, cands); why != "" {
+		if options, why = notSameType(options, reqs, pool.name, minimum, cands); why != "" {
 			return claim, why
 		}
 	}
@@ -111,8 +128,8 @@ func (e *evaluation) cheaper(cands []*nodeInfo, claim scheduling.NodeClaim, sour
 
 // byPrice keeps the types whose worst launch price is below the
 // candidates' price, strictly, and checks that they still meet the
-// NodePool's minValues.
-func (e *evaluation) byPrice(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, limit float64) ([]*instancetypes.InstanceType, string) {
+// minValues of the candidates' NodePool, pool.
+func byPrice(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool string, minimum requirements.Requirements, limit float64) ([]*instancetypes.InstanceType, string) {
 	if len(options) == 0 {
 		return nil, "replacement has no instance type that can launch"
 	}
@@ -130,24 +147,64 @@ func (e *evaluation) byPrice(options []*instancetypes.InstanceType, reqs require
 	if len(kept) == 0 {
 		return nil, fmt.Sprintf("replacement not cheaper: $%.4f (%s at its worst launch price) vs $%.4f", cheapest, cheapestType, limit)
 	}
-	if _, ok := minValuesMet(kept, pool.reqs); !ok && !e.opts.Scheduling.MinValuesBestEffort {
-		return nil, fmt.Sprintf("the %d cheaper instance types do not meet the minValues of NodePool %s", len(kept), pool.name)
+	if _, ok := minValuesMet(kept, minimum); !ok {
+		return nil, fmt.Sprintf("the %d cheaper instance types do not meet the minValues of NodePool %s", len(kept), pool)
 	}
 	return kept, ""
+}
+
+// fitting are the NodePool's types that are compatible with the claim's
+// requirements, can launch under them and have room for its requests.
+func fitting(pool *poolInfo, reqs requirements.Requirements, requests map[string]string) []*instancetypes.InstanceType {
+	list := corev1.ResourceList{}
+	for name, q := range requests {
+		if v, err := resource.ParseQuantity(q); err == nil {
+			list[corev1.ResourceName(name)] = v
+		}
+	}
+	need := resources.FromList(list)
+	var out []*instancetypes.InstanceType
+	for _, it := range pool.catalog {
+		if it.Requirements.IntersectsFast(reqs) && hasOffering(it, reqs) && need.Fits(it.Allocatable()) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// reachableMinValues lowers each minValues of reqs to the number of
+// distinct values the types offer for its key, when they offer fewer.
+func reachableMinValues(reqs requirements.Requirements, types []*instancetypes.InstanceType) requirements.Requirements {
+	items := reqs.Items()
+	for i, r := range items {
+		if r.MinValues() == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, it := range types {
+			for _, v := range it.Requirements.Get(r.Key()).Values() {
+				seen[v] = true
+			}
+		}
+		if len(seen) < r.MinValues() {
+			items[i] = r.WithMinValues(len(seen))
+		}
+	}
+	return requirements.NewRequirements(items...)
 }
 
 // spotToSpot replaces spot with spot only behind the feature gate; a single
 // node needs 15 cheaper types, of which the replacement keeps the cheapest
 // 15 (more if minValues needs them), so that it cannot launch a type that
 // would at once be consolidated again.
-func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, limit float64, single bool) ([]*instancetypes.InstanceType, requirements.Requirements, string) {
+func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool string, minimum requirements.Requirements, limit float64, single bool) ([]*instancetypes.InstanceType, requirements.Requirements, string) {
 	if !e.opts.SpotToSpotConsolidation {
 		return nil, reqs, "SpotToSpotConsolidation is disabled, so a spot node is not replaced by a spot node"
 	}
 	reqs = reqs.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeSpot))
 	options = slices.DeleteFunc(slices.Clone(options), func(it *instancetypes.InstanceType) bool { return !hasOffering(it, reqs) })
 	options = orderByPrice(options, reqs)
-	kept, why := e.byPrice(options, reqs, pool, limit)
+	kept, why := byPrice(options, reqs, pool, minimum, limit)
 	if why != "" || !single {
 		return kept, reqs, why
 	}
@@ -155,8 +212,8 @@ func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requ
 		return nil, reqs, fmt.Sprintf("spot-to-spot consolidation needs %d cheaper instance types, got %d", spotToSpotMinTypes, len(kept))
 	}
 	keep := spotToSpotMinTypes
-	if pool.reqs.HasMinValues() {
-		n, _ := minValuesMet(kept, pool.reqs)
+	if minimum.HasMinValues() {
+		n, _ := minValuesMet(kept, minimum)
 		keep = max(keep, n)
 	}
 	return kept[:min(keep, len(kept))], reqs, ""
@@ -166,7 +223,7 @@ func (e *evaluation) spotToSpot(options []*instancetypes.InstanceType, reqs requ
 // be one of the types being removed, it must be cheaper than the cheapest
 // candidate of such a type, or the command is just a deletion of the others
 // in disguise.
-func (e *evaluation) notSameType(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool *poolInfo, cands []*nodeInfo) ([]*instancetypes.InstanceType, string) {
+func notSameType(options []*instancetypes.InstanceType, reqs requirements.Requirements, pool string, minimum requirements.Requirements, cands []*nodeInfo) ([]*instancetypes.InstanceType, string) {
 	prices := map[string]float64{}
 	for _, c := range cands {
 		if c.it == nil {
@@ -184,7 +241,7 @@ func (e *evaluation) notSameType(options []*instancetypes.InstanceType, reqs req
 			limit = p
 		}
 	}
-	kept, why := e.byPrice(options, reqs, pool, limit)
+	kept, why := byPrice(options, reqs, pool, minimum, limit)
 	if why != "" {
 		return nil, fmt.Sprintf("would replace %d nodes with one of the same type: %s", len(cands), why)
 	}

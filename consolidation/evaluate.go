@@ -53,6 +53,17 @@ var methods = []method{
 	{MethodSingleNode, (*evaluation).singleNode},
 }
 
+// MethodAfter is the method Karpenter tries after m, "" after the last (or
+// for a name that is no method).
+func MethodAfter(m string) string {
+	for i, mm := range methods[:len(methods)-1] {
+		if mm.name == m {
+			return methods[i+1].name
+		}
+	}
+	return ""
+}
+
 // Evaluate decides what Karpenter would disrupt in the cluster at now, and
 // says for every node why it is or is not disrupted.
 func Evaluate(c Cluster, now time.Time, opts Options) Decision {
@@ -61,7 +72,11 @@ func Evaluate(c Cluster, now time.Time, opts Options) Decision {
 
 func evaluate(e *evaluation) Decision {
 	var commands []Command
+	skipping := e.opts.From != ""
 	for _, m := range methods {
+		if skipping = skipping && m.name != e.opts.From; skipping {
+			continue
+		}
 		if commands = m.run(e); len(commands) > 0 {
 			e.acted = m.name
 			break

@@ -79,32 +79,23 @@ func (e *evaluation) drifted(static bool) []*nodeInfo {
 	return out
 }
 
-// drift replaces drifted nodes of dynamic NodePools (drift.go): every empty
-// one the budgets allow at once; otherwise the first whose pods all fit
-// elsewhere, with as many replacements as they need and no price check.
+// drift replaces one drifted node of a dynamic NodePool per pass
+// (drift.go): empty nodes first, then the others, each group oldest drift
+// first; the first the Drifted budget allows whose pods all fit elsewhere
+// goes, with as many replacements as they need and no price check.
 func (e *evaluation) drift() []Command {
 	cands := e.drifted(false)
 	b := e.newBudget(apis.DisruptionReasonDrifted)
-	var empty []*nodeInfo
-	for _, n := range cands {
-		if !n.empty() {
-			continue
-		}
-		if ok, why := b.take(n.poolName); !ok {
-			n.note("%s", why)
-			continue
-		}
-		empty = append(empty, n)
-	}
-	if len(empty) > 0 {
-		return []Command{e.deletion(MethodDrift, apis.DisruptionReasonDrifted, empty, "drifted and empty")}
-	}
-	for _, n := range cands {
+	empty, busy := partition(cands, (*nodeInfo).empty)
+	for _, n := range slices.Concat(empty, busy) {
 		if ok, why := b.has(n.poolName); !ok {
 			n.note("%s", why)
 			continue
 		}
-		out := e.simulator().run([]*nodeInfo{n}, 0, false)
+		if n.empty() {
+			return []Command{e.deletion(MethodDrift, apis.DisruptionReasonDrifted, []*nodeInfo{n}, "drifted and empty")}
+		}
+		out := e.simulator().runDrift(n)
 		if out.failure != "" {
 			n.note("drift: %s", out.failure)
 			continue
@@ -112,6 +103,18 @@ func (e *evaluation) drift() []Command {
 		return []Command{e.driftReplace(n, out)}
 	}
 	return nil
+}
+
+// partition splits nodes by keep, each part in the order given.
+func partition(nodes []*nodeInfo, keep func(*nodeInfo) bool) (yes, no []*nodeInfo) {
+	for _, n := range nodes {
+		if keep(n) {
+			yes = append(yes, n)
+		} else {
+			no = append(no, n)
+		}
+	}
+	return yes, no
 }
 
 func (e *evaluation) driftReplace(n *nodeInfo, out outcome) Command {

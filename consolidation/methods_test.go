@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 func emptyNodes(n int, pool string, opts ...nodeOption) []*Node {
@@ -212,8 +213,8 @@ func TestDriftTakesEmptyNodesFirstThenTheOldestDrift(t *testing.T) {
 	d = Evaluate(c, now, Options{})
 	require.Len(t, d.Commands, 1)
 	assert.Equal(t, []string{"busy-old"}, d.Commands[0].Delete)
-	// Its pod fits on busy-new, which is itself inside consolidateAfter: the
-	// pod may not move there, so a replacement is launched.
+	// Its pod does not fit beside busy-new's (1.9 CPUs allocatable), so a
+	// replacement is launched.
 	assert.Len(t, d.Commands[0].Replacements, 1)
 }
 
@@ -229,7 +230,10 @@ func TestDriftIgnoresPodBlocksOnlyWithATerminationGracePeriod(t *testing.T) {
 	requireNoCommand(t, d)
 	assert.Contains(t, verdict(t, d, "n").Reason, `drifted (NodePoolDrifted) but pod default/web has the karpenter.sh/do-not-disrupt annotation ("true")`)
 	d = Evaluate(build(true), now, Options{})
-	assert.Equal(t, []string{"drift delete=[n] replace=[fake-it-1 spot]"}, summary(d))
+	// The node goes once its grace period forces the pod out, but nothing is
+	// launched for a pod that will not be evicted (Karpenter's
+	// SimulateScheduling places only currently reschedulable pods).
+	assert.Equal(t, []string{"drift delete=[n] replace=[]"}, summary(d))
 }
 
 func TestStaticDriftReplacesOneForOneWithinTheNodeLimit(t *testing.T) {
@@ -343,4 +347,52 @@ func TestAReplacementIsForcedToSpotOnlyWhereSpotIsOffered(t *testing.T) {
 	assert.Equal(t, []string{"single-node-consolidation delete=[n] replace=[fake-it-1 on-demand]"}, summary(d))
 	assert.NotContains(t, d.Commands[0].Replacements[0].Requirements,
 		corev1.NodeSelectorRequirement{Key: apis.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{"spot"}})
+}
+
+func TestDriftMovesPodsOntoNodesInsideConsolidateAfter(t *testing.T) {
+	// Karpenter keeps pods off nodes inside their consolidateAfter window in
+	// consolidation's simulations only; drift may use them.
+	old := newNode("old", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", "1")}, drifted(time.Hour))
+	fresh := newNode("fresh", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("b", "1")}, lastPodEvent(time.Second))
+	np := newPool("default", withConsolidateAfter("10m"))
+	d := Evaluate(Cluster{Nodes: []*Node{old, fresh}, NodePools: pools(np)}, now, Options{})
+	assert.Equal(t, []string{"drift delete=[old] replace=[]"}, summary(d))
+	assert.Equal(t, []Move{{Pod: "default/a", To: "fresh"}}, d.Commands[0].Moves)
+}
+
+func TestDriftDeletesOneEmptyNodePerPass(t *testing.T) {
+	// Karpenter's drift command holds one candidate: two empty drifted
+	// nodes take two passes, the longest-drifted first.
+	a := newNode("a", "default", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Minute))
+	b := newNode("b", "default", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Hour))
+	np := newPool("default", withConsolidateAfter("Never"))
+	d := Evaluate(Cluster{Nodes: []*Node{a, b}, NodePools: pools(np)}, now, Options{})
+	assert.Equal(t, []string{"drift delete=[b] replace=[]"}, summary(d))
+}
+
+func TestBestEffortDoesNotRelaxMinValuesToConsolidate(t *testing.T) {
+	// BestEffort let the NodePool's nodes launch with two of the three
+	// types minValues asks for; a replacement must still offer both, and
+	// only one type is cheaper than the node.
+	three := 3
+	np := newPool("default", func(np *apis.NodePool) {
+		np.Spec.Template.Spec.Requirements = []apis.NodeSelectorRequirementWithMinValues{{Key: apis.LabelInstanceType,
+			Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-it-0", "fake-it-19"}, MinValues: &three}}
+	})
+	n := newNode("n", "default", 20, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("web", "100m")})
+	d := Evaluate(Cluster{Nodes: []*Node{n}, NodePools: pools(np)}, now, Options{Scheduling: scheduling.Options{MinValuesBestEffort: true}})
+	requireNoCommand(t, d)
+}
+
+func TestEvaluateFromAMethod(t *testing.T) {
+	// An empty node and a drifted one: emptiness acts first, unless the
+	// evaluation starts after it.
+	empty := newNode("empty", "default", 2, apis.CapacityTypeOnDemand, nil)
+	old := newNode("old", "default", 2, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", "1")}, drifted(time.Hour))
+	c := Cluster{Nodes: []*Node{empty, old}, NodePools: pools(newPool("default"))}
+	assert.Equal(t, MethodEmptiness, Evaluate(c, now, Options{}).Commands[0].Method)
+	assert.Equal(t, MethodDrift, Evaluate(c, now, Options{From: MethodAfter(MethodEmptiness)}).Commands[0].Method)
+	assert.Equal(t, MethodStaticDrift, MethodAfter(MethodEmptiness))
+	assert.Empty(t, MethodAfter(MethodSingleNode))
+	assert.Empty(t, MethodAfter("no-such-method"))
 }

@@ -16,10 +16,12 @@ import (
 )
 
 // simulationTaint keeps pods off a node in a simulation only. It marks
-// nodes inside their consolidateAfter window, which pods of disrupted nodes
-// may not move to (pending pods tolerate it: the rule is about
-// consolidation, not provisioning), and the placeholder nodes that stand in
-// for nodes left out of a simulation.
+// nodes inside their consolidateAfter window, which pods of consolidation
+// candidates may not move to (pending pods, pods of deleting nodes and pods
+// of drifted nodes tolerate it: Karpenter enforces the rule in
+// consolidation's simulations only, and exempts the first two even there),
+// and the placeholder nodes that stand in for nodes left out of a
+// simulation, which have nothing allocatable.
 var simulationTaint = corev1.Taint{Key: "consolidation.karpsim.io/not-a-destination", Effect: corev1.TaintEffectNoSchedule}
 
 // simulator runs Karpenter's SimulateScheduling: the candidates are
@@ -57,6 +59,10 @@ type simulator struct {
 	prune bool
 	// uninitialized and window name the nodes moved pods may not land on.
 	uninitialized, window map[string]bool
+	// movable reports whether a pod of a node being disrupted is placed
+	// again: not one that do-not-disrupt or a PDB allowing no disruption
+	// will keep from being evicted, for which Karpenter launches nothing.
+	movable func(*corev1.Pod) bool
 	// exhaustive solves every simulation over every node and type.
 	exhaustive bool
 	// solves counts the simulations run, for benchmarks.
@@ -80,6 +86,10 @@ func newSimulator(e *evaluation) *simulator {
 		gone: map[string]resources.Vector{}, uninitialized: map[string]bool{}, window: map[string]bool{},
 		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		prune: !e.exhaustive, exhaustive: e.exhaustive,
+		movable: func(p *corev1.Pod) bool {
+			ok, _ := apis.DoNotDisrupt(p, e.now)
+			return !ok && e.pdbs.blocks(p, true) == ""
+		},
 	}
 	s.base = scheduling.Input{DaemonSets: e.cluster.DaemonSets, Options: e.opts.Scheduling}
 	// The NodePools and DaemonSets are the same in every simulation:
@@ -98,6 +108,7 @@ func newSimulator(e *evaluation) *simulator {
 	s.pending = e.cluster.Pending
 	if len(s.window) > 0 {
 		s.pending = withToleration(s.pending, simulationTaint)
+		s.displaced = withToleration(s.displaced, simulationTaint)
 	}
 	// A pending pod no node and no type could take fails in every solve
 	// and changes nothing else there: it is left out.
@@ -132,7 +143,7 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
 		s.gone[n.poolName] = s.gone[n.poolName].Add(capacity)
 		for _, p := range n.reschedulable {
-			if ok, _ := apis.DoNotDisrupt(p, e.now); !ok && e.pdbs.blocks(p, true) == "" {
+			if s.movable(p) {
 				s.displaced = append(s.displaced, p)
 			}
 		}
@@ -203,11 +214,31 @@ type outcome struct {
 // offering is below it. With oneClaim, a simulation that could only succeed
 // with several new nodes is answered without a solve (see cannotFit).
 func (s *simulator) run(cands []*nodeInfo, limit float64, oneClaim bool) outcome {
+	return s.simulate(cands, limit, oneClaim, true)
+}
+
+// runDrift simulates removing a drifted node: no price limit, and its pods
+// may move to nodes inside their consolidateAfter window.
+func (s *simulator) runDrift(n *nodeInfo) outcome {
+	return s.simulate([]*nodeInfo{n}, 0, false, false)
+}
+
+// simulate is run, with consolidate saying whether the candidates' pods
+// keep off nodes inside their consolidateAfter window. Pods of the
+// candidates that will not be evicted are not placed.
+func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consolidate bool) outcome {
 	leaving := make(map[*nodeInfo]bool, len(cands))
 	var own []*corev1.Pod
 	for _, c := range cands {
 		leaving[c] = true
-		own = append(own, c.reschedulable...)
+		for _, p := range c.reschedulable {
+			if s.movable(p) {
+				own = append(own, p)
+			}
+		}
+	}
+	if !consolidate && len(s.window) > 0 {
+		own = withToleration(own, simulationTaint)
 	}
 	// Pods of one shape count once for reachability, and each for room.
 	var shapes []*shape
@@ -249,7 +280,7 @@ func (s *simulator) run(cands []*nodeInfo, limit float64, oneClaim bool) outcome
 	if !narrowed {
 		limit = 0
 	}
-	out := s.interpret(result, own, limit)
+	out := s.interpret(result, own, limit, consolidate)
 	out.narrowed = narrowed
 	return out
 }
@@ -309,7 +340,7 @@ func placeholder(pool string, capacity resources.Vector) *scheduling.Node {
 // interpret reads a solve: every pod of the candidates and of deleting
 // nodes must be placed, none on a node it may not move to; the
 // candidates' pods' places are the moves.
-func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit float64) outcome {
+func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit float64, consolidate bool) outcome {
 	moving := make(map[string]bool, len(own)+len(s.displaced))
 	ownKeys := make(map[string]bool, len(own))
 	for _, p := range s.displaced {
@@ -345,7 +376,7 @@ func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit floa
 		case moving[b.Pod] && s.uninitialized[b.Node]:
 			out.failure = fmt.Sprintf("pod %s would schedule against uninitialized node %s", b.Pod, b.Node)
 			return out
-		case moving[b.Pod] && s.window[b.Node]:
+		case consolidate && ownKeys[b.Pod] && s.window[b.Node]:
 			out.failure = fmt.Sprintf("pod %s would move to node %s, which is inside its consolidateAfter window", b.Pod, b.Node)
 			return out
 		case ownKeys[b.Pod]:

@@ -95,6 +95,11 @@ type Options struct {
 	// NodePools, their catalogs and the DaemonSets for the next
 	// evaluation with the same ones (see Cache).
 	Cache *Cache
+	// From, when it names a method (Method* constants), starts the
+	// evaluation with that method, skipping the ones before it: Karpenter
+	// validates a command by its own method, and goes on to the next method
+	// in the same pass when a command fails validation (see MethodAfter).
+	From string
 	// NominationWindow is how long a nominated node is no candidate;
 	// zero means the package's NominationWindow. Karpenter's is
 	// max(2 × BATCH_MAX_DURATION, 10s).

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +50,12 @@ func (c *Controller) poll(ctx context.Context) {
 	if c.generationNow() == c.disrupt.lastGeneration && now.Before(c.disrupt.nextEval) {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options)
+	c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options), now)
+}
+
+// decide acts on an evaluation: drift commands at once, consolidation
+// commands after validation.
+func (c *Controller) decide(ctx context.Context, d consolidation.Decision, now time.Time) {
 	if len(d.Commands) == 0 {
 		c.disrupt.lastGeneration = c.generationNow()
 		c.disrupt.nextEval = c.nextTimedChange(now)
@@ -113,22 +119,41 @@ func (c *Controller) nextTimedChange(now time.Time) time.Time {
 	return next
 }
 
-// validate re-evaluates a consolidation command after the validation delay
-// and executes the fresh command when it deletes the same nodes by the same
-// method.
+// validate re-evaluates a consolidation command after the validation delay,
+// starting with the command's method, and executes the fresh command when
+// it deletes the same nodes by the same method. Emptiness is the exception,
+// as in Karpenter's EmptinessValidator: the nodes of the command that are
+// still empty and may still go are deleted, the others stay. When the
+// command fails, the methods after its own are tried at once.
 func (c *Controller) validate(ctx context.Context) {
 	want := c.disrupt.validating
 	c.disrupt.validating = nil
 	if want == nil {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), c.now(), c.cfg.Options)
-	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && slices.Equal(d.Commands[0].Delete, want.Delete) {
+	cl := c.consolidationCluster()
+	emptiness := want.Method == consolidation.MethodEmptiness
+	if emptiness {
+		cl.Nodes = onlyCandidates(cl.Nodes, want.Delete)
+	}
+	// The command is validated by its own method: earlier methods finding
+	// something new does not invalidate it.
+	opts := c.cfg.Options
+	opts.From = want.Method
+	d := consolidation.Evaluate(cl, c.now(), opts)
+	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && (emptiness || slices.Equal(d.Commands[0].Delete, want.Delete)) {
 		c.execute(ctx, d.Commands[0])
 		return
 	}
 	c.record(Decision{Kind: KindValidationFailed, Method: want.Method, Nodes: want.Delete,
 		Reason: "the command no longer holds " + c.t.ValidationDelay.String() + " later: " + want.Reason})
+	// Karpenter goes on to the methods after the failed one in the same
+	// pass, rather than waiting for the next poll.
+	if next := consolidation.MethodAfter(want.Method); next != "" {
+		opts.From = next
+		now := c.now()
+		c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, opts), now)
+	}
 }
 
 // execute carries out a command: cordon the candidates, launch the
@@ -279,6 +304,27 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 // consolidationCluster is the cluster as consolidation.Evaluate sees it:
 // the nodes' StateNodes as they are, with the loop's nominations and drift
 // set on them.
+// onlyCandidates returns copies of the nodes in which every node not named
+// carries karpenter.sh/do-not-disrupt, so that no method may take it; the
+// nodes themselves are not changed.
+func onlyCandidates(nodes []*consolidation.Node, names []string) []*consolidation.Node {
+	out := make([]*consolidation.Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n
+		if n.Node == nil || slices.Contains(names, n.Node.Name) {
+			continue
+		}
+		kept := *n
+		kept.Annotations = maps.Clone(n.Annotations)
+		if kept.Annotations == nil {
+			kept.Annotations = map[string]string{}
+		}
+		kept.Annotations[apis.AnnotationDoNotDisrupt] = "true"
+		out[i] = &kept
+	}
+	return out
+}
+
 func (c *Controller) consolidationCluster() consolidation.Cluster {
 	cl := c.cfg.Cluster
 	nodes := cl.Nodes(true)

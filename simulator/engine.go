@@ -288,6 +288,13 @@ func (s *sim) setLauncher() error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidScenario, err)
 	}
+	// The nodes the manifests start with are running instances of this
+	// cloud: deleting or interrupting one must find it.
+	for _, name := range slices.Sorted(maps.Keys(s.nodes)) {
+		if err := m.Adopt(s.nodes[name].Instance); err != nil {
+			return fmt.Errorf("simulator: node %s: %w", name, err)
+		}
+	}
 	s.launcher = m
 	return nil
 }

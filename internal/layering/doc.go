@@ -13,7 +13,8 @@
 //	5  snapshot                                 manifests or a cluster's state → decision inputs
 //	6  controller, clusterautoscaler            Karpenter's loop; the Cluster Autoscaler model beside it
 //	7  simulator                                the world around the autoscaler in virtual time
-//	8  plantest, sweep                          capacity tests, many runs at once
+//	8  plantest, sweep, conformance             capacity tests, many runs at once, Karpenter's own
+//	                                            specs translated (tests only)
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run
 //

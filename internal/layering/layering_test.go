@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"snapshot":   5,
 	"controller": 6, "clusterautoscaler": 6,
 	"simulator": 7,
-	"plantest":  8, "sweep": 8,
+	"plantest":  8, "sweep": 8, "conformance": 8,
 	"report":      9,
 	"cmd/karpsim": 10, "examples": 10,
 }
