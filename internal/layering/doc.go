@@ -9,13 +9,17 @@
 //	   manifests                                reading YAML into typed objects
 //	2  instancetypes                            instance types and offerings
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
-//	4  consolidation                            the disruption decision
+//	4  consolidation, kube                      the disruption decision; a real cluster through client-go
 //	5  snapshot                                 manifests or a cluster's state → decision inputs
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
-//	8  plantest, cmd/karpsim, examples          what users run
+//	8  plantest, cmd/karpsim, examples,         what users run
+//	   kube/kubetest
 //
 // The decision core (requirements, resources, instancetypes, pricing,
 // scheduling, budgets, drift, consolidation) does no I/O and imports neither
 // manifests nor cloud: it takes plain structs and returns decisions.
+//
+// kube is the only package that imports k8s.io/client-go (kube/kubetest,
+// its fakes, too): a program links client-go only when it imports kube.
 package layering
