@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,10 +124,6 @@ func toUnstructured(apiVersion, kind string, obj any) (*unstructured.Unstructure
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
 	return u, nil
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 // splitKey splits a cache key "namespace/name" or "name".

@@ -80,6 +80,10 @@ func (w *Watcher) Start(ctx context.Context) error {
 	}
 	w.stop = make(chan struct{})
 	w.mu.Unlock()
+	if err := w.check(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 
 	core := informers.NewSharedInformerFactory(w.clients.Core, w.cfg.Resync)
 	dyn := dynamicinformer.NewDynamicSharedInformerFactory(w.clients.Dynamic, w.cfg.Resync)
@@ -117,6 +121,38 @@ func (w *Watcher) Start(ctx context.Context) error {
 	core.Start(w.stop)
 	dyn.Start(w.stop)
 	return w.waitForSync(ctx, regs)
+}
+
+// check lists one object of each kind, so that a kind that cannot be read
+// fails Start at once with its reason instead of leaving its informer to
+// retry: an informer retries a refused connection for ever.
+func (w *Watcher) check(ctx context.Context) error {
+	opts := metav1.ListOptions{Limit: 1}
+	for _, r := range watched {
+		var err error
+		switch r.kind {
+		case pods.kind:
+			_, err = w.clients.Core.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
+		case nodes.kind:
+			_, err = w.clients.Core.CoreV1().Nodes().List(ctx, opts)
+		case pdbs.kind:
+			_, err = w.clients.Core.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, opts)
+		case daemonSets.kind:
+			_, err = w.clients.Core.AppsV1().DaemonSets(metav1.NamespaceAll).List(ctx, opts)
+		case pvcs.kind:
+			_, err = w.clients.Core.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, opts)
+		case pvs.kind:
+			_, err = w.clients.Core.CoreV1().PersistentVolumes().List(ctx, opts)
+		case storageClass.kind:
+			_, err = w.clients.Core.StorageV1().StorageClasses().List(ctx, opts)
+		default:
+			_, err = w.clients.Dynamic.Resource(r.gvr).List(ctx, opts)
+		}
+		if err != nil {
+			return describeListError(r, w.clients.Server, err)
+		}
+	}
+	return nil
 }
 
 // waitForSync waits until every handler has seen its informer's initial
