@@ -68,7 +68,7 @@ func describeListError(r resource, server string, err error) error {
 	isStatus := errors.As(err, &status)
 	switch {
 	case apierrors.IsForbidden(err):
-		return fmt.Errorf("kube: list %s: %w: the credentials may not list and watch %s cluster-wide (the read-only ClusterRole is examples/kube/clusterrole.yaml): %s",
+		return fmt.Errorf("kube: list %s: %w: the credentials may not list and watch %s cluster-wide (the read-only ClusterRole karpsim-read is in examples/kubecontroller/rbac.yaml): %s",
 			r.name(), ErrForbidden, r.name(), status.Status().Message)
 	case apierrors.IsNotFound(err) && r.crd:
 		return fmt.Errorf("kube: list %s: %w: the server does not serve %s/%s: install Karpenter's CRDs (the CustomResourceDefinition %s)",
