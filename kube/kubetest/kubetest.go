@@ -16,7 +16,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/kubernetes/scheme"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/karpsim/karpsim/kube"
 )
@@ -94,13 +94,13 @@ func objectsOf(u *unstructured.Unstructured) ([]runtime.Object, error) {
 		return out, err
 	}
 	gvk := u.GroupVersionKind()
-	if u.GetNamespace() == "" && !clusterScoped[gvk.Kind] && scheme.Scheme.Recognizes(gvk) {
+	if u.GetNamespace() == "" && !clusterScoped[gvk.Kind] && clientscheme.Scheme.Recognizes(gvk) {
 		u.SetNamespace("default")
 	}
-	if !scheme.Scheme.Recognizes(gvk) {
+	if !clientscheme.Scheme.Recognizes(gvk) {
 		return []runtime.Object{u}, nil
 	}
-	obj, err := scheme.Scheme.New(gvk)
+	obj, err := clientscheme.Scheme.New(gvk)
 	if err != nil {
 		return nil, err
 	}
@@ -109,3 +109,5 @@ func objectsOf(u *unstructured.Unstructured) ([]runtime.Object, error) {
 	}
 	return []runtime.Object{obj}, nil
 }
+
+var clientScheme = clientscheme.Scheme
