@@ -171,3 +171,21 @@ func TestWriterDryRunStoresNothing(t *testing.T) {
 	}
 	assert.Equal(t, 4, writes, "create the claim, evict the pod, delete the node and its claim")
 }
+
+// A pod deleted between the drain's list and its eviction is gone already:
+// the drain goes on without counting it.
+func TestWriterDrainSkipsAPodDeletedMeanwhile(t *testing.T) {
+	f := fakes(t, cluster)
+	f.Core.PrependReactor("create", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "eviction" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "web-1")
+	})
+	w := kube.NewWriter(f.Clients, kube.WriterConfig{EvictionBackoff: fastBackoff})
+	evicted, err := w.DeleteNode(t.Context(), "node-a")
+	require.NoError(t, err)
+	assert.Equal(t, 0, evicted)
+	_, err = f.Core.CoreV1().Nodes().Get(t.Context(), "node-a", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the node is deleted")
+}
