@@ -61,6 +61,9 @@ metadata: {name: web-1, namespace: shop}
 spec:
   nodeName: node-a
   containers: [{name: c, image: nginx}]
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "True"}]
 ---
 apiVersion: v1
 kind: Pod

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/karpsim/karpsim/apis"
@@ -247,7 +248,7 @@ func (w *Writer) evict(ctx context.Context, p *corev1.Pod) (gone bool, err error
 	}
 	backoff := w.cfg.EvictionBackoff
 	for attempt := 1; ; attempt++ {
-		err := w.clients.Core.PolicyV1().Evictions(p.Namespace).Evict(ctx, eviction)
+		err := w.postEviction(ctx, eviction)
 		switch {
 		case err == nil:
 			return false, nil
@@ -264,6 +265,20 @@ func (w *Writer) evict(ctx context.Context, p *corev1.Pod) (gone bool, err error
 		case <-time.After(backoff.Step()):
 		}
 	}
+}
+
+// postEviction asks for one eviction. client-go's REST client would wait
+// out a 429's Retry-After (10 s for a PodDisruptionBudget) and ask again on
+// its own, up to ten times, hiding the refusal until the request times out;
+// the writer retries with its own backoff instead, so the request is sent
+// once. Fake clientsets have no REST client and go through Evict.
+func (w *Writer) postEviction(ctx context.Context, eviction *policyv1.Eviction) error {
+	rc, ok := w.clients.Core.CoreV1().RESTClient().(*rest.RESTClient)
+	if !ok || rc == nil {
+		return w.clients.Core.PolicyV1().Evictions(eviction.Namespace).Evict(ctx, eviction)
+	}
+	return rc.Post().MaxRetries(0).Namespace(eviction.Namespace).Resource("pods").Name(eviction.Name).
+		SubResource("eviction").Body(eviction).Do(ctx).Error()
 }
 
 // notFound adds cloud.ErrNotFound to the chain of a NotFound answer.
