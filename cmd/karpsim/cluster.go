@@ -72,7 +72,7 @@ func (o clusterOptions) check(files []string) error {
 
 // connectKubeconfig builds clients from the kubeconfig.
 func connectKubeconfig(o clusterOptions) (kube.Clients, string, error) {
-	cfg, err := kubeconfig.Load(kubeconfig.Options{Path: o.kubeconfig, Context: o.context})
+	cfg, name, err := kubeconfig.Load(kubeconfig.Options{Path: o.kubeconfig, Context: o.context})
 	if err != nil {
 		return kube.Clients{}, "", err
 	}
@@ -80,13 +80,7 @@ func connectKubeconfig(o clusterOptions) (kube.Clients, string, error) {
 	if err != nil {
 		return kube.Clients{}, "", err
 	}
-	name := o.context
-	if name == "" {
-		name = "the current context"
-	} else {
-		name = "context " + name
-	}
-	return clients, fmt.Sprintf("%s (%s)", name, cfg.Host), nil
+	return clients, fmt.Sprintf("context %s (%s)", name, cfg.Host), nil
 }
 
 // readCluster lists the cluster's objects through kube.Watcher, once every

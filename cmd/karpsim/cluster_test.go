@@ -219,7 +219,7 @@ current-context: nowhere
 
 	code, _, stderr = runCmd("disrupt", "--kubeconfig", kubeconfig)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "reading the current context (https://127.0.0.1:1): kube: list pods: unreachable: https://127.0.0.1:1 did not answer")
+	assert.Contains(t, stderr, "reading context nowhere (https://127.0.0.1:1): kube: list pods: unreachable: https://127.0.0.1:1 did not answer")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
 
 	code, _, stderr = runCmd("plan", "--kubeconfig", filepath.Join(t.TempDir(), "missing"))

@@ -50,7 +50,7 @@ func runMain() error {
 	flag.DurationVar(&duration, "for", 0, "stop after this long (default: until interrupted)")
 	flag.Parse()
 
-	cfg, err := kubeconfig.Load(kubeconfig.Options{Path: path, Context: kubeContext})
+	cfg, _, err := kubeconfig.Load(kubeconfig.Options{Path: path, Context: kubeContext})
 	if err != nil {
 		return err
 	}

@@ -35,9 +35,10 @@ type Options struct {
 // used: missing, unreadable, without the context asked for.
 var ErrInvalid = errors.New("kubeconfig")
 
-// Load reads a kubeconfig. The error names the file and the context
-// it could not use.
-func Load(o Options) (*rest.Config, error) {
+// Load reads a kubeconfig and returns the REST config of the context
+// asked for (or the current one) and that context's name. The error names
+// the file and the context it could not use.
+func Load(o Options) (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	where := "the default kubeconfig ($KUBECONFIG or ~/.kube/config)"
 	if o.Path != "" {
@@ -46,27 +47,27 @@ func Load(o Options) (*rest.Config, error) {
 	}
 	raw, err := rules.Load()
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrInvalid, where, err)
+		return nil, "", fmt.Errorf("%w %s: %w", ErrInvalid, where, err)
 	}
 	name := o.Context
 	if name == "" {
 		name = raw.CurrentContext
 	}
 	if name == "" {
-		return nil, fmt.Errorf("%w %s: no current context: give --context", ErrInvalid, where)
+		return nil, "", fmt.Errorf("%w %s: no current context: give --context", ErrInvalid, where)
 	}
 	if _, ok := raw.Contexts[name]; !ok {
-		return nil, fmt.Errorf("%w %s: no context %q (contexts: %s)", ErrInvalid, where, name, contextNames(raw.Contexts))
+		return nil, "", fmt.Errorf("%w %s: no context %q (contexts: %s)", ErrInvalid, where, name, contextNames(raw.Contexts))
 	}
 	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, name, &clientcmd.ConfigOverrides{}, rules).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: context %q: %w", ErrInvalid, where, name, err)
+		return nil, "", fmt.Errorf("%w %s: context %q: %w", ErrInvalid, where, name, err)
 	}
 	cfg.Timeout = o.Timeout
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	return cfg, nil
+	return cfg, name, nil
 }
 
 func contextNames[V any](m map[string]V) string {
