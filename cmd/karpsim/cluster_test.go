@@ -230,3 +230,22 @@ current-context: nowhere
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "give one")
 }
+
+func TestCatalogFlag(t *testing.T) {
+	code, catalog, stderr := runCmd("instance-types", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	require.NoError(t, os.WriteFile(file, []byte(catalog), 0o600))
+	path := scenario("spot-over-on-demand")
+	env, _ := fakeCluster(t, path)
+	code, fromFile, stderr := runCmd("plan", "-f", path, "--catalog", file)
+	require.Equal(t, 0, code, stderr)
+	code, fromCluster, stderr := runEnv(env, "plan", "--context", "fake", "--catalog", file)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, fromFile, fromCluster)
+	assert.Contains(t, stderr, "instance types and prices from the catalog "+file+", not from the cluster or the cloud")
+
+	code, _, stderr = runCmd("plan", "-f", path, "--catalog", filepath.Join(t.TempDir(), "missing.json"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "missing.json")
+}
