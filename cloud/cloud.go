@@ -31,6 +31,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
 )
@@ -121,6 +122,13 @@ type ClusterState struct {
 	NodePools      []*apis.NodePool     `json:"nodePools,omitempty"`
 	EC2NodeClasses []*apis.EC2NodeClass `json:"ec2NodeClasses,omitempty"`
 	DaemonSets     []*appsv1.DaemonSet  `json:"daemonSets,omitempty"`
+	// PersistentVolumeClaims, PersistentVolumes and StorageClasses decide
+	// where pods with volumes may run (a bound volume's zone, a class's
+	// allowed topologies). A live watcher reads them; MemoryCluster holds
+	// none.
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
+	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
+	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
 }
 
 // ChangeType says what happened to an object, in the words of a Kubernetes

@@ -62,5 +62,7 @@ func stateObjects(s cloud.ClusterState) objects {
 	return objects{
 		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses,
 		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
+		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims,
+		StorageClasses: s.StorageClasses,
 	}
 }

@@ -20,6 +20,7 @@ type disruptOptions struct {
 	at         string
 	output     string
 	spotToSpot bool
+	cluster    clusterOptions
 }
 
 // disruptResult is what `karpsim disrupt -o json` prints: the decision of
@@ -32,17 +33,22 @@ type disruptResult struct {
 	Expiring []snapshot.Expired `json:"expiring"`
 }
 
-func newDisruptCommand() *cobra.Command {
+func newDisruptCommand(env environment) *cobra.Command {
 	var opts disruptOptions
 	cmd := &cobra.Command{
-		Use:   "disrupt -f PATH... [flags]",
+		Use:   "disrupt -f PATH... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
 		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and EC2NodeClasses
 and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
 single-node consolidation under the NodePools' budgets, each command with its replacements and
 savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
-It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.`,
-		Example: `  # What Karpenter would disrupt next in a live cluster
+It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.
+With --kubeconfig or --context it reads the cluster instead (list and watch only; it writes nothing)
+and evaluates now unless --at is given.`,
+		Example: `  # What Karpenter would disrupt next in a live cluster (read only), now
+  karpsim disrupt --kubeconfig ~/.kube/config --context prod
+
+  # The same from a dump of the cluster
   kubectl get pods,nodes,pdb,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim disrupt -f -
 
   # A cluster saved to a file, as JSON
@@ -56,7 +62,7 @@ It evaluates at --at, or else at the latest timestamp of the input, which it say
 			if err := opts.check(); err != nil {
 				return err
 			}
-			return runDisrupt(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runDisrupt(env, opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(required): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
@@ -64,31 +70,15 @@ It evaluates at --at, or else at the latest timestamp of the input, which it say
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
+	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
 	return cmd
 }
 
-func runDisrupt(opts disruptOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	set, err := loadManifests(opts.files, stdin, stderr)
+func runDisrupt(env environment, opts disruptOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	result, now, err := evaluateDisruption(env, opts, "disrupt", stdin, stderr)
 	if err != nil {
 		return err
-	}
-	for _, w := range set.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	now, err := disruptTime(opts.at, set, stderr)
-	if err != nil {
-		return err
-	}
-	d, err := snapshot.ForDisruption(set, snapshot.Options{}, now)
-	if err != nil {
-		return err
-	}
-	printWarnings(stderr, d.Warnings)
-	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot})
-	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
-	if result.Expiring == nil {
-		result.Expiring = []snapshot.Expired{}
 	}
 	switch opts.output {
 	case "json":
@@ -100,16 +90,47 @@ func runDisrupt(opts disruptOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 }
 
+// evaluateDisruption reads the objects the flags name and decides what
+// the disruption controller does at the time they say.
+func evaluateDisruption(env environment, opts disruptOptions, command string, stdin io.Reader, stderr io.Writer) (disruptResult, time.Time, error) {
+	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, nil)
+	if err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
+	now, err := disruptTime(opts.at, set, opts.cluster.live(), command, stderr)
+	if err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
+	snapOpts := snapshot.Options{Origin: origin}
+	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
+	d, err := snapshot.ForDisruption(set, snapOpts, now)
+	if err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
+	printWarnings(stderr, d.Warnings)
+	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot})
+	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
+	if result.Expiring == nil {
+		result.Expiring = []snapshot.Expired{}
+	}
+	return result, now, nil
+}
+
 // check refuses flag values that cannot mean anything.
 func (opts disruptOptions) check() error {
 	if err := checkFiles(opts.files); err != nil {
 		return err
 	}
+	if err := opts.cluster.check(opts.files); err != nil {
+		return err
+	}
 	if err := checkOutput(opts.output); err != nil {
 		return err
 	}
-	if len(opts.files) == 0 {
-		return fmt.Errorf("%w: no -f given: disrupt needs the cluster's manifests", errUsage)
+	if len(opts.files) == 0 && !opts.cluster.live() {
+		return fmt.Errorf("%w: no -f or --kubeconfig given: disrupt needs the cluster's manifests, or the cluster", errUsage)
 	}
 	if opts.at != "" {
 		if _, err := time.Parse(time.RFC3339, opts.at); err != nil {
@@ -119,18 +140,24 @@ func (opts disruptOptions) check() error {
 	return nil
 }
 
-// disruptTime is --at, or else the latest timestamp of the input, said on
-// stderr; an input without any timestamp needs --at.
-func disruptTime(at string, set *manifests.Set, stderr io.Writer) (time.Time, error) {
+// disruptTime is --at, or else for a live cluster the time now, or else
+// the latest timestamp of the input, said on stderr; an input without any
+// timestamp needs --at.
+func disruptTime(at string, set *manifests.Set, live bool, command string, stderr io.Writer) (time.Time, error) {
 	if at != "" {
 		t, err := time.Parse(time.RFC3339, at)
 		return t.UTC(), err
+	}
+	if live {
+		now := time.Now().UTC().Truncate(time.Second)
+		fmt.Fprintf(stderr, "karpsim %s: no --at given: evaluating the cluster now, at %s\n", command, now.Format(time.RFC3339))
+		return now, nil
 	}
 	latest := snapshot.LatestTime(set)
 	if latest.IsZero() {
 		return time.Time{}, fmt.Errorf("%w: the input has no timestamp to evaluate at: give --at", errUsage)
 	}
-	fmt.Fprintf(stderr, "karpsim disrupt: no --at given: evaluating at %s, the latest timestamp in the input\n", latest.UTC().Format(time.RFC3339))
+	fmt.Fprintf(stderr, "karpsim %s: no --at given: evaluating at %s, the latest timestamp in the input\n", command, latest.UTC().Format(time.RFC3339))
 	return latest, nil
 }
 

@@ -32,7 +32,7 @@ func TestDisruptExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no files", []string{"disrupt"}, 2, "no -f given"},
+		{"no files", []string{"disrupt"}, 2, "no -f or --kubeconfig given"},
 		{"bad output", []string{"disrupt", "-f", disruptScenario("empty-node"), "-o", "xml"}, 2, `-o "xml"`},
 		{"bad time", []string{"disrupt", "-f", disruptScenario("empty-node"), "--at", "noon"}, 2, `--at "noon"`},
 		{"no timestamp", []string{"disrupt", "-f", noTime}, 2, "give --at"},

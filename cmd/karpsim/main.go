@@ -48,11 +48,16 @@ func main() {
 // empty), and returns the exit code: 0 on success, 1 when the command
 // failed on its input, 2 when the command line was wrong.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(defaultEnvironment, args, stdin, stdout, stderr)
+}
+
+// runIn is run with the cluster connection env gives.
+func runIn(env environment, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if stdin == nil {
 		// Cobra would fall back to the process's standard input.
 		stdin = strings.NewReader("")
 	}
-	root := newRootCommand()
+	root := newRootCommandIn(env)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -82,7 +87,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // newRootCommand builds the whole command tree. run builds a new one for
 // every command line, so that no flag value outlives its command.
-func newRootCommand() *cobra.Command {
+func newRootCommand() *cobra.Command { return newRootCommandIn(defaultEnvironment) }
+
+// newRootCommandIn builds the command tree for env.
+func newRootCommandIn(env environment) *cobra.Command {
 	var showVersion bool
 	root := &cobra.Command{
 		Use:   "karpsim",
@@ -119,9 +127,10 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(
 		newCompareCommand(),
-		newDisruptCommand(),
+		newDisruptCommand(env),
+		newExplainCommand(env),
 		newInstanceTypesCommand(),
-		newPlanCommand(),
+		newPlanCommand(env),
 		newReportCommand(),
 		newSimulateCommand(),
 		newSweepCommand(),

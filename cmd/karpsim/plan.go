@@ -37,25 +37,29 @@ type planOptions struct {
 	minValuesPolicy string
 	region          string
 	zones           string
+	cluster         clusterOptions
 }
 
-func newPlanCommand() *cobra.Command {
+func newPlanCommand(env environment) *cobra.Command {
 	var opts planOptions
 	cmd := &cobra.Command{
-		Use:   "plan [-f PATH]... [flags]",
+		Use:   "plan [-f PATH]... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why",
 		Long: `Plan reads NodePools, EC2NodeClasses, NodeClaims, Nodes, Pods, DaemonSets, PodDisruptionBudgets and
 workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
 NodePool, instance type and capacity type, pods bound to existing nodes, and why each unschedulable pod
 is unschedulable. Without -f, it plans the built-in example (inflate, 10 replicas, on the default
-NodePool) and says so on standard error. Warnings go to standard error, each prefixed "warning: ".`,
-		Example: `  # Plan for the pending pods of a live cluster
-  kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses,daemonsets -A -o yaml | karpsim plan -f -
+NodePool) and says so on standard error. With --kubeconfig or --context it reads the objects from the
+cluster instead (list and watch only; it writes nothing), and takes instance types from the embedded EC2
+model or --catalog, never from the cluster. Warnings go to standard error, each prefixed "warning: ".`,
+		Example: `  # Plan for the pending pods of a live cluster (read only), and with a NodePool edit applied
+  karpsim plan --kubeconfig ~/.kube/config --context prod
+  karpsim plan --context prod --nodepool-file my-nodepool.yaml
 
   # Plan a file of manifests, as JSON
   karpsim plan -f testdata/plan/gpu/input.yaml -o json
 
-  # Every decision about one pending pod
+  # Every decision about one pending pod (as karpsim explain pod)
   karpsim plan -f testdata/plan/gpu/input.yaml --explain ml/notebook`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -63,7 +67,7 @@ NodePool) and says so on standard error. Warnings go to standard error, each pre
 			if err := opts.check(); err != nil {
 				return err
 			}
-			return runPlan(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runPlan(env, opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(default: the built-in inflate example)")
@@ -75,26 +79,18 @@ NodePool) and says so on standard error. Warnings go to standard error, each pre
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
+	addClusterFlags(cmd, &opts.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
 	noCompletion(cmd, "explain", "region", "zones")
 	return cmd
 }
 
-func runPlan(opts planOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	set, err := loadPlanInput(opts.files, stdin, stderr)
+func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	snap, err := planSnapshot(env, opts, "plan", stdin, stderr)
 	if err != nil {
 		return err
 	}
-	for _, w := range set.Warnings {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones)}
-	snap, err := snapshot.FromSet(set, snapOpts)
-	if err != nil {
-		return err
-	}
-	printWarnings(stderr, snap.Warnings)
-	in := snap.Input(scheduling.Options{IgnorePreferences: opts.ignorePreferences, MinValuesBestEffort: opts.minValuesPolicy == "BestEffort"})
+	in := snap.Input(planSchedulingOptions(opts))
 	if opts.explain != "" {
 		return explainPod(stdout, stderr, snap, in, opts.explain, opts.output)
 	}
@@ -131,9 +127,37 @@ type planSummary struct {
 	LowerBoundPerHour *float64 `json:"lowerBoundPerHour,omitempty"`
 }
 
+func planSchedulingOptions(opts planOptions) scheduling.Options {
+	return scheduling.Options{IgnorePreferences: opts.ignorePreferences, MinValuesBestEffort: opts.minValuesPolicy == "BestEffort"}
+}
+
+// planSnapshot reads the objects the flags name (the cluster, the -f
+// paths, or the built-in example) and builds the snapshot plan decides on.
+func planSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer) (*snapshot.Snapshot, error) {
+	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, func() (*manifests.Set, error) {
+		return loadPlanInput(nil, stdin, stderr)
+	})
+	if err != nil {
+		return nil, err
+	}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin}
+	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
+		return nil, err
+	}
+	snap, err := snapshot.FromSet(set, snapOpts)
+	if err != nil {
+		return nil, err
+	}
+	printWarnings(stderr, snap.Warnings)
+	return snap, nil
+}
+
 // check refuses flag values that cannot mean anything.
 func (opts planOptions) check() error {
 	if err := checkFiles(opts.files); err != nil {
+		return err
+	}
+	if err := opts.cluster.check(opts.files); err != nil {
 		return err
 	}
 	if err := checkOutput(opts.output); err != nil {

@@ -17,11 +17,11 @@ var layer = map[string]int{
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3,
-	"consolidation": 4, "optimize": 4,
+	"consolidation": 4, "optimize": 4, "kube": 4,
 	"snapshot":   5,
 	"controller": 6, "clusterautoscaler": 6,
 	"simulator": 7,
-	"plantest":  8, "sweep": 8, "conformance": 8,
+	"plantest":  8, "sweep": 8, "conformance": 8, "kube/kubetest": 8,
 	"report":      9,
 	"cmd/karpsim": 10, "examples": 10,
 }

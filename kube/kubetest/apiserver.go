@@ -1,0 +1,308 @@
+package kubetest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	_ "embed"
+	"encoding/pem"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/karpsim/karpsim/kube"
+)
+
+//go:embed crds.yaml
+var minimalCRDs []byte
+
+// Tokens of the API server's two users: Admin is in system:masters; Dev
+// has no permission until a test binds it a role.
+const (
+	AdminToken = "karpsim-admin-token"
+	DevToken   = "karpsim-dev-token"
+)
+
+// APIServer is an etcd and a kube-apiserver started for one test, on
+// loopback ports, with no controller-manager and no scheduler: objects
+// stay as the test writes them.
+type APIServer struct {
+	// URL is the server's address; Admin are clients as the admin user.
+	URL   string
+	Admin kube.Clients
+	dir   string
+}
+
+// HowToInstall says how to get the servers the integration tests need.
+const HowToInstall = "install etcd (apt-get install etcd-server) and build kube-apiserver with .ci/build-kube-apiserver " +
+	"(cached in ~/.cache/karpsim; or set KARPSIM_KUBE_APISERVER to a kube-apiserver binary)"
+
+// StartAPIServer starts etcd and kube-apiserver, or skips the test, saying
+// why and how to install them, when either is missing. Both stop when the
+// test ends.
+func StartAPIServer(t testing.TB) *APIServer {
+	t.Helper()
+	etcd, apiserver := findServers()
+	if etcd == "" || apiserver == "" {
+		t.Skipf("no etcd or kube-apiserver here: %s", HowToInstall)
+	}
+	dir := t.TempDir()
+	clientPort, peerPort, securePort := freePort(t), freePort(t), freePort(t)
+	start(t, dir, "etcd", etcd,
+		"--name", "default", "--data-dir", filepath.Join(dir, "etcd"),
+		"--listen-client-urls", "http://127.0.0.1:"+clientPort, "--advertise-client-urls", "http://127.0.0.1:"+clientPort,
+		"--listen-peer-urls", "http://127.0.0.1:"+peerPort, "--initial-advertise-peer-urls", "http://127.0.0.1:"+peerPort,
+		"--initial-cluster", "default=http://127.0.0.1:"+peerPort)
+	key := filepath.Join(dir, "sa.key")
+	writeKey(t, key)
+	tokens := filepath.Join(dir, "tokens.csv")
+	must(t, os.WriteFile(tokens, []byte(AdminToken+",admin,admin,system:masters\n"+DevToken+",dev,dev\n"), 0o600))
+	start(t, dir, "kube-apiserver", apiserver,
+		"--etcd-servers", "http://127.0.0.1:"+clientPort, "--cert-dir", filepath.Join(dir, "certs"),
+		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", securePort,
+		"--service-cluster-ip-range", "10.0.0.0/24", "--service-account-issuer", "https://karpsim.test",
+		"--service-account-key-file", key, "--service-account-signing-key-file", key,
+		"--token-auth-file", tokens, "--authorization-mode", "RBAC",
+		"--disable-admission-plugins", "ServiceAccount")
+	s := &APIServer{URL: "https://127.0.0.1:" + securePort, dir: dir}
+	var err error
+	if s.Admin, err = kube.NewClients(s.RESTConfig(AdminToken)); err != nil {
+		t.Fatal(err)
+	}
+	s.waitReady(t)
+	return s
+}
+
+// findServers finds etcd on PATH (or $KARPSIM_ETCD) and kube-apiserver at
+// $KARPSIM_KUBE_APISERVER or in the cache .ci/build-kube-apiserver fills.
+func findServers() (etcd, apiserver string) {
+	etcd = os.Getenv("KARPSIM_ETCD")
+	if etcd == "" {
+		etcd, _ = exec.LookPath("etcd")
+	}
+	apiserver = os.Getenv("KARPSIM_KUBE_APISERVER")
+	if apiserver == "" {
+		cache := os.Getenv("KARPSIM_CACHE")
+		if home, err := os.UserHomeDir(); cache == "" && err == nil {
+			cache = filepath.Join(home, ".cache", "karpsim")
+		}
+		found, _ := filepath.Glob(filepath.Join(cache, "kube-apiserver-v*"))
+		found = slices.DeleteFunc(found, func(p string) bool { return strings.HasSuffix(p, ".tmp") })
+		if len(found) > 0 {
+			slices.Sort(found)
+			apiserver = found[len(found)-1]
+		}
+	}
+	return etcd, apiserver
+}
+
+// start runs a server until the test ends, its output in dir/name.log.
+func start(t testing.TB, dir, name, path string, args ...string) {
+	t.Helper()
+	log, err := os.Create(filepath.Join(dir, name+".log"))
+	must(t, err)
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	must(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		log.Close()
+		if t.Failed() {
+			out, _ := os.ReadFile(log.Name())
+			t.Logf("%s log (last 2000 bytes):\n%s", name, out[max(0, len(out)-2000):])
+		}
+	})
+}
+
+func (s *APIServer) waitReady(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		body, err := s.Admin.Core.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		if err == nil && string(body) == "ok" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kube-apiserver not ready after 2 minutes: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// RESTConfig is a config for the user of token.
+func (s *APIServer) RESTConfig(token string) *rest.Config {
+	return &rest.Config{Host: s.URL, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{Insecure: true}, Timeout: 30 * time.Second}
+}
+
+// Kubeconfig writes a kubeconfig for the user of token, its one context
+// named context, and returns its path.
+func (s *APIServer) Kubeconfig(t testing.TB, context, token string) string {
+	t.Helper()
+	path := filepath.Join(s.dir, context+".kubeconfig")
+	must(t, os.WriteFile(path, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: {server: %q, insecure-skip-tls-verify: true}
+users:
+- name: %s
+  user: {token: %q}
+contexts:
+- name: %s
+  context: {cluster: test, user: %s}
+current-context: %s
+`, s.URL, context, token, context, context, context)), 0o600))
+	return path
+}
+
+// InstallCRDs creates Karpenter's CRDs (the minimal ones of this package,
+// or those of the folder $KARPSIM_KARPENTER_CRDS) and waits until they are
+// served.
+func (s *APIServer) InstallCRDs(t testing.TB) {
+	t.Helper()
+	data := minimalCRDs
+	if dir := os.Getenv("KARPSIM_KARPENTER_CRDS"); dir != "" {
+		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+		must(t, err)
+		data = nil
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			must(t, err)
+			data = append(append(data, b...), "\n---\n"...)
+		}
+	}
+	objs, err := Objects(data)
+	must(t, err)
+	s.Create(t, objs...)
+	for _, r := range []schema.GroupVersionResource{
+		{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"},
+		{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"},
+		{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"},
+	} {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			_, err := s.Admin.Dynamic.Resource(r).List(context.Background(), metav1.ListOptions{Limit: 1})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not served a minute after its CRD was created: %v", r.Resource, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// resources are the resources of the kinds Create writes.
+var resources = map[string]schema.GroupVersionResource{
+	"Namespace":                {Version: "v1", Resource: "namespaces"},
+	"Pod":                      {Version: "v1", Resource: "pods"},
+	"Node":                     {Version: "v1", Resource: "nodes"},
+	"PersistentVolume":         {Version: "v1", Resource: "persistentvolumes"},
+	"PersistentVolumeClaim":    {Version: "v1", Resource: "persistentvolumeclaims"},
+	"PodDisruptionBudget":      {Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
+	"DaemonSet":                {Group: "apps", Version: "v1", Resource: "daemonsets"},
+	"StorageClass":             {Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"},
+	"ClusterRole":              {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
+	"ClusterRoleBinding":       {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
+	"CustomResourceDefinition": {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
+	"NodePool":                 {Group: "karpenter.sh", Version: "v1", Resource: "nodepools"},
+	"NodeClaim":                {Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"},
+	"EC2NodeClass":             {Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"},
+}
+
+// Create creates objects as the admin, with their namespaces, and then
+// sets the status of those that have one (the API server drops status on
+// create). Server-set metadata (uid, resourceVersion, creationTimestamp)
+// is dropped: the server sets its own.
+func (s *APIServer) Create(t testing.TB, objs ...runtime.Object) {
+	t.Helper()
+	ctx := context.Background()
+	for _, obj := range objs {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		must(t, err)
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetAPIVersion() == "" {
+			gvk, err := apiVersionOf(obj)
+			must(t, err)
+			u.SetGroupVersionKind(gvk)
+		}
+		gvr, ok := resources[u.GetKind()]
+		if !ok {
+			t.Fatalf("kubetest: Create does not know the kind %s", u.GetKind())
+		}
+		if ns := u.GetNamespace(); ns != "" {
+			s.ensureNamespace(t, ns)
+		}
+		u.SetUID("")
+		u.SetResourceVersion("")
+		u.SetCreationTimestamp(metav1.Time{})
+		status, hasStatus := u.Object["status"].(map[string]any)
+		client := s.Admin.Dynamic.Resource(gvr).Namespace(u.GetNamespace())
+		created, err := client.Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("kubetest: create %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		if hasStatus && len(status) > 0 && u.GetKind() != "CustomResourceDefinition" {
+			created.Object["status"] = status
+			if _, err := client.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("kubetest: set status of %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		}
+	}
+}
+
+func (s *APIServer) ensureNamespace(t testing.TB, name string) {
+	t.Helper()
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	_, err := s.Admin.Dynamic.Resource(resources["Namespace"]).Create(context.Background(), ns, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("kubetest: create namespace %s: %v", name, err)
+	}
+}
+
+func apiVersionOf(obj runtime.Object) (schema.GroupVersionKind, error) {
+	gvks, _, err := clientScheme.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("kubetest: no kind for %T: %v", obj, err)
+	}
+	return gvks[0], nil
+}
+
+func freePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
+
+func writeKey(t testing.TB, path string) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	must(t, err)
+	must(t, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600))
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
