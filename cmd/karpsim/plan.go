@@ -33,7 +33,9 @@ type planOptions struct {
 	explain           string
 	ignorePreferences bool
 	// lowerBound asks for a proven lower bound on any plan's cost.
-	lowerBound      bool
+	lowerBound bool
+	// optimize looks for a cheaper plan than Karpenter's.
+	optimize        bool
 	minValuesPolicy string
 	region          string
 	zones           string
@@ -74,6 +76,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
+	f.BoolVar(&opts.optimize, "optimize", false, "look for a plan cheaper than Karpenter's that schedules as many pods: each NodePool narrowed to the instance types the bound's linear program buys, solved again by Karpenter's rules (stderr says what changed)")
 	f.BoolVar(&opts.lowerBound, "lower-bound", true, "prove a lower bound on the cost of any plan for the same pods and print how far this plan is above it (--lower-bound=false skips it)")
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
@@ -96,7 +99,25 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 	}
 	result := scheduling.Solve(in)
 	printWarnings(stderr, result.Warnings)
-	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}}
+	var optimization *planOptimization
+	if opts.optimize {
+		n, ok, err := optimize.Narrow(in, result)
+		if err != nil {
+			return fmt.Errorf("optimize: %w", err)
+		}
+		if !ok {
+			fmt.Fprintf(stderr, "optimize: no plan cheaper than Karpenter's ($%.4f/hour) was found: printing Karpenter's\n", optimize.PlanPerHour(result))
+		} else {
+			for _, p := range n.NodePools {
+				fmt.Fprintf(stderr, "optimize: NodePool %s narrowed to %d instance types (%s)\n", p.NodePool, len(p.InstanceTypes), strings.Join(p.InstanceTypes, ", "))
+			}
+			fmt.Fprintf(stderr, "optimize: $%.4f/hour, $%.4f/hour less than Karpenter's plan\n", n.PerHour, n.Saving)
+			optimization = &planOptimization{KarpenterPerHour: optimize.PlanPerHour(result), PerHour: n.PerHour,
+				SavingPerHour: n.Saving, NodePools: n.NodePools}
+			result = n.Result
+		}
+	}
+	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}, Optimization: optimization}
 	if opts.lowerBound {
 		b, err := optimize.LowerBound(in, result, optimize.BoundOptions{})
 		if err != nil {
@@ -115,8 +136,20 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 type planOutput struct {
 	scheduling.Result
 	Summary planSummary `json:"summary"`
+	// Optimization says how --optimize changed the NodePools and what it
+	// saved, when it found a cheaper plan.
+	Optimization *planOptimization `json:"optimization,omitempty"`
 	// gap is how far the plan is above the bound, (plan − bound) / bound.
 	gap float64
+}
+
+// planOptimization is what --optimize changed: the NodePools narrowed and
+// the cost of Karpenter's own plan beside the one printed.
+type planOptimization struct {
+	KarpenterPerHour float64                 `json:"karpenterPerHour"`
+	PerHour          float64                 `json:"perHour"`
+	SavingPerHour    float64                 `json:"savingPerHour"`
+	NodePools        []optimize.NarrowedPool `json:"nodePools"`
 }
 
 type planSummary struct {

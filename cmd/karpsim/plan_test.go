@@ -200,3 +200,47 @@ func TestPlanRejectsAnUnknownMinValuesPolicy(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// --optimize prints a cheaper plan that schedules at least as many pods,
+// says on stderr how the NodePools were narrowed, and keeps the bound
+// below it.
+func TestPlanOptimize(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "awkward.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: awkward}
+spec:
+  replicas: 500
+  selector: {matchLabels: {app: awkward}}
+  template:
+    metadata: {labels: {app: awkward}}
+    spec:
+      containers: [{name: app, image: nginx, resources: {requests: {cpu: 3500m, memory: 3Gi}}}]
+`), 0o644))
+	type plan struct {
+		Summary struct {
+			ScheduledPods     int     `json:"scheduledPods"`
+			PricePerHour      float64 `json:"pricePerHour"`
+			LowerBoundPerHour float64 `json:"lowerBoundPerHour"`
+		} `json:"summary"`
+		Optimization *struct {
+			KarpenterPerHour float64 `json:"karpenterPerHour"`
+			SavingPerHour    float64 `json:"savingPerHour"`
+		} `json:"optimization"`
+	}
+	var karpenter, optimized plan
+	code, stdout, stderr := runCmd("plan", "-f", file, "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &karpenter))
+	require.Nil(t, karpenter.Optimization)
+	code, stdout, stderr = runCmd("plan", "-f", file, "-o", "json", "--optimize")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &optimized))
+	require.NotNil(t, optimized.Optimization, stderr)
+	assert.Contains(t, stderr, "optimize: NodePool default narrowed to")
+	assert.GreaterOrEqual(t, optimized.Summary.ScheduledPods, karpenter.Summary.ScheduledPods)
+	assert.Less(t, optimized.Summary.PricePerHour, karpenter.Summary.PricePerHour)
+	assert.InDelta(t, karpenter.Summary.PricePerHour, optimized.Optimization.KarpenterPerHour, 1e-4)
+	assert.Positive(t, optimized.Optimization.SavingPerHour)
+	assert.LessOrEqual(t, optimized.Summary.LowerBoundPerHour, optimized.Summary.PricePerHour)
+}
