@@ -29,9 +29,25 @@ type loader struct {
 	// part is set when the stream joins objects read elsewhere: a
 	// NodePool's EC2NodeClass need not be in it.
 	part bool
+
+	limits limits
+	// objects counts the objects read, against limits; overObjects is set
+	// once the limit was passed and said.
+	objects     int
+	overObjects bool
+	// workers is how many List items are decoded at once; 0 means
+	// GOMAXPROCS.
+	workers int
+	// wholeDocuments turns off the item-by-item List path, for tests that
+	// hold it against the whole-document path.
+	wholeDocuments bool
+	// listItems counts the items decoded item by item.
+	listItems int
+	// strings holds one copy of the strings decoded objects repeat.
+	strings interner
 }
 
-func newLoader() *loader { return &loader{set: newSet()} }
+func newLoader() *loader { return &loader{set: newSet(), strings: interner{}} }
 
 func (l *loader) fail(src Source, object, path string, kind error, msg string) {
 	l.errs = append(l.errs, &Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
@@ -81,7 +97,9 @@ var karpenterKinds = map[string][]string{
 
 // decodeDocument dispatches one object, or the items of a List, by kind.
 func (l *loader) decodeDocument(src Source, tree map[string]any) {
-	l.decodeObject(src, tree, "", "", 0)
+	if l.admit(src, 1) {
+		l.decodeObject(src, tree, "", "", 0)
+	}
 }
 
 func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion, inheritedKind string, depth int) {
@@ -97,6 +115,7 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 			kind, tree["kind"] = inheritedKind, inheritedKind
 		}
 	}
+	dropManagedFields(tree)
 	label := objectLabel(src, kind, tree)
 	switch {
 	case kind == "":
@@ -138,6 +157,9 @@ func (l *loader) decodeList(src Source, items []any, apiVersion, itemKind string
 	}
 	if itemKind == "" {
 		apiVersion = ""
+	}
+	if !l.admit(src, len(items)) {
+		return
 	}
 	for i, item := range items {
 		itemSrc := src
