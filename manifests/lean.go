@@ -90,35 +90,51 @@ func skipBlock(data []byte, pos, indent int) int {
 }
 
 // stripManagedFieldsJSON returns a List item's JSON without its
-// metadata.managedFields member, or the item itself when it has none.
-func stripManagedFieldsJSON(item []byte) []byte {
+// metadata.managedFields member (the item itself when it has none), and
+// its apiVersion and kind when they are strings without escapes.
+func stripManagedFieldsJSON(item []byte) (out []byte, apiVersion, kind string) {
 	members, ok := jsonMembers(item)
+	if !ok {
+		return item, "", ""
+	}
+	out = item
+	for _, m := range members {
+		switch string(item[m.key:m.colon]) {
+		case `"apiVersion"`:
+			apiVersion = jsonStringValue(item[m.value:m.end])
+		case `"kind"`:
+			kind = jsonStringValue(item[m.value:m.end])
+		case `"metadata"`:
+			out = withoutMember(item, m, "managedFields")
+		}
+	}
+	return out, apiVersion, kind
+}
+
+// withoutMember returns item without the member named name of the object
+// that is item's member m.
+func withoutMember(item []byte, m jsonMember, name string) []byte {
+	if item[m.value] != '{' {
+		return item
+	}
+	meta, ok := jsonMembers(item[m.value:m.end])
 	if !ok {
 		return item
 	}
-	for _, m := range members {
-		if string(item[m.key:m.colon]) != `"metadata"` || item[m.value] != '{' {
+	for j, f := range meta {
+		if string(item[m.value+f.key:m.value+f.colon]) != `"`+name+`"` {
 			continue
 		}
-		meta, ok := jsonMembers(item[m.value:m.end])
-		if !ok {
-			return item
+		from, to := f.key, f.end
+		switch {
+		case j+1 < len(meta):
+			to = meta[j+1].key
+		case j > 0:
+			from = meta[j-1].end
 		}
-		for j, f := range meta {
-			if string(item[m.value+f.key:m.value+f.colon]) != `"managedFields"` {
-				continue
-			}
-			from, to := f.key, f.end
-			switch {
-			case j+1 < len(meta):
-				to = meta[j+1].key
-			case j > 0:
-				from = meta[j-1].end
-			}
-			from, to = from+m.value, to+m.value
-			out := make([]byte, 0, len(item)-(to-from))
-			return append(append(out, item[:from]...), item[to:]...)
-		}
+		from, to = from+m.value, to+m.value
+		out := make([]byte, 0, len(item)-(to-from))
+		return append(append(out, item[:from]...), item[to:]...)
 	}
 	return item
 }

@@ -139,28 +139,45 @@ func (l *loader) workerCount() int {
 
 // decodeItem parses and decodes one item into a loader of its own; nil
 // means the item could not be parsed as an object.
+//
+// An item of a core kind that decodes strictly (no unknown field, no field
+// that does not decode) goes straight from its JSON to its Go type; any
+// other item is decoded through a tree, as whole documents are, so that
+// every message is the same.
 func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind string) *loader {
-	var obj map[string]any
-	if doc.json {
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(stripManagedFieldsJSON(job.data), &obj); err != nil || obj == nil {
-			return nil
-		}
-	} else {
-		j, err := yaml.YAMLToJSONStrict(stripManagedFieldsYAML(job.data))
-		if err != nil {
-			return nil
-		}
-		var seq []any
-		if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
-			return nil
-		}
-		if obj, _ = seq[0].(map[string]any); obj == nil {
-			return nil
-		}
-	}
 	src := doc.src
 	src.Item = job.index + 1
 	item := l.child()
+	var j []byte
+	var version, kind string
+	if doc.json {
+		j, version, kind = stripManagedFieldsJSON(job.data)
+	} else {
+		var ok bool
+		if j, version, kind, ok = blockYAMLToJSON(job.data); !ok {
+			var err error
+			if j, err = yaml.YAMLToJSONStrict(stripManagedFieldsYAML(job.data)); err != nil {
+				return nil
+			}
+			var seq []any
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
+				return nil
+			}
+			obj, _ := seq[0].(map[string]any)
+			if obj == nil {
+				return nil
+			}
+			item.decodeObject(src, obj, apiVersion, itemKind, 1)
+			return item
+		}
+	}
+	if item.decodeStrict(src, j, version, kind) {
+		return item
+	}
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil || obj == nil {
+		return nil
+	}
 	item.decodeObject(src, obj, apiVersion, itemKind, 1)
 	return item
 }

@@ -180,7 +180,7 @@ func pendingPod(rng *rand.Rand, a app, i int) obj {
 			{"conditions", list{obj{
 				{"lastProbeTime", null{}},
 				{"lastTransitionTime", created},
-				{"message", "0/12 nodes are available: 12 Insufficient cpu."},
+				{"message", "0/12 nodes are available: 12 Insufficient cpu. preemption: 0/12 nodes are available: 12 No preemption victims found for incoming pod."},
 				{"reason", "Unschedulable"},
 				{"status", "False"},
 				{"type", "PodScheduled"},

@@ -52,10 +52,32 @@ func writeYAML(w *bufio.Writer, m obj, indent int, first string) {
 			writeYAMLList(w, v, indent)
 		default:
 			w.WriteByte(' ')
-			w.WriteString(yamlScalarValue(v))
+			w.WriteString(fold(yamlScalarValue(v), indent+len(f.key)+2, pad+"  "))
 			w.WriteByte('\n')
 		}
 	}
+}
+
+// fold breaks a quoted scalar at spaces past column 80, continuing on lines
+// indented by pad, as kubectl's YAML printer does with long messages.
+func fold(s string, column int, pad string) string {
+	if len(s) == 0 || s[0] != '"' || column+len(s) <= 80 {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		cut := strings.IndexByte(s[min(len(s), max(1, 80-column)):], ' ')
+		if cut < 0 {
+			b.WriteString(s)
+			break
+		}
+		cut += min(len(s), max(1, 80-column))
+		b.WriteString(s[:cut])
+		b.WriteString("\n" + pad)
+		s = s[cut+1:]
+		column = len(pad)
+	}
+	return b.String()
 }
 
 func writeYAMLList(w *bufio.Writer, l list, indent int) {
