@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -11,27 +12,43 @@ import (
 // object's metadata.managedFields, and returns the item's apiVersion and
 // kind when they are plain strings. It reads only a subset of YAML: block
 // mappings and sequences; plain, single- and double-quoted scalars, on one
-// line or folded over several; empty flow collections; comments. ok is
-// false for anything else (block scalars, flow collections with content,
+// line or folded over several; flow collections on one line; comments. ok
+// is false for anything else (block scalars, multi-line flow collections,
 // anchors, tags, a plain scalar YAML 1.1 would read as a float, a
 // timestamp or a yes/no boolean, a duplicate key, an error), and the
 // caller then uses the full YAML parser: this converter exists for speed,
 // and never decides what a document means where the full parser could
 // decide otherwise.
 func blockYAMLToJSON(item []byte) (out []byte, apiVersion, kind string, ok bool) {
-	if !utf8.Valid(item) {
+	return convertBlock(item, true)
+}
+
+// blockDocumentToJSON converts a whole document (a mapping) as
+// blockYAMLToJSON converts a List item.
+func blockDocumentToJSON(doc []byte) (out []byte, apiVersion, kind string, ok bool) {
+	return convertBlock(doc, false)
+}
+
+func convertBlock(data []byte, item bool) (out []byte, apiVersion, kind string, ok bool) {
+	if !utf8.Valid(data) {
 		return nil, "", "", false
 	}
-	c := blockConverter{lines: splitLines(item), out: make([]byte, 0, len(item))}
-	if len(c.lines) == 0 || !isDash(c.lines[0].text) {
+	c := blockConverter{lines: splitLines(data), out: make([]byte, 0, len(data))}
+	first := c.nextContent(0)
+	if first == len(c.lines) {
 		return nil, "", "", false
 	}
-	first := c.lines[0]
-	rest, col := afterDash(first.text, first.indent)
-	if len(rest) == 0 {
+	text, col := c.lines[first].text, c.lines[first].indent
+	if item {
+		if !isDash(text) {
+			return nil, "", "", false
+		}
+		text, col = afterDash(text, col)
+	}
+	if len(text) == 0 {
 		return nil, "", "", false
 	}
-	next, ok := c.mapping(0, col, rest, 0)
+	next, ok := c.mapping(first, col, text, 0)
 	if !ok || c.nextContent(next) < len(c.lines) {
 		return nil, "", "", false
 	}
@@ -354,11 +371,14 @@ func (c *blockConverter) scalar(i int, text []byte, parent int) (int, bool) {
 	case '"', '\'':
 		return c.quoted(i, text, parent)
 	case '{', '[':
-		if string(text) == "{}" || string(text) == "[]" {
-			c.out = append(c.out, text...)
-			return i + 1, true
+		n, ok := c.flow(text, 0)
+		if !ok {
+			return 0, false
 		}
-		return 0, false
+		if rest := bytes.TrimLeft(text[n:], " "); len(rest) > 0 && rest[0] != '#' {
+			return 0, false
+		}
+		return i + 1, true
 	}
 	if n := bytes.Index(text, []byte(" #")); n >= 0 {
 		text = bytes.TrimRight(text[:n], " ")
@@ -398,15 +418,148 @@ func (c *blockConverter) scalar(i int, text []byte, parent int) (int, bool) {
 		c.out = append(c.out, "false"...)
 		return next, true
 	}
-	if plainInt(text) {
-		c.out = append(c.out, text...)
-		return next, true
-	}
-	if !plainString(text) {
+	if !c.plain(text) {
 		return 0, false
 	}
-	c.out = appendJSONString(c.out, string(text))
 	return next, true
+}
+
+// plain converts a plain scalar other than null and the booleans.
+func (c *blockConverter) plain(text []byte) bool {
+	switch {
+	case plainInt(text):
+		c.out = append(c.out, text...)
+	case plainString(text):
+		c.out = appendJSONString(c.out, string(text))
+	default:
+		return false
+	}
+	return true
+}
+
+// flow converts a flow collection that ends on its line, starting at
+// text[i], and returns the index after it. Its scalars are read as in block
+// context; anything else (a multi-line collection, a plain key without ": ",
+// an empty entry) is refused.
+func (c *blockConverter) flow(text []byte, i int) (int, bool) {
+	open := text[i]
+	closing := byte(']')
+	if open == '{' {
+		closing = '}'
+	}
+	c.out = append(c.out, open)
+	i = skipBlanks(text, i+1)
+	if i < len(text) && text[i] == closing {
+		c.out = append(c.out, closing)
+		return i + 1, true
+	}
+	var keys []string
+	for n := 0; ; n++ {
+		if n > 0 {
+			c.out = append(c.out, ',')
+		}
+		if open == '{' {
+			key, end, ok := flowKey(text, i)
+			if !ok || slices.Contains(keys, key) {
+				return 0, false
+			}
+			keys = append(keys, key)
+			c.out = appendJSONString(c.out, key)
+			c.out = append(c.out, ':')
+			i = skipBlanks(text, end)
+		}
+		var ok bool
+		if i, ok = c.flowValue(text, i); !ok {
+			return 0, false
+		}
+		i = skipBlanks(text, i)
+		switch {
+		case i < len(text) && text[i] == closing:
+			c.out = append(c.out, closing)
+			return i + 1, true
+		case i < len(text) && text[i] == ',':
+			i = skipBlanks(text, i+1)
+			if i >= len(text) || text[i] == closing || text[i] == ',' {
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+	}
+}
+
+func skipBlanks(text []byte, i int) int {
+	for i < len(text) && text[i] == ' ' {
+		i++
+	}
+	return i
+}
+
+// flowKey reads the key of a flow mapping entry starting at text[i] and
+// returns it and the index after its ": ".
+func flowKey(text []byte, i int) (string, int, bool) {
+	var key string
+	var end int
+	if i < len(text) && (text[i] == '"' || text[i] == '\'') {
+		k, n, ok := quotedLine(text[i:])
+		if !ok {
+			return "", 0, false
+		}
+		key, end = k, i+n
+	} else {
+		n := bytes.Index(text[i:], []byte(": "))
+		if n < 0 {
+			return "", 0, false
+		}
+		k := text[i : i+n]
+		if !plainString(k) || bytes.ContainsAny(k, ",[]{}#") {
+			return "", 0, false
+		}
+		key, end = string(k), i+n
+	}
+	if end+1 >= len(text) || text[end] != ':' || text[end+1] != ' ' {
+		return "", 0, false
+	}
+	return key, end + 2, true
+}
+
+// flowValue converts one value of a flow collection starting at text[i].
+func (c *blockConverter) flowValue(text []byte, i int) (int, bool) {
+	if i >= len(text) {
+		return 0, false
+	}
+	switch text[i] {
+	case '{', '[':
+		return c.flow(text, i)
+	case '"', '\'':
+		v, n, ok := quotedLine(text[i:])
+		if !ok {
+			return 0, false
+		}
+		c.out = appendJSONString(c.out, v)
+		return i + n, true
+	}
+	end := i
+	for end < len(text) && bytes.IndexByte([]byte(",[]{}"), text[end]) < 0 {
+		end++
+	}
+	v := bytes.TrimRight(text[i:end], " ")
+	if len(v) == 0 || bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) || v[len(v)-1] == ':' {
+		return 0, false
+	}
+	switch string(v) {
+	case "~", "null", "Null", "NULL":
+		c.out = append(c.out, "null"...)
+	case "true", "True", "TRUE":
+		c.out = append(c.out, "true"...)
+	case "false", "False", "FALSE":
+		c.out = append(c.out, "false"...)
+	default:
+		if !c.plain(v) {
+			return 0, false
+		}
+	}
+	return end, true
 }
 
 // quoted converts a quoted scalar, folded over the following lines: a line

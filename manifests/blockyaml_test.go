@@ -1,13 +1,18 @@
 package manifests
 
 import (
+	"bufio"
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/internal/clusterdump"
 )
 
 // sigsItem converts an item the way the whole-document path does.
@@ -81,7 +86,12 @@ func TestBlockYAMLCases(t *testing.T) {
 		{"- a: 0e2d14f7-5707-7575-7489-d716d4b3821c\n  b: 12ab-34\n", true},
 		{"- a: |\n    block\n", false},
 		{"- a: &x 1\n  b: *x\n", false},
-		{"- a: {b: 1}\n", false},
+		{"- a: {b: 1, c: [x, \"y\", 'z', 2, {}], d: {e: ~}}\n  f: [m5.large, 500m]\n", true},
+		{"- a: {b: 1,\n    c: 2}\n", false},
+		{"- a: [x, ]\n", false},
+		{"- a: {b: 1, b: 2}\n", false},
+		{"- a: {b:1}\n", false},
+		{"- a: [1.5]\n", false},
 		{"- a: 1\n  a: 2\n", false},
 		{"- a: !!str 1\n", false},
 		{"- a: x: y\n", false},
@@ -94,10 +104,62 @@ func TestBlockYAMLCases(t *testing.T) {
 	}
 }
 
+func TestBlockDocument(t *testing.T) {
+	doc := "# a comment\napiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  managedFields:\n  - x: 1\nstatus:\n  capacity: {cpu: \"2\", memory: 7577Mi}\n"
+	j, apiVersion, kind, ok := blockDocumentToJSON([]byte(doc))
+	require.True(t, ok)
+	assert.Equal(t, "v1", apiVersion)
+	assert.Equal(t, "Node", kind)
+	assert.JSONEq(t, `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}, "status": {"capacity": {"cpu": "2", "memory": "7577Mi"}}}`, string(j))
+}
+
 // An object's own metadata.managedFields is left out, and only that.
 func TestBlockYAMLLeavesOutManagedFields(t *testing.T) {
 	item := "- metadata:\n    managedFields:\n    - a: 1\n    name: x\n  spec:\n    managedFields: kept\n"
 	j, _, _, ok := blockYAMLToJSON([]byte(item))
 	require.True(t, ok)
 	assert.JSONEq(t, `{"metadata": {"name": "x"}, "spec": {"managedFields": "kept"}}`, string(j))
+}
+
+// Every document of the scenarios and of a generated cluster that
+// blockDocumentToJSON reads, it reads as sigs.k8s.io/yaml does.
+func TestBlockDocumentsMatchYAML(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*/*/*.yaml")
+	files2, _ := filepath.Glob("../testdata/*/*.yaml")
+	var streams [][]byte
+	for _, f := range append(files, files2...) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		streams = append(streams, data)
+	}
+	var cluster bytes.Buffer
+	require.NoError(t, clusterdump.DisruptionCluster(&cluster, 20))
+	streams = append(streams, cluster.Bytes())
+	read, all := 0, 0
+	for _, data := range streams {
+		docs := &yamlReader{r: bufio.NewReader(bytes.NewReader(data)), file: "x"}
+		for {
+			doc, ok := docs.next()
+			if !ok {
+				break
+			}
+			all++
+			got, _, _, ok := blockDocumentToJSON(doc.data)
+			if !ok {
+				continue
+			}
+			read++
+			j, err := yaml.YAMLToJSONStrict(doc.data)
+			require.NoError(t, err, "blockDocumentToJSON read what YAML refuses:\n%s", doc.data)
+			var want, tree any
+			require.NoError(t, sigsjson.UnmarshalCaseSensitivePreserveInts(j, &want))
+			if m, ok := want.(map[string]any); ok {
+				dropManagedFields(m)
+			}
+			require.NoError(t, sigsjson.UnmarshalCaseSensitivePreserveInts(got, &tree), "%s", got)
+			assert.Equal(t, want, tree, "document:\n%s", doc.data)
+		}
+	}
+	t.Logf("%d of %d documents read without a YAML parser", read, all)
+	assert.Greater(t, read, all/2)
 }

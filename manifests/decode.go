@@ -40,9 +40,10 @@ type loader struct {
 	// workers is how many List items are decoded at once; 0 means
 	// GOMAXPROCS.
 	workers int
-	// wholeDocuments turns off the item-by-item List path, for tests that
-	// hold it against the whole-document path.
-	wholeDocuments bool
+	// reference turns off every shortcut (the item-by-item List path,
+	// blockDocumentToJSON, strict decoding), for tests that hold them
+	// against the reference path: a YAML parser, a tree, decodeTyped.
+	reference bool
 	// listItems counts the items decoded item by item.
 	listItems int
 	// strings holds one copy of the strings decoded objects repeat.

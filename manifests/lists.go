@@ -24,7 +24,7 @@ import (
 // decodeListDocument decodes doc item by item when it is a List, and
 // reports whether it did; false leaves doc to the whole-document path.
 func (l *loader) decodeListDocument(doc document) bool {
-	if l.wholeDocuments {
+	if l.reference {
 		return false
 	}
 	var header []byte
@@ -186,7 +186,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 // adds to l.
 func (l *loader) child() *loader {
 	c := newLoader()
-	c.part, c.limits, c.workers, c.wholeDocuments = l.part, l.limits, l.workers, l.wholeDocuments
+	c.part, c.limits, c.workers, c.reference = l.part, l.limits, l.workers, l.reference
 	return c
 }
 

@@ -25,7 +25,7 @@ func decodeWith(t *testing.T, name string, data []byte, setup func(*loader)) str
 	l := newLoader()
 	setup(l)
 	l.decodeStream(name, data)
-	if !l.wholeDocuments {
+	if !l.reference {
 		assert.NotZero(t, l.listItems, "%s was not decoded item by item", name)
 	}
 	set, err := l.done()
@@ -88,11 +88,35 @@ func listInputs(t *testing.T) map[string][]byte {
 // any number of workers.
 func TestListPathMatchesWholeDocuments(t *testing.T) {
 	for name, data := range listInputs(t) {
-		whole := decodeWith(t, name, data, func(l *loader) { l.wholeDocuments = true })
+		whole := decodeWith(t, name, data, func(l *loader) { l.reference = true })
 		for _, workers := range []int{1, 2, 5} {
 			got := decodeWith(t, name, data, func(l *loader) { l.workers = workers })
 			if got != whole {
 				t.Errorf("%s with %d workers differs from the whole document:\n%s", name, workers, firstDifference(got, whole))
+			}
+		}
+	}
+}
+
+// Multi-document streams decode the same on any number of workers, and the
+// same as on the reference path.
+func TestDocumentsMatchReference(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*/*/input.yaml")
+	seeds, _ := filepath.Glob("../testdata/seed-manifests/*.yaml")
+	var cluster bytes.Buffer
+	require.NoError(t, clusterdump.DisruptionCluster(&cluster, 30))
+	inputs := map[string][]byte{"cluster.yaml": cluster.Bytes()}
+	for _, f := range append(files, seeds...) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		inputs[f] = data
+	}
+	for name, data := range inputs {
+		reference := decodeWith(t, name, data, func(l *loader) { l.reference, l.listItems = true, 1 })
+		for _, workers := range []int{1, 2, 5} {
+			got := decodeWith(t, name, data, func(l *loader) { l.workers, l.listItems = workers, 1 })
+			if got != reference {
+				t.Errorf("%s with %d workers differs from the reference path:\n%s", name, workers, firstDifference(got, reference))
 			}
 		}
 	}

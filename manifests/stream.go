@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	sigsjson "sigs.k8s.io/json"
 )
 
 // LoadReader reads one stream of manifests from r (standard input, a pipe,
@@ -44,17 +46,121 @@ func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
 		return
 	}
 	docs := &yamlReader{r: br, file: file, hint: sizeHint}
+	p := l.startDocuments()
+	defer func() { p.wait() }()
 	for {
 		doc, ok := docs.next()
-		if docs.err != nil {
-			l.fail(Source{File: file}, "", "", ErrRead, docs.err.Error())
+		if docs.err != nil || docs.read > l.limits.maxBytes() || !ok {
+			p.wait()
+			if docs.err != nil {
+				l.fail(Source{File: file}, "", "", ErrRead, docs.err.Error())
+			} else {
+				l.tooLarge(file, docs.read)
+			}
 			return
 		}
-		if l.tooLarge(file, docs.read) || !ok {
+		if mayBeList(doc.data) {
+			p.wait()
+			handled := l.decodeListDocument(doc)
+			p = l.startDocuments()
+			if handled {
+				continue
+			}
+		}
+		if l.objects >= l.limits.maxObjects() {
+			p.wait()
+			l.admit(doc.src, 1)
 			return
 		}
-		l.decodeDocuments([]document{doc})
+		l.objects++
+		p.submit(doc)
 	}
+}
+
+// mayBeList reports whether a YAML document has a top-level items key, so
+// that it may be a List for decodeListDocument.
+func mayBeList(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("items:")) || bytes.Contains(data, []byte("\nitems:"))
+}
+
+// documents decodes the documents of a stream on GOMAXPROCS workers, each
+// into a loader of its own, and adds the results to the loader in input
+// order. The loader must not be used by anyone else until wait returns.
+type documents struct {
+	jobs    chan docJob
+	pending chan chan *loader
+	merged  chan struct{}
+}
+
+type docJob struct {
+	doc document
+	out chan *loader
+}
+
+func (l *loader) startDocuments() *documents {
+	workers := l.workerCount()
+	p := &documents{
+		jobs:    make(chan docJob, workers),
+		pending: make(chan chan *loader, workers*listWindow),
+		merged:  make(chan struct{}),
+	}
+	for range workers {
+		go func() {
+			for job := range p.jobs {
+				job.out <- l.decodeWholeDocument(job.doc)
+			}
+		}()
+	}
+	go func() {
+		for out := range p.pending {
+			l.absorb(<-out)
+		}
+		close(p.merged)
+	}()
+	return p
+}
+
+func (p *documents) submit(doc document) {
+	out := make(chan *loader, 1)
+	p.pending <- out
+	p.jobs <- docJob{doc: doc, out: out}
+}
+
+// wait decodes what was submitted and stops the workers; it may be called
+// more than once.
+func (p *documents) wait() {
+	select {
+	case <-p.merged:
+		return
+	default:
+	}
+	close(p.jobs)
+	close(p.pending)
+	<-p.merged
+}
+
+// decodeWholeDocument decodes one document that is not decoded item by
+// item into a loader of its own. A document in the block style
+// blockDocumentToJSON reads skips the YAML parser, and one of a core kind
+// that decodes strictly the tree too.
+func (l *loader) decodeWholeDocument(doc document) *loader {
+	c := l.child()
+	if !doc.json && !l.reference {
+		if j, apiVersion, kind, ok := blockDocumentToJSON(doc.data); ok {
+			if c.decodeStrict(doc.src, j, apiVersion, kind) {
+				return c
+			}
+			var tree map[string]any
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err == nil && tree != nil {
+				c.decodeObject(doc.src, tree, "", "", 0)
+				return c
+			}
+		}
+	}
+	if tree, ok := c.parse(doc); ok {
+		c.decodeObject(doc.src, tree, "", "", 0)
+	}
+	return c
 }
 
 // decodeJSON decodes a stream of JSON values. A List is checked as it is
