@@ -39,6 +39,7 @@ func BenchmarkPlanFromDump(b *testing.B) {
 		dump := writeDump(b, dir, "pods."+f.String(), func(w *bytes.Buffer) error { return clusterdump.PendingPods(w, f, pods, 40) })
 		b.Run(fmt.Sprintf("%s/pods=%d", f, pods), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := clusterdump.CPUTime()
 			for b.Loop() {
 				set, err := manifests.Load(pool, dump)
 				if err != nil {
@@ -53,6 +54,7 @@ func BenchmarkPlanFromDump(b *testing.B) {
 					b.Fatalf("%d pods unschedulable, %d NodeClaims", len(result.Unschedulable), len(result.NodeClaims))
 				}
 			}
+			b.ReportMetric((clusterdump.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
@@ -65,6 +67,7 @@ func BenchmarkDisruptFromDump(b *testing.B) {
 	dump := writeDump(b, b.TempDir(), "cluster.yaml", func(w *bytes.Buffer) error { return clusterdump.DisruptionCluster(w, nodes) })
 	b.Run(fmt.Sprintf("nodes=%d", nodes), func(b *testing.B) {
 		b.ReportAllocs()
+		cpu := clusterdump.CPUTime()
 		for b.Loop() {
 			set, err := manifests.Load(dump)
 			if err != nil {
@@ -80,5 +83,6 @@ func BenchmarkDisruptFromDump(b *testing.B) {
 				b.Fatalf("%d candidates, want %d", len(decision.Candidates), nodes)
 			}
 		}
+		b.ReportMetric((clusterdump.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
 }
