@@ -426,24 +426,34 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
+// jsonStop marks the bytes skipValue stops at inside a collection, and
+// jsonPlainEnd those that end a number or literal.
+var jsonStop, jsonPlainEnd [256]bool
+
+func init() {
+	for _, c := range []byte(`"{}[]`) {
+		jsonStop[c] = true
+	}
+	for _, c := range []byte(",}] \t\r\n") {
+		jsonPlainEnd[c] = true
+	}
+}
+
 // skipString returns the index after the JSON string starting at i.
 func skipString(data []byte, i int) int {
-	for i++; i < len(data); {
-		j := bytes.IndexAny(data[i:], `"\`)
-		if j < 0 {
-			return len(data)
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
 		}
-		i += j
-		if data[i] == '\\' {
-			i += 2
-			continue
-		}
-		return i + 1
 	}
 	return len(data)
 }
 
-// skipValue returns the index after the JSON value starting at i.
+// skipValue returns the index after the JSON value starting at i, which
+// must be valid JSON (it is checked where it is parsed).
 func skipValue(data []byte, i int) int {
 	if i >= len(data) {
 		return i
@@ -454,11 +464,10 @@ func skipValue(data []byte, i int) int {
 	case '{', '[':
 		depth := 0
 		for i < len(data) {
-			j := bytes.IndexAny(data[i:], `"{}[]`)
-			if j < 0 {
-				return len(data)
+			if !jsonStop[data[i]] {
+				i++
+				continue
 			}
-			i += j
 			switch data[i] {
 			case '"':
 				i = skipString(data, i)
@@ -475,7 +484,7 @@ func skipValue(data []byte, i int) int {
 		}
 		return len(data)
 	default:
-		for i < len(data) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(data[i])) {
+		for i < len(data) && !jsonPlainEnd[data[i]] {
 			i++
 		}
 		return i

@@ -125,6 +125,10 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 
 // decodeStream decodes every document of one stream held in memory.
 func (l *loader) decodeStream(file string, data []byte) {
+	if trimmed := bytes.TrimPrefix(data, utf8BOM); isJSON(file, trimmed) && !l.tooLarge(file, int64(len(data))) {
+		l.decodeJSON(file, trimmed)
+		return
+	}
 	l.decodeReader(file, bytes.NewReader(data), int64(len(data)))
 }
 
