@@ -1,7 +1,5 @@
 package manifests
 
-import "bytes"
-
 // Cutting JSON without decoding it: a List into its items, a stream into
 // its values, an object into its members.
 
@@ -13,53 +11,51 @@ type jsonMember struct{ key, colon, value, end int }
 // jsonPlainEnd those that end a number or literal.
 var jsonStop, jsonPlainEnd [256]bool
 
-// splitJSONList cuts a JSON List object into its items and an object of its
-// other members. ok is false when the value is not an object whose items
-// member is an array of objects.
-func splitJSONList(data []byte) (header []byte, items [][]byte, ok bool) {
-	members, ok := jsonMembers(data)
-	if !ok {
-		return nil, nil, false
+// splitJSONList cuts the JSON List object data starts with into its items
+// and an object of its other members, in one pass, and returns where the
+// object ends. ok is false when it is not an object whose items member is an
+// array of objects.
+func splitJSONList(data []byte) (header []byte, items [][]byte, end int, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, nil, 0, false
 	}
 	header = append(header, '{')
 	found := false
-	for _, m := range members {
-		if string(data[m.key:m.colon]) != `"items"` {
+	for i = skipSpace(data, i+1); i < len(data) && data[i] == '"'; i = skipSpace(data, i+1) {
+		key := i
+		colon := skipString(data, i)
+		i = skipSpace(data, colon)
+		if i >= len(data) || data[i] != ':' {
+			return nil, nil, 0, false
+		}
+		value := skipSpace(data, i+1)
+		if string(data[key:colon]) == `"items"` {
+			if found {
+				return nil, nil, 0, false
+			}
+			found = true
+			if items, i, ok = jsonElements(data, value); !ok {
+				return nil, nil, 0, false
+			}
+		} else {
+			if i = skipValue(data, value); i == value {
+				return nil, nil, 0, false
+			}
 			if len(header) > 1 {
 				header = append(header, ',')
 			}
-			header = append(header, data[m.key:m.end]...)
-			continue
+			header = append(header, data[key:i]...)
 		}
-		if found {
-			return nil, nil, false
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			return append(header, '}'), items, i + 1, found && len(items) > 0
 		}
-		found = true
-		if items, ok = jsonElements(data[m.value:m.end]); !ok {
-			return nil, nil, false
+		if i >= len(data) || data[i] != ',' {
+			return nil, nil, 0, false
 		}
 	}
-	return append(header, '}'), items, found && len(items) > 0
-}
-
-// splitJSONValues cuts a stream of concatenated JSON values without
-// checking them: the List path checks what it cuts, and decodeJSON checks
-// every other value.
-func splitJSONValues(file string, data []byte) ([]document, bool) {
-	var docs []document
-	line, counted := 1, 0
-	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {
-		end := skipValue(data, i)
-		if end == i {
-			return nil, false
-		}
-		line += bytes.Count(data[counted:i], []byte("\n"))
-		counted = i
-		src := Source{File: file, Document: len(docs) + 1, Line: line}
-		docs = append(docs, document{data: data[i:end], first: line, src: src, json: true})
-		i = end
-	}
-	return docs, true
+	return nil, nil, 0, false
 }
 
 // jsonMembers lists the members of the JSON object data. It checks the
@@ -101,30 +97,30 @@ func jsonMembers(data []byte) ([]jsonMember, bool) {
 	return nil, false
 }
 
-// jsonElements returns the elements of the JSON array data, each an
-// object, checking the array's own punctuation.
-func jsonElements(data []byte) ([][]byte, bool) {
-	if len(data) == 0 || data[0] != '[' {
-		return nil, false
+// jsonElements returns the elements of the JSON array at data[i:], each an
+// object, and the index after it, checking the array's own punctuation.
+func jsonElements(data []byte, i int) ([][]byte, int, bool) {
+	if i >= len(data) || data[i] != '[' {
+		return nil, 0, false
 	}
 	var elems [][]byte
-	i := skipSpace(data, 1)
+	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
-		return nil, true
+		return nil, i + 1, true
 	}
 	for i < len(data) && data[i] == '{' {
 		end := skipValue(data, i)
 		elems = append(elems, data[i:end])
 		i = skipSpace(data, end)
 		if i < len(data) && data[i] == ']' {
-			return elems, true
+			return elems, i + 1, true
 		}
 		if i >= len(data) || data[i] != ',' {
-			return nil, false
+			return nil, 0, false
 		}
 		i = skipSpace(data, i+1)
 	}
-	return nil, false
+	return nil, 0, false
 }
 
 func skipSpace(data []byte, i int) int {

@@ -30,9 +30,12 @@ func (l *loader) decodeListDocument(doc document) bool {
 	var header []byte
 	var items [][]byte
 	var ok bool
-	if doc.json {
-		header, items, ok = splitJSONList(doc.data)
-	} else {
+	switch {
+	case doc.cut != nil:
+		header, items, ok = doc.cut.header, doc.cut.items, true
+	case doc.json:
+		header, items, _, ok = splitJSONList(doc.data)
+	default:
 		header, items, ok = splitYAMLList(doc.data)
 	}
 	if !ok {

@@ -119,6 +119,14 @@ type document struct {
 	src   Source
 	// json is true when data is JSON, which needs no conversion from YAML.
 	json bool
+	// cut is the List data holds, when it was cut while the stream was.
+	cut *listCut
+}
+
+// listCut is a List document cut into its items and the rest.
+type listCut struct {
+	header []byte
+	items  [][]byte
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

@@ -163,40 +163,40 @@ func (l *loader) decodeWholeDocument(doc document) *loader {
 	return c
 }
 
-// decodeJSON decodes a stream of JSON values. A List is checked as it is
-// decoded item by item; any other value is checked before it is decoded.
-// A syntax error is reported as the whole-stream decoder reports it, before
-// the problems of the values before it, and ends the stream.
+// decodeJSON decodes a stream of JSON values, cutting one value at a time:
+// a List is cut into its items in the same pass and checked as they are
+// decoded; any other value is checked before it is decoded. A syntax error
+// is reported as the whole-stream decoder reports it, before the problems
+// of the values before it, and ends the stream.
 func (l *loader) decodeJSON(file string, data []byte) {
-	docs, ok := splitJSONValues(file, data)
-	if !ok {
-		l.decodeDocuments(l.splitJSON(file, data))
-		return
-	}
 	mark := len(l.errs)
-	for _, doc := range docs {
+	syntaxError := func() {
+		before := len(l.errs)
+		l.splitJSON(file, data)
+		syntax := slices.Clone(l.errs[before:])
+		l.errs = slices.Insert(l.errs[:before], mark, syntax...)
+	}
+	line, counted, values := 1, 0, 0
+	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {
+		line += bytes.Count(data[counted:i], []byte("\n"))
+		counted = i
+		values++
+		doc := document{first: line, src: Source{File: file, Document: values, Line: line}, json: true}
+		if header, items, n, ok := splitJSONList(data[i:]); ok && !l.reference {
+			doc.data, doc.cut = data[i:i+n], &listCut{header: header, items: items}
+		} else if end := skipValue(data, i); end > i {
+			doc.data = data[i:end]
+		} else {
+			syntaxError()
+			return
+		}
+		i += len(doc.data)
 		if l.decodeListDocument(doc) {
 			continue
 		}
 		if !json.Valid(doc.data) {
-			before := len(l.errs)
-			l.splitJSON(file, data)
-			syntax := slices.Clone(l.errs[before:])
-			l.errs = slices.Insert(l.errs[:before], mark, syntax...)
+			syntaxError()
 			return
-		}
-		if tree, ok := l.parse(doc); ok {
-			l.decodeDocument(doc.src, tree)
-		}
-	}
-}
-
-// decodeDocuments decodes documents of one stream in order: a List through
-// decodeList's parallel path, anything else as a whole.
-func (l *loader) decodeDocuments(docs []document) {
-	for _, doc := range docs {
-		if l.decodeListDocument(doc) {
-			continue
 		}
 		if tree, ok := l.parse(doc); ok {
 			l.decodeDocument(doc.src, tree)
