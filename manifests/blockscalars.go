@@ -94,7 +94,7 @@ func (c *blockConverter) plain(text []byte) bool {
 	case plainInt(text):
 		c.out = append(c.out, text...)
 	case plainString(text):
-		c.out = appendJSONString(c.out, string(text))
+		c.out = appendJSONString(c.out, text)
 	default:
 		return false
 	}
@@ -256,9 +256,13 @@ func plainString(s []byte) bool {
 	ch := s[0]
 	switch {
 	case ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '/':
-		switch string(bytes.ToLower(s)) {
-		case "y", "yes", "n", "no", "on", "off", "true", "false", "null":
-			return false
+		if len(s) > 5 {
+			return true
+		}
+		for _, word := range []string{"y", "yes", "n", "no", "on", "off", "true", "false", "null"} {
+			if bytes.EqualFold(s, []byte(word)) {
+				return false
+			}
 		}
 		return true
 	case ch >= '0' && ch <= '9':
@@ -285,7 +289,7 @@ func plainString(s []byte) bool {
 }
 
 // appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {

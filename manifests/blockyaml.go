@@ -2,6 +2,7 @@ package manifests
 
 import (
 	"bytes"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -31,7 +32,10 @@ func convertBlock(data []byte, item bool) (out []byte, apiVersion, kind string, 
 	if !utf8.Valid(data) {
 		return nil, "", "", false
 	}
-	c := blockConverter{lines: splitLines(data), out: make([]byte, 0, len(data))}
+	lines := linePool.Get().(*[]blockLine)
+	defer func() { *lines = (*lines)[:0]; linePool.Put(lines) }()
+	*lines = splitLines(*lines, data)
+	c := blockConverter{lines: *lines, out: make([]byte, 0, len(data))}
 	first := c.nextContent(0)
 	if first == len(c.lines) {
 		return nil, "", "", false
@@ -62,8 +66,11 @@ type blockLine struct {
 	blank, comment bool
 }
 
-func splitLines(data []byte) []blockLine {
-	lines := make([]blockLine, 0, bytes.Count(data, []byte("\n"))+1)
+// linePool keeps the line tables of converted documents for the next.
+var linePool = sync.Pool{New: func() any { return new([]blockLine) }}
+
+// splitLines appends data's lines to lines.
+func splitLines(lines []blockLine, data []byte) []blockLine {
 	for pos := 0; pos < len(data); {
 		end := lineEnd(data, pos)
 		line := bytes.TrimRight(data[pos:end], " \r\n")
@@ -361,7 +368,7 @@ func (c *blockConverter) quoted(i int, text []byte, parent int) (int, bool) {
 			if len(rest) > 0 && rest[0] != '#' {
 				return 0, false
 			}
-			c.out = appendJSONString(c.out, string(b))
+			c.out = appendJSONString(c.out, b)
 			return i + 1, true
 		}
 		if len(line) > 0 && line[len(line)-1] == '\\' {

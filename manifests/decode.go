@@ -201,7 +201,7 @@ func decodeCoreStrict[T any, PT interface {
 		}
 		PT(obj).SetManagedFields(nil)
 		add(l.set, obj)
-		l.set.sources[obj] = src
+		l.set.setSource(obj, src)
 		return true
 	}
 }
@@ -221,7 +221,7 @@ func decodeCore[T any](add func(*Set, *T)) func(*loader, Source, string, map[str
 		l.report(src, label, ErrDecode, problems, nil)
 		if obj != nil {
 			add(l.set, obj)
-			l.set.sources[obj] = src
+			l.set.setSource(obj, src)
 		}
 	}
 }

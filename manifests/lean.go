@@ -140,8 +140,8 @@ func withoutMember(item []byte, m jsonMember, name string) []byte {
 }
 
 // interner keeps one copy of each string it is given, for the strings that
-// repeat across thousands of objects: namespaces, label keys and values,
-// owners, images.
+// repeat across thousands of objects: namespaces, label values, owners,
+// images.
 type interner map[string]string
 
 func (in interner) str(s string) string {
@@ -152,15 +152,13 @@ func (in interner) str(s string) string {
 	return s
 }
 
+// strMap interns a map's values in place; its keys, short and few, are
+// left alone rather than building the map again.
 func (in interner) strMap(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return m
-	}
-	out := make(map[string]string, len(m))
 	for k, v := range m {
-		out[in.str(k)] = in.str(v)
+		m[k] = in.str(v)
 	}
-	return out
+	return m
 }
 
 func (in interner) meta(m *metav1.ObjectMeta) {

@@ -2,7 +2,6 @@ package manifests
 
 import (
 	"bytes"
-	"maps"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -186,9 +185,9 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 }
 
 // child returns an empty loader with l's settings, whose results absorb
-// adds to l.
+// adds to l. It interns no strings: the loader at the root does, once.
 func (l *loader) child() *loader {
-	c := newLoader()
+	c := &loader{set: &Set{}}
 	c.part, c.limits, c.workers, c.reference = l.part, l.limits, l.workers, l.reference
 	return c
 }
@@ -196,11 +195,13 @@ func (l *loader) child() *loader {
 // absorb adds what c decoded to l, after what l holds.
 func (l *loader) absorb(c *loader) {
 	s, d := c.set, l.set
-	for _, p := range s.Pods {
-		l.strings.pod(p)
-	}
-	for _, n := range s.Nodes {
-		l.strings.meta(&n.ObjectMeta)
+	if l.strings != nil {
+		for _, p := range s.Pods {
+			l.strings.pod(p)
+		}
+		for _, n := range s.Nodes {
+			l.strings.meta(&n.ObjectMeta)
+		}
 	}
 	d.NodePools = append(d.NodePools, s.NodePools...)
 	d.NodeClaims = append(d.NodeClaims, s.NodeClaims...)
@@ -217,7 +218,9 @@ func (l *loader) absorb(c *loader) {
 	d.PersistentVolumeClaims = append(d.PersistentVolumeClaims, s.PersistentVolumeClaims...)
 	d.StorageClasses = append(d.StorageClasses, s.StorageClasses...)
 	d.Warnings = append(d.Warnings, s.Warnings...)
-	maps.Copy(d.sources, s.sources)
+	for obj, src := range s.sources {
+		d.setSource(obj, src)
+	}
 	l.errs = append(l.errs, c.errs...)
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }

@@ -252,9 +252,10 @@ type yamlReader struct {
 
 	lineNo int
 	docs   int
-	// cur is the document being read; first is the line of its first
-	// byte and content the line of its first content, or 0.
-	cur            []byte
+	// slab[start:] is the document being read; first is the line of its
+	// first byte and content the line of its first content, or 0.
+	slab           []byte
+	start          int
 	first, content int
 	done           bool
 }
@@ -293,12 +294,23 @@ func (y *yamlReader) next() (doc document, ok bool) {
 	return y.flush(y.lineNo + 1)
 }
 
+// slabSize is the size of the buffers documents are read into, many small
+// documents to a buffer.
+const slabSize = 1 << 20
+
 func (y *yamlReader) add(line []byte) {
-	if y.cur == nil && y.hint > 0 {
-		y.cur = make([]byte, 0, min(y.hint, 1<<31))
-		y.hint = 0
+	if len(y.slab)+len(line) > cap(y.slab) {
+		cur := y.slab[y.start:]
+		size := max(slabSize, 2*(len(cur)+len(line)))
+		if y.hint > 0 {
+			size = max(size, int(min(y.hint, 1<<31))+1)
+			y.hint = 0
+		}
+		slab := make([]byte, len(cur), size)
+		copy(slab, cur)
+		y.slab, y.start = slab, 0
 	}
-	y.cur = append(y.cur, line...)
+	y.slab = append(y.slab, line...)
 	if trimmed := bytes.TrimSpace(line); y.content == 0 && len(trimmed) > 0 && trimmed[0] != '#' {
 		y.content = y.lineNo
 	}
@@ -307,12 +319,14 @@ func (y *yamlReader) add(line []byte) {
 // flush ends the current document; next is the line the following one
 // starts on.
 func (y *yamlReader) flush(next int) (document, bool) {
-	defer func() { y.cur, y.first, y.content = nil, next, 0 }()
-	if y.content == 0 {
+	data := y.slab[y.start:len(y.slab):len(y.slab)]
+	first, content := y.first, y.content
+	y.start, y.first, y.content = len(y.slab), next, 0
+	if content == 0 {
 		return document{}, false
 	}
 	y.docs++
-	return document{data: y.cur, first: y.first, src: Source{File: y.file, Document: y.docs, Line: y.content}}, true
+	return document{data: data, first: first, src: Source{File: y.file, Document: y.docs, Line: content}}, true
 }
 
 // readLine returns the next line with its newline, or nil at the end.
