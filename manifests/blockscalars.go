@@ -106,6 +106,10 @@ func (c *blockConverter) plain(text []byte) bool {
 // context; anything else (a multi-line collection, a plain key without ": ",
 // an empty entry) is refused.
 func (c *blockConverter) flow(text []byte, i int) (int, bool) {
+	if c.nesting++; c.nesting > maxBlockNesting {
+		return 0, false
+	}
+	defer func() { c.nesting-- }()
 	open := text[i]
 	closing := byte(']')
 	if open == '{' {

@@ -92,7 +92,14 @@ type blockConverter struct {
 	// metadataNext is set while the top-level metadata value is converted,
 	// whose managedFields are left out.
 	metadataNext bool
+	// nesting counts the collections open, up to maxBlockNesting.
+	nesting int
 }
+
+// maxBlockNesting is how deeply collections may nest for the converter;
+// deeper ones (no Kubernetes object nests so deep) go to the YAML parser,
+// which bounds them itself.
+const maxBlockNesting = 64
 
 // nextContent returns the first line from i on with content.
 func (c *blockConverter) nextContent(i int) int {
@@ -150,6 +157,10 @@ func (c *blockConverter) value(i int, rest []byte, col, depth int, sameIndentSeq
 }
 
 func (c *blockConverter) sequence(i, col int, text []byte, depth int) (int, bool) {
+	if c.nesting++; c.nesting > maxBlockNesting {
+		return 0, false
+	}
+	defer func() { c.nesting-- }()
 	c.out = append(c.out, '[')
 	for first := true; ; first = false {
 		if !first {
@@ -182,6 +193,10 @@ func (c *blockConverter) sequence(i, col int, text []byte, depth int) (int, bool
 }
 
 func (c *blockConverter) mapping(i, col int, text []byte, depth int) (int, bool) {
+	if c.nesting++; c.nesting > maxBlockNesting {
+		return 0, false
+	}
+	defer func() { c.nesting-- }()
 	isMetadata := c.metadataNext
 	c.metadataNext = false
 	c.out = append(c.out, '{')

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,6 +100,7 @@ func TestBlockYAMLCases(t *testing.T) {
 		{"- - a\n", false},
 		{"- 1: a\n", false},
 		{"- a: 1\n\tb: 2\n", false},
+		{"- a: " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n", false},
 	} {
 		assert.Equal(t, c.read, checkBlockItem(t, []byte(c.item)), "%q", c.item)
 	}
