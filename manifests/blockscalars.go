@@ -180,12 +180,12 @@ func flowKey(text []byte, i int) (string, int, bool) {
 			return "", 0, false
 		}
 		k := text[i : i+n]
-		if !plainString(k) || bytes.ContainsAny(k, ",[]{}#") {
+		if !plainString(k) || bytes.ContainsAny(k, ",[]{}#") || k[len(k)-1] == ' ' {
 			return "", 0, false
 		}
 		key, end = string(k), i+n
 	}
-	if end+1 >= len(text) || text[end] != ':' || text[end+1] != ' ' {
+	if end+1 >= len(text) || text[end] != ':' || text[end+1] != ' ' || end-i > maxSimpleKey {
 		return "", 0, false
 	}
 	return key, end + 2, true
@@ -254,7 +254,7 @@ func plainInt(s []byte) bool {
 // a date, and has a letter no number has (a quantity like 500m or 1Gi, a
 // hex hash, a UID).
 func plainString(s []byte) bool {
-	if len(s) == 0 {
+	if len(s) == 0 || bytes.IndexByte(s, '\t') >= 0 {
 		return false
 	}
 	ch := s[0]
@@ -270,7 +270,7 @@ func plainString(s []byte) bool {
 		}
 		return true
 	case ch >= '0' && ch <= '9':
-		if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o' || s[1] == 'b') {
+		if len(s) > 1 && s[0] == '0' && bytes.IndexByte([]byte("xXoObB"), s[1]) >= 0 {
 			return false
 		}
 		if len(s) > 4 && s[4] == '-' && bytes.IndexFunc(s[:4], func(r rune) bool { return r < '0' || r > '9' }) < 0 {

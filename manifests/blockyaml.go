@@ -29,7 +29,7 @@ func blockDocumentToJSON(doc []byte) (out []byte, apiVersion, kind string, ok bo
 }
 
 func convertBlock(data []byte, item bool) (out []byte, apiVersion, kind string, ok bool) {
-	if !utf8.Valid(data) {
+	if !printable(data) {
 		return nil, "", "", false
 	}
 	lines := linePool.Get().(*[]blockLine)
@@ -55,6 +55,31 @@ func convertBlock(data []byte, item bool) (out []byte, apiVersion, kind string, 
 		return nil, "", "", false
 	}
 	return c.out, c.apiVersion, c.kind, true
+}
+
+// printable reports whether data is UTF-8 holding only characters YAML
+// allows in a stream, with no line break but "\n" and "\r\n".
+func printable(data []byte) bool {
+	for i := 0; i < len(data); {
+		b := data[i]
+		if b < 0x80 {
+			if b < 0x20 && b != '\t' && b != '\n' && b != '\r' || b == 0x7f || b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1,
+			r >= 0x80 && r <= 0x9f && r != 0x85,
+			r >= 0xd800 && r <= 0xdfff,
+			r == 0xfeff, r == 0xfffe, r == 0xffff:
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // blockLine is one line of a block: its indentation and the text after it,
@@ -95,6 +120,9 @@ type blockConverter struct {
 	// nesting counts the collections open, up to maxBlockNesting.
 	nesting int
 }
+
+// maxSimpleKey is the longest key YAML reads on one line with its value.
+const maxSimpleKey = 1024
 
 // maxBlockNesting is how deeply collections may nest for the converter;
 // deeper ones (no Kubernetes object nests so deep) go to the YAML parser,
@@ -290,12 +318,12 @@ func splitKey(text []byte) (key string, rest []byte, isKey bool) {
 			n = len(text) - 1
 		}
 		k := text[:n]
-		if !plainString(k) || bytes.Contains(k, []byte(" #")) {
+		if !plainString(k) || bytes.Contains(k, []byte(" #")) || k[len(k)-1] == ' ' {
 			return "", nil, false
 		}
 		key, after = string(k), text[n+1:]
 	}
-	if len(after) > 0 && after[0] != ' ' {
+	if len(after) > 0 && after[0] != ' ' || len(text)-len(after) > maxSimpleKey {
 		return "", nil, false
 	}
 	after = bytes.TrimLeft(after, " ")
@@ -321,13 +349,14 @@ func (c *blockConverter) scalar(i int, text []byte, parent int) (int, bool) {
 		}
 		return i + 1, true
 	}
+	commented := false
 	if n := bytes.Index(text, []byte(" #")); n >= 0 {
-		text = bytes.TrimRight(text[:n], " ")
+		text, commented = bytes.TrimRight(text[:n], " "), true
 	}
 	next := i + 1
 	var folded []byte
 	for next < len(c.lines) && !c.lines[next].blank && c.lines[next].indent > parent {
-		if c.lines[next].comment {
+		if c.lines[next].comment || commented {
 			return 0, false
 		}
 		if folded == nil {
@@ -380,23 +409,25 @@ func (c *blockConverter) quoted(i int, text []byte, parent int) (int, bool) {
 		}
 		if n >= 0 {
 			rest := bytes.TrimLeft(line[n:], " ")
-			if len(rest) > 0 && rest[0] != '#' {
+			if len(rest) > 0 && (rest[0] != '#' || len(rest) == len(line[n:])) {
 				return 0, false
 			}
 			c.out = appendJSONString(c.out, b)
 			return i + 1, true
 		}
-		if len(line) > 0 && line[len(line)-1] == '\\' {
+		// A folded line's trailing white space is dropped, unless escaped:
+		// lines with escapes are left to the parser.
+		if text[0] == '"' && bytes.IndexByte(line[from:], '\\') >= 0 {
 			return 0, false
 		}
-		b = bytes.TrimRight(b, " ")
+		b = bytes.TrimRight(b, " \t")
 		i++
 		breaks := 0
 		for i < len(c.lines) && c.lines[i].blank {
 			breaks++
 			i++
 		}
-		if i >= len(c.lines) || c.lines[i].indent <= parent {
+		if i >= len(c.lines) || c.lines[i].indent <= parent || c.lines[i].text[0] == '\t' {
 			return 0, false
 		}
 		if breaks == 0 {

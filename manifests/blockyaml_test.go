@@ -71,7 +71,8 @@ func TestBlockYAMLCases(t *testing.T) {
 	}{
 		{"- a: 1\n  b: -2\n  c: 500m\n  d: 1Gi\n  e: \"x: y\"\n  f: 'it''s'\n  g:\n  h: ~\n  i: true\n  j: null\n  k: {}\n  l: []\n", true},
 		{"- a:\n  - x\n  - p: 1\n    q: 2\n  -   w\n  b: plain # comment\n", true},
-		{"- message: 'a long message that\n    goes on here'\n  other: \"and \\\"more\\\"\n\n    after a blank\"\n", true},
+		{"- message: 'a long message that\n    goes on here'\n  other: \"and more\n\n    after a blank\"\n", true},
+		{"- other: \"an \\\"escape\\\"\n    on a folded line\"\n", false},
 		{"- message: a plain scalar\n    folded over lines\n  x: 1\n", true},
 		{"- metadata:\n    name: a\n    managedFields:\n    - manager: x\n      fieldsV1:\n        f:a: {}\n    namespace: b\n", true},
 		{"- k: \"\\u00e9\\x41\\t\"\n  \"quoted key\": 2\n  'single': 3\n  /path: 4\n", true},

@@ -11,7 +11,8 @@ import (
 // karpsim reads no object's managedFields, the largest part of what kubectl
 // prints for a pod: they are dropped before decoding, as text where the
 // List path cuts items and from the tree everywhere else, so that they cost
-// neither time nor memory, and are never reported.
+// neither time nor memory, and are never reported. (Where they are cut as
+// text, even a YAML syntax error inside them goes unsaid.)
 
 // dropManagedFields removes metadata.managedFields from an object's tree.
 func dropManagedFields(tree map[string]any) {
@@ -50,6 +51,9 @@ func stripManagedFieldsYAML(item []byte) []byte {
 			}
 			if indent == metaIndent && isBlockKey(line[indent:], "managedFields") {
 				skip := skipBlock(item, end, indent)
+				if next, content := lineIndent(item[skip:]); content && next > itemIndent && next < metaIndent {
+					return item // malformed: left for the parser to say so
+				}
 				out := make([]byte, 0, len(item)-(skip-pos))
 				return append(append(out, item[:pos]...), item[skip:]...)
 			}
