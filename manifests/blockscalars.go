@@ -60,7 +60,7 @@ func readQuoted(b, text []byte, from int) (_ []byte, n int, ok bool) {
 // backslash): its rune and how many bytes it took.
 func unescape(s []byte) (rune, int, bool) {
 	switch s[0] {
-	case '"', '\\', '/':
+	case '"', '\\':
 		return rune(s[0]), 1, true
 	case 'n':
 		return '\n', 1, true
@@ -212,7 +212,9 @@ func (c *blockConverter) flowValue(text []byte, i int) (int, bool) {
 		end++
 	}
 	v := bytes.TrimRight(text[i:end], " ")
-	if len(v) == 0 || bytes.Contains(v, []byte(": ")) || bytes.Contains(v, []byte(" #")) || v[len(v)-1] == ':' {
+	// Indicators inside flow scalars read differently across parsers and
+	// YAML versions: such scalars are left to the parser.
+	if len(v) == 0 || bytes.ContainsAny(v, "?:!&*|>'\"%@`#\t") {
 		return 0, false
 	}
 	switch string(v) {
