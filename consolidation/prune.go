@@ -40,13 +40,30 @@ type shape struct {
 	tolerations []corev1.Toleration
 	// invalid pods are placed nowhere.
 	invalid bool
+	// class is shared by the shapes with the same constraints (forms and
+	// tolerations), whatever their requests.
+	class *shapeClass
 }
 
-// shapeKey tells pods apart by what shape reads of them, so that the pods
-// of one workload share a shape and each simulation checks it once.
-func shapeKey(p *corev1.Pod, requests resources.Vector) string {
+// shapeClass remembers which destinations the constraints of its shapes
+// admit (their hard taints tolerated, their labels compatible), and which
+// NodePools and instance types suit them: that does not change during an
+// evaluation, and every simulation asks it again of the same destinations
+// and types. Each answer is 0 while not yet known, 1 for yes, 2 for no.
+type shapeClass struct {
+	// admits is per destination index.
+	admits []int8
+	// pools is per index in simulator.priced, types per that index and
+	// index in its catalog.
+	pools []int8
+	types [][]int8
+}
+
+// constraintKey tells pods apart by the constraints shape reads of them;
+// with their requests, it tells shapes apart, so that the pods of one
+// workload share a shape and each simulation checks it once.
+func constraintKey(p *corev1.Pod) string {
 	var b strings.Builder
-	b.Write(requests.AppendKey(make([]byte, 0, 64)))
 	for _, k := range sortedKeys(p.Spec.NodeSelector) {
 		b.WriteString("|" + k + "=" + p.Spec.NodeSelector[k])
 	}
@@ -87,6 +104,18 @@ func (d *destination) accepts(sh *shape) bool {
 	if sh.invalid || !sh.requests.Fits(d.room) {
 		return false
 	}
+	if sh.class == nil {
+		return d.admits(sh)
+	}
+	if d.index >= len(sh.class.admits) {
+		sh.class.admits = append(sh.class.admits, make([]int8, d.index+1-len(sh.class.admits))...)
+	}
+	return remember(&sh.class.admits[d.index], func() bool { return d.admits(sh) })
+}
+
+// admits reports whether the pod tolerates the node's hard taints and is
+// compatible with its labels in some form.
+func (d *destination) admits(sh *shape) bool {
 	for i := range d.hardTaints {
 		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
 			return false
@@ -103,20 +132,57 @@ func (d *destination) accepts(sh *shape) bool {
 // fitsType reports whether some type of the catalogs, narrowed to limit
 // when it is positive, has the room and a label set the pod may accept.
 func (s *simulator) fitsType(sh *shape, limit float64) bool {
-	for _, pr := range s.priced {
-		if !pr.suits(sh) {
+	for p, pr := range s.priced {
+		if !sh.class.suitsPool(pr, p, sh) {
 			continue
 		}
 		for i, it := range pr.catalog {
 			if (limit > 0 && pr.cheapest[i] >= limit) || !sh.requests.Fits(it.Allocatable()) {
 				continue
 			}
-			if suits(it, sh) {
+			if sh.class.suitsType(pr, p, i, sh) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// suitsPool is pr.suits(sh), remembered for the class; p is pr's index.
+func (c *shapeClass) suitsPool(pr priced, p int, sh *shape) bool {
+	if c == nil {
+		return pr.suits(sh)
+	}
+	if p >= len(c.pools) {
+		c.pools = append(c.pools, make([]int8, p+1-len(c.pools))...)
+	}
+	return remember(&c.pools[p], func() bool { return pr.suits(sh) })
+}
+
+// suitsType is suits(pr.catalog[i], sh), remembered for the class.
+func (c *shapeClass) suitsType(pr priced, p, i int, sh *shape) bool {
+	if c == nil {
+		return suits(pr.catalog[i], sh)
+	}
+	if p >= len(c.types) {
+		c.types = append(c.types, make([][]int8, p+1-len(c.types))...)
+	}
+	if c.types[p] == nil {
+		c.types[p] = make([]int8, len(pr.catalog))
+	}
+	return remember(&c.types[p][i], func() bool { return suits(pr.catalog[i], sh) })
+}
+
+// remember answers from *known (1 yes, 2 no) or, when it is 0, from
+// compute, and keeps the answer there.
+func remember(known *int8, compute func() bool) bool {
+	if *known == 0 {
+		*known = 2
+		if compute() {
+			*known = 1
+		}
+	}
+	return *known == 1
 }
 
 // cannotFit says why the candidates' pods cannot all be placed, judged

@@ -53,6 +53,8 @@ type simulator struct {
 	requests map[*corev1.Pod]resources.Vector
 	shapes   map[*corev1.Pod]*shape
 	byKey    map[string]*shape
+	// classes are the shapes' constraint classes, by constraintKey.
+	classes map[string]*shapeClass
 	// prune lets a simulation leave out nodes that cannot take any pod it
 	// places; off when some pod has topology constraints, which count the
 	// pods of every node.
@@ -71,8 +73,10 @@ type simulator struct {
 
 // destination is a node pods may go to.
 type destination struct {
-	info *nodeInfo
-	node *scheduling.Node
+	// index is the destination's place in simulator.dest.
+	index int
+	info  *nodeInfo
+	node  *scheduling.Node
 	// room is allocatable less every bound pod: at least what the solver
 	// will find free.
 	room       resources.Vector
@@ -85,7 +89,8 @@ func newSimulator(e *evaluation) *simulator {
 	s := &simulator{
 		gone: map[string]resources.Vector{}, uninitialized: map[string]bool{}, window: map[string]bool{},
 		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
-		prune: !e.exhaustive, exhaustive: e.exhaustive,
+		classes: map[string]*shapeClass{},
+		prune:   !e.exhaustive, exhaustive: e.exhaustive,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
 			return !ok && e.pdbs.blocks(p, true) == ""
@@ -150,7 +155,7 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 		return
 	}
 	node := n.in.Node
-	d := &destination{info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable), labels: requirements.FromLabels(node.Labels)}
+	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable), labels: requirements.FromLabels(node.Labels)}
 	for _, p := range n.pods {
 		d.room = d.room.Sub(s.request(p))
 		s.prune = s.prune && !hasTopology(p)
@@ -181,9 +186,14 @@ func (s *simulator) shape(p *corev1.Pod) *shape {
 	sh, ok := s.shapes[p]
 	if !ok {
 		r := s.request(p)
-		key := shapeKey(p, r)
+		constraints := constraintKey(p)
+		key := string(r.AppendKey(make([]byte, 0, 64))) + constraints
 		if sh, ok = s.byKey[key]; !ok {
 			sh = newShape(p, r)
+			if sh.class, ok = s.classes[constraints]; !ok {
+				sh.class = &shapeClass{}
+				s.classes[constraints] = sh.class
+			}
 			s.byKey[key] = sh
 		}
 		s.shapes[p] = sh

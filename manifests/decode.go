@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	sigsjson "sigs.k8s.io/json"
 
 	"github.com/karpsim/karpsim/apis"
 )
@@ -29,9 +31,26 @@ type loader struct {
 	// part is set when the stream joins objects read elsewhere: a
 	// NodePool's EC2NodeClass need not be in it.
 	part bool
+
+	limits limits
+	// objects counts the objects read, against limits; overObjects is set
+	// once the limit was passed and said.
+	objects     int
+	overObjects bool
+	// workers is how many List items are decoded at once; 0 means
+	// GOMAXPROCS.
+	workers int
+	// reference turns off every shortcut (the item-by-item List path,
+	// blockDocumentToJSON, strict decoding), for tests that hold them
+	// against the reference path: a YAML parser, a tree, decodeTyped.
+	reference bool
+	// listItems counts the items decoded item by item.
+	listItems int
+	// strings holds one copy of the strings decoded objects repeat.
+	strings interner
 }
 
-func newLoader() *loader { return &loader{set: newSet()} }
+func newLoader() *loader { return &loader{set: newSet(), strings: interner{}} }
 
 func (l *loader) fail(src Source, object, path string, kind error, msg string) {
 	l.errs = append(l.errs, &Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
@@ -52,24 +71,28 @@ func (l *loader) done() (*Set, error) {
 type coreKind struct {
 	apiVersion string
 	decode     func(l *loader, src Source, label string, tree map[string]any)
+	// strict decodes an object's JSON straight into its Go type, and
+	// reports false, adding nothing, unless it decodes without any
+	// problem or unknown field.
+	strict func(l *loader, src Source, data []byte) bool
 }
 
 var coreKinds = map[string]coreKind{
-	"Pod":              {"v1", decodeCore(func(s *Set, o *corev1.Pod) { s.Pods = append(s.Pods, o) })},
-	"Node":             {"v1", decodeCore(func(s *Set, o *corev1.Node) { s.Nodes = append(s.Nodes, o) })},
-	"PersistentVolume": {"v1", decodeCore(func(s *Set, o *corev1.PersistentVolume) { s.PersistentVolumes = append(s.PersistentVolumes, o) })},
-	"PersistentVolumeClaim": {"v1", decodeCore(func(s *Set, o *corev1.PersistentVolumeClaim) {
+	"Pod":              coreOf("v1", func(s *Set, o *corev1.Pod) { s.Pods = append(s.Pods, o) }),
+	"Node":             coreOf("v1", func(s *Set, o *corev1.Node) { s.Nodes = append(s.Nodes, o) }),
+	"PersistentVolume": coreOf("v1", func(s *Set, o *corev1.PersistentVolume) { s.PersistentVolumes = append(s.PersistentVolumes, o) }),
+	"PersistentVolumeClaim": coreOf("v1", func(s *Set, o *corev1.PersistentVolumeClaim) {
 		s.PersistentVolumeClaims = append(s.PersistentVolumeClaims, o)
-	})},
-	"Deployment":  {"apps/v1", decodeCore(func(s *Set, o *appsv1.Deployment) { s.Deployments = append(s.Deployments, o) })},
-	"ReplicaSet":  {"apps/v1", decodeCore(func(s *Set, o *appsv1.ReplicaSet) { s.ReplicaSets = append(s.ReplicaSets, o) })},
-	"StatefulSet": {"apps/v1", decodeCore(func(s *Set, o *appsv1.StatefulSet) { s.StatefulSets = append(s.StatefulSets, o) })},
-	"DaemonSet":   {"apps/v1", decodeCore(func(s *Set, o *appsv1.DaemonSet) { s.DaemonSets = append(s.DaemonSets, o) })},
-	"Job":         {"batch/v1", decodeCore(func(s *Set, o *batchv1.Job) { s.Jobs = append(s.Jobs, o) })},
-	"PodDisruptionBudget": {"policy/v1", decodeCore(func(s *Set, o *policyv1.PodDisruptionBudget) {
+	}),
+	"Deployment":  coreOf("apps/v1", func(s *Set, o *appsv1.Deployment) { s.Deployments = append(s.Deployments, o) }),
+	"ReplicaSet":  coreOf("apps/v1", func(s *Set, o *appsv1.ReplicaSet) { s.ReplicaSets = append(s.ReplicaSets, o) }),
+	"StatefulSet": coreOf("apps/v1", func(s *Set, o *appsv1.StatefulSet) { s.StatefulSets = append(s.StatefulSets, o) }),
+	"DaemonSet":   coreOf("apps/v1", func(s *Set, o *appsv1.DaemonSet) { s.DaemonSets = append(s.DaemonSets, o) }),
+	"Job":         coreOf("batch/v1", func(s *Set, o *batchv1.Job) { s.Jobs = append(s.Jobs, o) }),
+	"PodDisruptionBudget": coreOf("policy/v1", func(s *Set, o *policyv1.PodDisruptionBudget) {
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
-	})},
-	"StorageClass": {"storage.k8s.io/v1", decodeCore(func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) })},
+	}),
+	"StorageClass": coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) }),
 }
 
 // karpenterKinds are the apiVersions karpsim reads for each Karpenter kind.
@@ -81,7 +104,9 @@ var karpenterKinds = map[string][]string{
 
 // decodeDocument dispatches one object, or the items of a List, by kind.
 func (l *loader) decodeDocument(src Source, tree map[string]any) {
-	l.decodeObject(src, tree, "", "", 0)
+	if l.admit(src, 1) {
+		l.decodeObject(src, tree, "", "", 0)
+	}
 }
 
 func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion, inheritedKind string, depth int) {
@@ -97,6 +122,7 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 			kind, tree["kind"] = inheritedKind, inheritedKind
 		}
 	}
+	dropManagedFields(tree)
 	label := objectLabel(src, kind, tree)
 	switch {
 	case kind == "":
@@ -139,6 +165,9 @@ func (l *loader) decodeList(src Source, items []any, apiVersion, itemKind string
 	if itemKind == "" {
 		apiVersion = ""
 	}
+	if !l.admit(src, len(items)) {
+		return
+	}
 	for i, item := range items {
 		itemSrc := src
 		itemSrc.Item = i + 1
@@ -151,6 +180,39 @@ func (l *loader) decodeList(src Source, items []any, apiVersion, itemKind string
 	}
 }
 
+// coreOf describes a core kind whose objects add appends to the Set.
+func coreOf[T any, PT interface {
+	*T
+	metav1.Object
+}](apiVersion string, add func(*Set, *T)) coreKind {
+	return coreKind{apiVersion: apiVersion, decode: decodeCore(add), strict: decodeCoreStrict[T, PT](add)}
+}
+
+// decodeCoreStrict returns coreKind.strict for a core kind.
+func decodeCoreStrict[T any, PT interface {
+	*T
+	metav1.Object
+}](add func(*Set, *T)) func(*loader, Source, []byte) bool {
+	return func(l *loader, src Source, data []byte) bool {
+		obj := new(T)
+		strict, err := sigsjson.UnmarshalStrict(data, obj, sigsjson.DisallowUnknownFields)
+		if err != nil || len(strict) > 0 || PT(obj).GetName() == "" {
+			return false
+		}
+		PT(obj).SetManagedFields(nil)
+		add(l.set, obj)
+		l.set.setSource(obj, src)
+		return true
+	}
+}
+
+// decodeStrict decodes an item of a core kind with its own apiVersion and
+// kind through coreKind.strict, and reports whether it did.
+func (l *loader) decodeStrict(src Source, data []byte, apiVersion, kind string) bool {
+	core, ok := coreKinds[kind]
+	return ok && apiVersion != "" && core.apiVersion == apiVersion && core.strict(l, src, data)
+}
+
 // decodeCore returns a decoder for a core kind that appends to the Set.
 func decodeCore[T any](add func(*Set, *T)) func(*loader, Source, string, map[string]any) {
 	return func(l *loader, src Source, label string, tree map[string]any) {
@@ -159,7 +221,7 @@ func decodeCore[T any](add func(*Set, *T)) func(*loader, Source, string, map[str
 		l.report(src, label, ErrDecode, problems, nil)
 		if obj != nil {
 			add(l.set, obj)
-			l.set.sources[obj] = src
+			l.set.setSource(obj, src)
 		}
 	}
 }

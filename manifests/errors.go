@@ -26,6 +26,9 @@ var (
 	// ErrMissingReference: an object refers to one that was not given (a
 	// NodePool's EC2NodeClass).
 	ErrMissingReference = errors.New("missing reference")
+	// ErrTooLarge: a file or stream is larger than MaxStreamBytes, or holds
+	// more than MaxObjects objects.
+	ErrTooLarge = errors.New("manifest too large")
 	// ErrDuplicate: two objects of the same kind have the same name (and
 	// namespace).
 	ErrDuplicate = errors.New("duplicate object")

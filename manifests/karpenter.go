@@ -66,7 +66,7 @@ func (l *loader) add(src Source, obj karpenterObject) {
 	case *apis.EC2NodeClass:
 		l.set.EC2NodeClasses = append(l.set.EC2NodeClasses, o)
 	}
-	l.set.sources[obj] = src
+	l.set.setSource(obj, src)
 }
 
 func pathsOf(errs apis.FieldErrors) []string {

@@ -88,12 +88,13 @@ func (l *loader) readPath(path string) {
 		l.fail(Source{File: path}, "", "", ErrRead, err.Error())
 	}
 	for _, file := range files {
-		data, err := os.ReadFile(file)
+		f, size, err := openFile(file)
 		if err != nil {
 			l.fail(Source{File: file}, "", "", ErrRead, err.Error())
 			continue
 		}
-		l.decodeStream(file, data)
+		l.decodeReader(file, f, size)
+		f.Close()
 	}
 }
 
@@ -154,25 +155,25 @@ type document struct {
 	src   Source
 	// json is true when data is JSON, which needs no conversion from YAML.
 	json bool
+	// cut is the List data holds, when it was cut while the stream was.
+	cut *listCut
+}
+
+// listCut is a List document cut into its items and the rest.
+type listCut struct {
+	header []byte
+	items  [][]byte
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")
 
-// decodeStream decodes every document of one file.
+// decodeStream decodes every document of one stream held in memory.
 func (l *loader) decodeStream(file string, data []byte) {
-	data = bytes.TrimPrefix(data, utf8BOM)
-	var docs []document
-	if isJSON(file, data) {
-		docs = l.splitJSON(file, data)
-	} else {
-		docs = splitYAML(file, data)
+	if trimmed := bytes.TrimPrefix(data, utf8BOM); isJSON(file, trimmed) && !l.tooLarge(file, int64(len(data))) {
+		l.decodeJSON(file, trimmed)
+		return
 	}
-	for _, doc := range docs {
-		tree, ok := l.parse(doc)
-		if ok {
-			l.decodeDocument(doc.src, tree)
-		}
-	}
+	l.decodeReader(file, bytes.NewReader(data), int64(len(data)))
 }
 
 func isJSON(file string, data []byte) bool {
@@ -181,44 +182,6 @@ func isJSON(file string, data []byte) bool {
 	}
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	return len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[')
-}
-
-// splitYAML cuts a stream at its document markers ("---" and "...") and
-// drops documents with no content, numbering the others from 1.
-func splitYAML(file string, data []byte) []document {
-	var docs []document
-	var cur []byte
-	first, contentLine := 1, 0
-	flush := func(next int) {
-		if contentLine > 0 {
-			docs = append(docs, document{data: cur, first: first, src: Source{File: file, Document: len(docs) + 1, Line: contentLine}})
-		}
-		cur, first, contentLine = nil, next, 0
-	}
-	lineNo := 0
-	for len(data) > 0 {
-		lineNo++
-		end := bytes.IndexByte(data, '\n') + 1
-		if end == 0 {
-			end = len(data)
-		}
-		line := data[:end]
-		data = data[end:]
-		if marker, rest := documentMarker(line); marker {
-			flush(lineNo)
-			if len(bytes.TrimSpace(rest)) == 0 {
-				first = lineNo + 1
-				continue
-			}
-			line = rest
-		}
-		cur = append(cur, line...)
-		if trimmed := bytes.TrimSpace(line); contentLine == 0 && len(trimmed) > 0 && trimmed[0] != '#' {
-			contentLine = lineNo
-		}
-	}
-	flush(lineNo + 1)
-	return docs
 }
 
 // documentMarker reports whether line starts or ends a document, and

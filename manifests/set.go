@@ -42,6 +42,15 @@ type Set struct {
 
 func newSet() *Set { return &Set{sources: map[any]Source{}} }
 
+// setSource records where obj was read from. A child loader's Set starts
+// without a map, as most hold a single object.
+func (s *Set) setSource(obj any, src Source) {
+	if s.sources == nil {
+		s.sources = make(map[any]Source, 1)
+	}
+	s.sources[obj] = src
+}
+
 // SourceOf returns where obj, a pointer held in the Set, was read from.
 func (s *Set) SourceOf(obj any) (Source, bool) {
 	src, ok := s.sources[obj]

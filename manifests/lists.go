@@ -1,0 +1,308 @@
+package manifests
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"sync/atomic"
+
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// A List document (what `kubectl get -o yaml|json` prints) is decoded item
+// by item: the document is cut into its items without parsing them, each
+// item is parsed and decoded on its own by one of GOMAXPROCS workers, and
+// the results are added to the Set in item order, so that the Set, its
+// warnings and its errors are the same for any number of workers, and the
+// same as decoding the document as a whole. Anything the cutting does not
+// expect (a List in flow style, an item that is not an object, a YAML error
+// anywhere) sends the whole document down the whole-document path, whose
+// messages locate problems by line.
+
+// decodeListDocument decodes doc item by item when it is a List, and
+// reports whether it did; false leaves doc to the whole-document path.
+func (l *loader) decodeListDocument(doc document) bool {
+	if l.reference {
+		return false
+	}
+	var header []byte
+	var items [][]byte
+	var ok bool
+	switch {
+	case doc.cut != nil:
+		header, items, ok = doc.cut.header, doc.cut.items, true
+	case doc.json:
+		header, items, _, ok = splitJSONList(doc.data)
+	default:
+		header, items, ok = splitYAMLList(doc.data)
+	}
+	if !ok {
+		return false
+	}
+	tree, ok := parseQuiet(header, doc.json)
+	if !ok {
+		return false
+	}
+	apiVersion, kind := stringField(tree, "apiVersion"), stringField(tree, "kind")
+	if apiVersion == "" || !strings.HasSuffix(kind, "List") {
+		return false
+	}
+	itemKind := strings.TrimSuffix(kind, "List")
+	if itemKind == "" {
+		apiVersion = ""
+	}
+	if !l.admit(doc.src, len(items)) {
+		return true
+	}
+	into := l.child()
+	if !l.decodeItems(into, doc, items, apiVersion, itemKind) {
+		l.objects -= len(items)
+		return false
+	}
+	l.absorb(into)
+	l.listItems += len(items)
+	return true
+}
+
+// parseQuiet parses a small document into a tree, reporting nothing: the
+// whole-document path reports whatever is wrong with it.
+func parseQuiet(data []byte, isJSON bool) (map[string]any, bool) {
+	j := data
+	if !isJSON {
+		var err error
+		if j, err = yaml.YAMLToJSONStrict(data); err != nil {
+			return nil, false
+		}
+	}
+	var tree map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err != nil || tree == nil {
+		return nil, false
+	}
+	return tree, true
+}
+
+// listWindow is how many items per worker may be decoded ahead of the
+// item being added to the Set.
+const listWindow = 16
+
+type itemJob struct {
+	index int
+	data  []byte
+	out   chan *loader
+}
+
+// decodeItems decodes the items of a List into the loader into, in order, in parallel,
+// and reports whether every item could be cut and parsed.
+func (l *loader) decodeItems(into *loader, doc document, items [][]byte, apiVersion, itemKind string) bool {
+	workers := min(l.workerCount(), len(items))
+	jobs := make(chan itemJob, workers)
+	pending := make(chan chan *loader, workers*listWindow)
+	var abandon atomic.Bool
+	go func() {
+		for i, item := range items {
+			out := make(chan *loader, 1)
+			pending <- out
+			jobs <- itemJob{index: i, data: item, out: out}
+		}
+		close(jobs)
+		close(pending)
+	}()
+	for range workers {
+		go func() {
+			for job := range jobs {
+				if abandon.Load() {
+					job.out <- nil
+					continue
+				}
+				job.out <- l.decodeItem(doc, job, apiVersion, itemKind)
+			}
+		}()
+	}
+	for out := range pending {
+		item := <-out
+		if item == nil {
+			abandon.Store(true)
+			continue
+		}
+		if !abandon.Load() {
+			into.absorb(item)
+		}
+	}
+	return !abandon.Load()
+}
+
+func (l *loader) workerCount() int {
+	if l.workers > 0 {
+		return l.workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// decodeItem parses and decodes one item into a loader of its own; nil
+// means the item could not be parsed as an object.
+//
+// An item of a core kind that decodes strictly (no unknown field, no field
+// that does not decode) goes straight from its JSON to its Go type; any
+// other item is decoded through a tree, as whole documents are, so that
+// every message is the same.
+func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind string) *loader {
+	src := doc.src
+	src.Item = job.index + 1
+	item := l.child()
+	var j []byte
+	var version, kind string
+	if doc.json {
+		j, version, kind = stripManagedFieldsJSON(job.data)
+	} else {
+		var ok bool
+		if j, version, kind, ok = blockYAMLToJSON(job.data); !ok {
+			var err error
+			if j, err = yaml.YAMLToJSONStrict(stripManagedFieldsYAML(job.data)); err != nil {
+				return nil
+			}
+			var seq []any
+			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
+				return nil
+			}
+			obj, _ := seq[0].(map[string]any)
+			if obj == nil {
+				return nil
+			}
+			item.decodeObject(src, obj, apiVersion, itemKind, 1)
+			return item
+		}
+	}
+	if item.decodeStrict(src, j, version, kind) {
+		return item
+	}
+	var obj map[string]any
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil || obj == nil {
+		return nil
+	}
+	item.decodeObject(src, obj, apiVersion, itemKind, 1)
+	return item
+}
+
+// child returns an empty loader with l's settings, whose results absorb
+// adds to l. It interns no strings: the loader at the root does, once.
+func (l *loader) child() *loader {
+	c := &loader{set: &Set{}}
+	c.part, c.limits, c.workers, c.reference = l.part, l.limits, l.workers, l.reference
+	return c
+}
+
+// absorb adds what c decoded to l, after what l holds.
+func (l *loader) absorb(c *loader) {
+	s, d := c.set, l.set
+	if l.strings != nil {
+		for _, p := range s.Pods {
+			l.strings.pod(p)
+		}
+		for _, n := range s.Nodes {
+			l.strings.meta(&n.ObjectMeta)
+		}
+	}
+	d.NodePools = append(d.NodePools, s.NodePools...)
+	d.NodeClaims = append(d.NodeClaims, s.NodeClaims...)
+	d.EC2NodeClasses = append(d.EC2NodeClasses, s.EC2NodeClasses...)
+	d.Pods = append(d.Pods, s.Pods...)
+	d.Deployments = append(d.Deployments, s.Deployments...)
+	d.ReplicaSets = append(d.ReplicaSets, s.ReplicaSets...)
+	d.StatefulSets = append(d.StatefulSets, s.StatefulSets...)
+	d.Jobs = append(d.Jobs, s.Jobs...)
+	d.DaemonSets = append(d.DaemonSets, s.DaemonSets...)
+	d.PodDisruptionBudgets = append(d.PodDisruptionBudgets, s.PodDisruptionBudgets...)
+	d.Nodes = append(d.Nodes, s.Nodes...)
+	d.PersistentVolumes = append(d.PersistentVolumes, s.PersistentVolumes...)
+	d.PersistentVolumeClaims = append(d.PersistentVolumeClaims, s.PersistentVolumeClaims...)
+	d.StorageClasses = append(d.StorageClasses, s.StorageClasses...)
+	d.Warnings = append(d.Warnings, s.Warnings...)
+	for obj, src := range s.sources {
+		d.setSource(obj, src)
+	}
+	l.errs = append(l.errs, c.errs...)
+	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
+}
+
+// splitYAMLList cuts a block-style YAML List into its items (each the text
+// of one "- " entry of the top-level items sequence, a sequence of one
+// object when parsed) and the rest of the document. ok is false when the
+// document has no such items.
+func splitYAMLList(data []byte) (header []byte, items [][]byte, ok bool) {
+	const (
+		before = iota
+		first
+		in
+		after
+	)
+	state, dash, start := before, 0, 0
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n') + pos + 1
+		if end == pos {
+			end = len(data)
+		}
+		line := data[pos:end]
+		indent, content := lineIndent(line)
+		switch {
+		case len(line) > indent && line[indent] == '\t':
+			return nil, nil, false
+		case state == before:
+			if indent == 0 && isItemsKey(line) {
+				state = first
+				break
+			}
+			header = append(header, line...)
+		case !content:
+			if state == after {
+				header = append(header, line...)
+			}
+		case state == first:
+			if !isDashLine(line, indent) {
+				return nil, nil, false
+			}
+			state, dash, start = in, indent, pos
+		case state == in && (indent > dash || indent == dash && isDashLine(line, indent)):
+			if indent == dash {
+				items = append(items, data[start:pos])
+				start = pos
+			}
+		case state == in:
+			items = append(items, data[start:pos])
+			state = after
+			fallthrough
+		default:
+			if indent == 0 && isItemsKey(line) {
+				return nil, nil, false
+			}
+			header = append(header, line...)
+		}
+		pos = end
+	}
+	if state == in {
+		items = append(items, data[start:])
+	}
+	return header, items, len(items) > 0
+}
+
+// lineIndent returns a line's indentation, and whether it has content
+// (anything but white space or a comment).
+func lineIndent(line []byte) (int, bool) {
+	i := 0
+	for i < len(line) && line[i] == ' ' {
+		i++
+	}
+	rest := line[i:]
+	content := len(rest) > 0 && rest[0] != '\n' && rest[0] != '\r' && rest[0] != '#'
+	return i, content
+}
+
+func isItemsKey(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("items:"))
+	return ok && len(bytes.TrimSpace(rest)) == 0
+}
+
+func isDashLine(line []byte, indent int) bool {
+	rest := line[indent:]
+	return len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ' || rest[1] == '\n' || rest[1] == '\r')
+}
