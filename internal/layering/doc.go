@@ -10,12 +10,14 @@
 //	2  instancetypes                            instance types and offerings
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
 //	4  consolidation                            the disruption decision
-//	5  snapshot                                 manifests or a cluster's state → decision inputs
+//	5  snapshot, invariants                     manifests or a cluster's state → decision inputs;
+//	                                            the rules every decision must keep
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
 //	8  plantest, cmd/karpsim, examples          what users run
 //
 // The decision core (requirements, resources, instancetypes, pricing,
-// scheduling, budgets, drift, consolidation) does no I/O and imports neither
-// manifests nor cloud: it takes plain structs and returns decisions.
+// scheduling, budgets, drift, consolidation, invariants) does no I/O and
+// imports neither manifests nor cloud: it takes plain structs and returns
+// decisions.
 package layering

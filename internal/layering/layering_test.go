@@ -18,14 +18,14 @@ var layer = map[string]int{
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3,
 	"consolidation": 4,
-	"snapshot":      5,
-	"controller":    6,
-	"simulator":     7,
-	"plantest":      8, "cmd/karpsim": 8, "examples": 8,
+	"snapshot":      5, "invariants": 5,
+	"controller": 6,
+	"simulator":  7,
+	"plantest":   8, "cmd/karpsim": 8, "examples": 8,
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
-var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation"}
+var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation", "invariants"}
 
 // ioPackages are the standard packages that reach outside the process.
 var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}
