@@ -49,7 +49,7 @@ func (c *Controller) poll(ctx context.Context) {
 	if c.generationNow() == c.disrupt.lastGeneration && now.Before(c.disrupt.nextEval) {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options)
+	d := c.evaluate(now)
 	if len(d.Commands) == 0 {
 		c.disrupt.lastGeneration = c.generationNow()
 		c.disrupt.nextEval = c.nextTimedChange(now)
@@ -122,7 +122,7 @@ func (c *Controller) validate(ctx context.Context) {
 	if want == nil {
 		return
 	}
-	d := consolidation.Evaluate(c.consolidationCluster(), c.now(), c.cfg.Options)
+	d := c.evaluate(c.now())
 	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && slices.Equal(d.Commands[0].Delete, want.Delete) {
 		c.execute(ctx, d.Commands[0])
 		return
@@ -274,6 +274,16 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 		InstanceType: n.Instance.InstanceType, Zone: n.Instance.Zone, CapacityType: n.Instance.CapacityType,
 		Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",
 			notice.TerminateAt.Sub(notice.NoticeAt))})
+}
+
+// evaluate is one disruption evaluation of the cluster as it is now.
+func (c *Controller) evaluate(now time.Time) consolidation.Decision {
+	cl := c.consolidationCluster()
+	d := consolidation.Evaluate(cl, now, c.cfg.Options)
+	if c.cfg.Evaluated != nil {
+		c.cfg.Evaluated(cl, d, now)
+	}
+	return d
 }
 
 // consolidationCluster is the cluster as consolidation.Evaluate sees it:

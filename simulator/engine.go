@@ -75,6 +75,11 @@ type Config struct {
 	// the scenario's start first): build a custom Launcher on it so that
 	// the instances it dates agree with simulated time.
 	Clock *cloud.ManualClock
+	// CheckInvariants runs package invariants' checks on every decision
+	// of the run and on the cluster after every event that changed it,
+	// and records what they find in Result.Violations. Checking changes
+	// no decision; it only costs time.
+	CheckInvariants bool
 	// Progress, when set, is called as virtual time passes each
 	// hundredth of the run and once at its end, with the virtual time
 	// simulated so far and the run's duration. It must not call back
@@ -140,6 +145,8 @@ type sim struct {
 	costSoFar    float64
 	arrivals     map[int]*arrivalStream // by step index
 	interrupts   map[int]*rand.Rand     // random interruptions, by step index
+	// check is nil unless Config.CheckInvariants.
+	check *checker
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -189,8 +196,12 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if err := s.setLauncher(); err != nil {
 		return nil, err
 	}
-	ctrl, err := controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Timers: s,
-		Record: s.decide, Options: cfg.Consolidation})
+	ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation}
+	if cfg.CheckInvariants {
+		s.check = &checker{s: s, seen: map[string]bool{}}
+		ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
+	}
+	ctrl, err := controller.New(ccfg)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +278,9 @@ func (s *sim) loop() error {
 		if s.provisionDirty {
 			s.provisionDirty = false
 			s.ctrl.Trigger(s.now)
+		}
+		if s.check != nil {
+			s.check.cluster()
 		}
 	}
 	s.now = s.end

@@ -98,6 +98,9 @@ type Result struct {
 	Evictions           int            `json:"evictions"`
 	Final               Sample         `json:"final"`
 	Warnings            []string       `json:"warnings,omitempty"`
+	// Violations are the invariants the run broke, each when first seen;
+	// only checked with Config.CheckInvariants (see InvariantError).
+	Violations []Violation `json:"violations,omitempty"`
 }
 
 func newResult(sc Scenario) *Result {
