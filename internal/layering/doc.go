@@ -14,7 +14,8 @@
 //	                                            the rules every decision must keep
 //	6  controller                               Karpenter's loop
 //	7  simulator                                the world around the loop in virtual time
-//	8  plantest, cmd/karpsim, examples          what users run
+//	8  plantest, cmd/karpsim, examples,         what users run; random scenarios for the
+//	   internal/scenariogen                     invariant tests
 //
 // The decision core (requirements, resources, instancetypes, pricing,
 // scheduling, budgets, drift, consolidation, invariants) does no I/O and

@@ -21,7 +21,7 @@ var layer = map[string]int{
 	"snapshot":      5, "invariants": 5,
 	"controller": 6,
 	"simulator":  7,
-	"plantest":   8, "cmd/karpsim": 8, "examples": 8,
+	"plantest":   8, "cmd/karpsim": 8, "examples": 8, "internal/scenariogen": 8,
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
