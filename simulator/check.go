@@ -1,6 +1,8 @@
 package simulator
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +49,19 @@ type checker struct {
 	// persists over many events is recorded once, when first seen.
 	seen       map[string]bool
 	generation uint64
+	// held are the pods the run held at the last check; gone those a
+	// scale-down or a departure deleted since: a pod of held that is
+	// neither held now nor gone was lost.
+	held, gone map[string]bool
 }
+
+func newChecker(s *sim) *checker {
+	return &checker{s: s, seen: map[string]bool{}, held: map[string]bool{}, gone: map[string]bool{}}
+}
+
+// deleted notes a pod the run deletes for a reason (scale-down,
+// departure).
+func (c *checker) deleted(key string) { c.gone[key] = true }
 
 func (c *checker) record(vs []invariants.Violation) {
 	for _, v := range vs {
@@ -82,10 +96,21 @@ func (c *checker) cluster() {
 		cl.Nodes = append(cl.Nodes, &n.StateNode)
 	}
 	keys := make([]string, 0, len(s.pods))
+	held := make(map[string]bool, len(s.pods))
 	for key, p := range s.pods {
 		if !apis.IsDaemonSetPod(p.pod) && !apis.IsMirrorPod(p.pod) {
 			keys = append(keys, key)
+			held[key] = true
 		}
 	}
-	c.record(invariants.CheckCluster(cl, keys))
+	var vs []invariants.Violation
+	for key := range c.held {
+		if !held[key] && !c.gone[key] {
+			vs = append(vs, invariants.Violation{Rule: invariants.RuleConservation, Pod: key,
+				Detail: "left the run without a scale-down or a departure deleting it"})
+		}
+	}
+	slices.SortFunc(vs, func(a, b invariants.Violation) int { return cmp.Compare(a.Pod, b.Pod) })
+	c.held, c.gone = held, map[string]bool{}
+	c.record(append(vs, invariants.CheckCluster(cl, keys)...))
 }

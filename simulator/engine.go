@@ -198,7 +198,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	}
 	ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation}
 	if cfg.CheckInvariants {
-		s.check = &checker{s: s, seen: map[string]bool{}}
+		s.check = newChecker(s)
 		ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 	}
 	ctrl, err := controller.New(ccfg)
