@@ -303,15 +303,23 @@ func nodePrice(c consolidation.Cluster, n *consolidation.Node) (float64, bool) {
 
 // checkMoves checks the commands' moves as a plan on the cluster they
 // leave: the deleted nodes gone, the replacements launched, each moved pod
-// bound where its move says. A reschedulable pod of a deleted node without
+// bound where its move says, nodes already being deleted left out. A reschedulable pod of a deleted node without
 // a move is lost, for the methods that simulate where pods go.
 func checkMoves(c consolidation.Cluster, d consolidation.Decision, deleted map[string]*consolidation.Node) []Violation {
 	in := scheduling.Input{DaemonSets: c.DaemonSets}
 	for _, p := range c.NodePools {
 		in.NodePools = append(in.NodePools, scheduling.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
 	}
+	// Pods of nodes already being deleted are simulated again with the
+	// candidates', as pending pods are: where they go is not part of the
+	// command.
+	unknown := slices.Clone(c.Pending)
 	for _, n := range c.Nodes {
-		if n != nil && n.Node != nil && deleted[n.Node.Name] == nil {
+		switch {
+		case n == nil || n.Node == nil || deleted[n.Node.Name] != nil:
+		case n.Deleting:
+			unknown = append(unknown, n.Node.Pods...)
+		default:
 			in.Nodes = append(in.Nodes, n.Node)
 		}
 	}
@@ -360,5 +368,5 @@ func checkMoves(c consolidation.Cluster, d consolidation.Decision, deleted map[s
 			}
 		}
 	}
-	return append(out, CheckPlan(in, res)...)
+	return append(out, checkPlan(in, res, unknown)...)
 }

@@ -180,3 +180,25 @@ func TestCheckCluster(t *testing.T) {
 		})
 	}
 }
+
+// A consolidation simulation places the pods of nodes already being
+// deleted again, with the candidates': a move that follows its affinity
+// partner away from such a node is no violation (found by the random
+// scenarios: seed 1005385).
+func TestCheckDisruptionLeavesPodsOfDeletingNodesOpen(t *testing.T) {
+	selfAffinity := podAffinity(false, apis.LabelTopologyZone, "db")
+	leaving := managed(node("leaving", "default", "test-zone-3", 2, newPod("db-0", "100m", app("db"), selfAffinity)))
+	leaving.Deleting = true
+	c := cluster(newPool("default", poolBudget("100%")), leaving,
+		managed(node("cand", "default", "test-zone-3", 4, newPod("db-1", "100m", app("db"), selfAffinity))),
+		managed(node("other", "default", "test-zone-1", 2)))
+	d := consolidation.Decision{Commands: []consolidation.Command{{Method: consolidation.MethodSingleNode, Delete: []string{"cand"},
+		Moves: []consolidation.Move{{Pod: "default/db-1", To: "other"}}}}}
+	if vs := CheckDisruption(c, d, now); len(vs) > 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+	leaving.Deleting = false
+	if vs := CheckDisruption(c, d, now); !slices.Contains(rules(vs), RulePodAffinity) {
+		t.Fatalf("with its partner staying, the move breaks its affinity; got %v", vs)
+	}
+}

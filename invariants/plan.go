@@ -23,7 +23,14 @@ import (
 // within its NodePool's requirements and minValues; and no NodePool past
 // its limits. It returns every violation, sorted; nil when there is none.
 func CheckPlan(in scheduling.Input, r scheduling.Result) []Violation {
+	return checkPlan(in, r, nil)
+}
+
+// checkPlan is CheckPlan for a decision that also places unknown pods
+// where the checker is not told (see world.unknown).
+func checkPlan(in scheduling.Input, r scheduling.Result, unknown []*corev1.Pod) []Violation {
 	w := newWorld(in.DaemonSets)
+	w.unknown = unknown
 	for _, n := range in.Nodes {
 		if n != nil {
 			w.add(existingNode(n))

@@ -29,7 +29,11 @@ func (w *world) checkPodAffinity() []Violation {
 		affinity, anti := requiredTerms(e.pod)
 		if e.placed {
 			for _, t := range affinity {
-				if v, bad := affinityUnmet(e, readTerm(e.pod, t, true), all); bad {
+				term := readTerm(e.pod, t, true)
+				if w.unknownMatch(term.matches) {
+					continue
+				}
+				if v, bad := affinityUnmet(e, term, all); bad {
 					out = append(out, v)
 				}
 			}
@@ -132,6 +136,11 @@ func (w *world) spreadBroken(e entry, c corev1.TopologySpreadConstraint) (Violat
 	}
 	sel := spreadSelector(e.pod, c)
 	ns := apis.NamespaceOf(e.pod.Namespace)
+	if w.unknownMatch(func(p *corev1.Pod) bool {
+		return apis.NamespaceOf(p.Namespace) == ns && sel.Matches(labels.Set(p.Labels))
+	}) {
+		return v, false
+	}
 	counts := map[string]int{}
 	for _, n := range w.nodes {
 		d, ok := n.labels[c.TopologyKey]

@@ -20,6 +20,22 @@ type world struct {
 	// daemonSets are one pod per DaemonSet: overhead on every node whose
 	// taints they tolerate and whose labels they select.
 	daemonSets []*corev1.Pod
+	// unknown are pods the decision places without saying where (a
+	// consolidation simulation's pending pods and those of nodes already
+	// being deleted): an affinity term or spread selector that matches one
+	// is not checked, since that pod may count anywhere.
+	unknown []*corev1.Pod
+}
+
+// unknownMatch reports whether an unknown pod in one of the namespaces
+// matches.
+func (w *world) unknownMatch(matches func(*corev1.Pod) bool) bool {
+	for _, p := range w.unknown {
+		if p != nil && apis.IsActive(p) && matches(p) {
+			return true
+		}
+	}
+	return false
 }
 
 type wnode struct {
