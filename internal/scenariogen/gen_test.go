@@ -34,7 +34,7 @@ type tally struct {
 // runSeeds checks the cases of seeds [from, to), every simEvery-th one
 // simulated, on workers goroutines; a failing case is shrunk and its
 // reproducer written under testdata/regressions.
-func runSeeds(t *testing.T, from, to, simEvery uint64, workers int) *tally {
+func runSeeds(t *testing.T, from, to, simEvery uint64, workers, progress int) *tally {
 	t.Helper()
 	var tl tally
 	seeds := make(chan uint64)
@@ -60,6 +60,9 @@ func runSeeds(t *testing.T, from, to, simEvery uint64, workers int) *tally {
 				}
 				tl.mu.Lock()
 				tl.cases++
+				if progress > 0 && tl.cases%progress == 0 {
+					t.Logf("%d cases, %d with violations", tl.cases, tl.failing)
+				}
 				if sim {
 					tl.sims++
 				}
@@ -125,13 +128,13 @@ func TestRandomScenarios(t *testing.T) {
 		t.Skip("-short")
 	}
 	start := time.Now()
-	tl := runSeeds(t, 1, 1201, 4, workers())
+	tl := runSeeds(t, 1, 1201, 4, workers(), 0)
 	t.Logf("%d cases (%d simulated) in %v: %d with violations, %d with the known PDB drain gap",
 		tl.cases, tl.sims, time.Since(start).Round(time.Millisecond), tl.failing, tl.known)
 }
 
 // TestRandomScenariosLong runs KARPSIM_LONG cases (100,000 when it is
-// "1"), every fifth simulated: go test ./internal/scenariogen -run Long -v
+// "1"), every tenth simulated: go test ./internal/scenariogen -run Long -v
 // -timeout 0 with KARPSIM_LONG=1.
 func TestRandomScenariosLong(t *testing.T) {
 	n := uint64(0)
@@ -147,7 +150,7 @@ func TestRandomScenariosLong(t *testing.T) {
 	}
 	start := time.Now()
 	const from = 1_000_000 // beyond CI's slice
-	tl := runSeeds(t, from, from+n, 5, workers())
+	tl := runSeeds(t, from, from+n, 10, workers(), 5000)
 	t.Logf("%d cases (%d simulated) in %v with %d workers: %d with violations, %d with the known PDB drain gap",
 		tl.cases, tl.sims, time.Since(start).Round(time.Second), workers(), tl.failing, tl.known)
 }
