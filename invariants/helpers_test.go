@@ -1,11 +1,13 @@
 package invariants
 
 import (
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -20,7 +22,7 @@ var (
 type podOption func(*corev1.Pod)
 
 func newPod(name, cpu string, opts ...podOption) *corev1.Pod {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: "uid-" + "name", Labels: map[string]string{"app": name}}}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name), Labels: map[string]string{"app": name}}}
 	p.Spec.Containers = []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("128Mi")}}}}
 	for _, o := range opts {
@@ -134,7 +136,7 @@ func node(name, pool, zone string, cpus int, pods ...*corev1.Pod) *scheduling.No
 		Allocatable: it.Allocatable().List(), Pods: pods, Initialized: true}
 }
 
-func itoa(i int) string { return resource.NewQuantity(int64(i), resource.DecimalSI).String() }
+func itoa(i int) string { return strconv.Itoa(i) }
 
 // claim is a new NodeClaim of type fake-it-(cpus-1), on-demand in zone.
 func claim(name, pool, zone string, cpus int, pods ...string) scheduling.NodeClaim {

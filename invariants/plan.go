@@ -149,7 +149,9 @@ func claimNode(c *scheduling.NodeClaim, pools map[string]scheduling.NodePool, op
 	n.allocatable, n.capacity, n.sized = it.Allocatable(), it.Capacity, true
 	out = append(out, checkOffering(c, it)...)
 	for _, r := range c.Requirements {
-		if _, defined := n.labels[r.Key]; (defined || r.Operator == corev1.NodeSelectorOpIn) && !requirementHolds(r, n.labels) {
+		// A key the node has no label for (a custom key with several
+		// values left) says nothing about the launch.
+		if _, defined := n.labels[r.Key]; defined && !requirementHolds(r, n.labels) {
 			out = append(out, bad(RuleInstanceType, "the launch (%s, %s, %s) breaks the claim's requirement %s", c.InstanceType, c.Zone, c.CapacityType, requirementString(r)))
 		}
 	}
