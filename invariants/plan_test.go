@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -81,6 +82,16 @@ func TestCheckPlanCatchesEachRule(t *testing.T) {
 		name: "an existing node overcommitted",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "600m")},
 			Nodes: []*scheduling.Node{node("n1", "default", "test-zone-1", 1, newPod("old", "600m"))}},
+		r:    scheduling.Result{Bindings: []scheduling.Binding{{Pod: "default/a", Node: "n1"}}},
+		rule: RuleOvercommit, obj: "n1",
+	}, {
+		name: "more pods than max pods",
+		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "10m")},
+			Nodes: []*scheduling.Node{func() *scheduling.Node {
+				n := node("n1", "default", "test-zone-1", 2, newPod("old", "10m"))
+				n.Allocatable[corev1.ResourcePods] = resource.MustParse("1")
+				return n
+			}()}},
 		r:    scheduling.Result{Bindings: []scheduling.Binding{{Pod: "default/a", Node: "n1"}}},
 		rule: RuleOvercommit, obj: "n1",
 	}, {
