@@ -26,6 +26,26 @@ type Cache struct {
 	key      cacheKey
 	priced   []priced
 	prepared *scheduling.Prepared
+	// daemonsIn and daemonsOut are the last DaemonSet pods given and their
+	// simulation copies (simulationDaemons).
+	daemonsIn  sliceID[*corev1.Pod]
+	daemonsOut []*corev1.Pod
+}
+
+// simulationDaemons are the DaemonSet pods as simulations take them:
+// tolerating simulationTaint, which marks nodes only to keep moved pods off
+// them and must not keep a node's DaemonSets from their room there. The
+// copies are kept while the same pods are given, so that the compilation
+// cached from them holds.
+func (c *Cache) simulationDaemons(ds []*corev1.Pod) []*corev1.Pod {
+	if c != nil && c.daemonsOut != nil && c.daemonsIn == idOf(ds) {
+		return c.daemonsOut
+	}
+	out := withToleration(ds, simulationTaint)
+	if c != nil {
+		c.daemonsIn, c.daemonsOut = idOf(ds), out
+	}
+	return out
 }
 
 // cacheKey names the inputs of a compilation.
@@ -80,7 +100,7 @@ func (c *Cache) compiled(e *evaluation) ([]priced, *scheduling.Prepared) {
 		out = append(out, pr)
 		base = append(base, scheduling.NodePool{NodePool: p.np, InstanceTypes: pr.catalog})
 	}
-	prepared := scheduling.Prepare(base, e.cluster.DaemonSets, e.opts.Scheduling)
+	prepared := scheduling.Prepare(base, e.daemons, e.opts.Scheduling)
 	if c != nil {
 		c.key, c.priced, c.prepared = key, out, prepared
 		return out, prepared.Clone()

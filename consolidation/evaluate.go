@@ -21,6 +21,9 @@ type evaluation struct {
 	// emptiness and static drift need none.
 	sim     *simulator
 	cluster Cluster
+	// daemons are the cluster's DaemonSet pods as simulations take them
+	// (Cache.simulationDaemons).
+	daemons []*corev1.Pod
 	// underutilized are the consolidation candidates in savings-ratio
 	// order, worked out once for multi- and single-node consolidation.
 	underutilized []*nodeInfo
@@ -86,7 +89,8 @@ func evaluate(e *evaluation) Decision {
 }
 
 func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {
-	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c}
+	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c,
+		daemons: opts.Cache.simulationDaemons(c.DaemonSets)}
 	var all []*corev1.Pod
 	bound := map[*corev1.Pod]bool{}
 	for _, n := range c.Nodes {

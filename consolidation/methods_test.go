@@ -396,3 +396,26 @@ func TestEvaluateFromAMethod(t *testing.T) {
 	assert.Empty(t, MethodAfter(MethodSingleNode))
 	assert.Empty(t, MethodAfter("no-such-method"))
 }
+
+// The room a node offers in a simulation leaves its DaemonSet pods theirs,
+// also on a node inside its consolidateAfter window, which the simulation
+// marks with a taint of its own that the DaemonSets must not be kept off
+// by. Found by the invariant checker: drift moved two pods onto a node the
+// DaemonSet overhead did not leave room for.
+func TestDriftLeavesTheDaemonSetsTheirRoomOnNodesInsideConsolidateAfter(t *testing.T) {
+	fresh := newNode("fresh", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("b", "1")}, lastPodEvent(time.Second))
+	alloc := fresh.Node.Allocatable[corev1.ResourceCPU]
+	// a fits beside b only if the DaemonSet's 500m is forgotten.
+	a := resource.NewMilliQuantity(alloc.MilliValue()-1000-250, resource.DecimalSI)
+	old := newNode("old", "default", 4, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", a.String())}, drifted(time.Hour))
+	daemon := newPod("agent", "500m", withOwner("DaemonSet"))
+	daemon.Spec.NodeName = ""
+	np := newPool("default", withConsolidateAfter("10m"))
+	d := Evaluate(Cluster{Nodes: []*Node{old, fresh}, NodePools: pools(np), DaemonSets: []*corev1.Pod{daemon}}, now, Options{})
+	require.Len(t, d.Commands, 1)
+	assert.Equal(t, []string{"old"}, d.Commands[0].Delete)
+	assert.Len(t, d.Commands[0].Replacements, 1, "a does not fit on fresh beside b and the DaemonSet: it needs a new node")
+	for _, m := range d.Commands[0].Moves {
+		assert.NotEqual(t, "fresh", m.To, "%s moved onto fresh", m.Pod)
+	}
+}

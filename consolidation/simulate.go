@@ -96,7 +96,7 @@ func newSimulator(e *evaluation) *simulator {
 			return !ok && e.pdbs.blocks(p, true) == ""
 		},
 	}
-	s.base = scheduling.Input{DaemonSets: e.cluster.DaemonSets, Options: e.opts.Scheduling}
+	s.base = scheduling.Input{DaemonSets: e.daemons, Options: e.opts.Scheduling}
 	// The NodePools and DaemonSets are the same in every simulation:
 	// compiled once, or taken from the caller's cache.
 	s.priced, s.prepared = e.opts.Cache.compiled(e)

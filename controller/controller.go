@@ -40,6 +40,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Karpenter's timings, the defaults of Timings.
@@ -187,6 +188,12 @@ type Config struct {
 	// Timings'.
 	Options consolidation.Options
 	Timings Timings
+	// Planned and Evaluated, when set, see each provisioning solve and
+	// each disruption evaluation with the input it was computed from,
+	// before the loop acts on it, and the time of the decision: the
+	// simulator checks invariants on them. They must change neither.
+	Planned   func(in scheduling.Input, r scheduling.Result, now time.Time)
+	Evaluated func(c consolidation.Cluster, d consolidation.Decision, now time.Time)
 }
 
 // Controller is Karpenter's loop. Build it with New, call Start once, then

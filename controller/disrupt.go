@@ -50,7 +50,7 @@ func (c *Controller) poll(ctx context.Context) {
 	if c.generationNow() == c.disrupt.lastGeneration && now.Before(c.disrupt.nextEval) {
 		return
 	}
-	c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, c.cfg.Options), now)
+	c.decide(ctx, c.evaluate(c.consolidationCluster(), c.cfg.Options, now), now)
 }
 
 // decide acts on an evaluation: drift commands at once, consolidation
@@ -140,7 +140,7 @@ func (c *Controller) validate(ctx context.Context) {
 	// something new does not invalidate it.
 	opts := c.cfg.Options
 	opts.From = want.Method
-	d := consolidation.Evaluate(cl, c.now(), opts)
+	d := c.evaluate(cl, opts, c.now())
 	if len(d.Commands) > 0 && d.Commands[0].Method == want.Method && (emptiness || slices.Equal(d.Commands[0].Delete, want.Delete)) {
 		c.execute(ctx, d.Commands[0])
 		return
@@ -152,7 +152,7 @@ func (c *Controller) validate(ctx context.Context) {
 	if next := consolidation.MethodAfter(want.Method); next != "" {
 		opts.From = next
 		now := c.now()
-		c.decide(ctx, consolidation.Evaluate(c.consolidationCluster(), now, opts), now)
+		c.decide(ctx, c.evaluate(c.consolidationCluster(), opts, now), now)
 	}
 }
 
@@ -299,6 +299,15 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 		InstanceType: n.Instance.InstanceType, Zone: n.Instance.Zone, CapacityType: n.Instance.CapacityType,
 		Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",
 			notice.TerminateAt.Sub(notice.NoticeAt))})
+}
+
+// evaluate is one disruption evaluation, reported to Config.Evaluated.
+func (c *Controller) evaluate(cl consolidation.Cluster, opts consolidation.Options, now time.Time) consolidation.Decision {
+	d := consolidation.Evaluate(cl, now, opts)
+	if c.cfg.Evaluated != nil {
+		c.cfg.Evaluated(cl, d, now)
+	}
+	return d
 }
 
 // consolidationCluster is the cluster as consolidation.Evaluate sees it:

@@ -69,8 +69,12 @@ func (c *Controller) provision(ctx context.Context) {
 			nodes = append(nodes, n.Node)
 		}
 	}
-	res := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(now),
-		DaemonSets: c.cfg.Cluster.DaemonSets(), Options: c.cfg.Options.Scheduling})
+	in := scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(now),
+		DaemonSets: c.cfg.Cluster.DaemonSets(), Options: c.cfg.Options.Scheduling}
+	res := scheduling.Solve(in)
+	if c.cfg.Planned != nil {
+		c.cfg.Planned(in, res, now)
+	}
 	for _, b := range res.Bindings {
 		if c.cfg.Cluster.Node(b.Node) != nil {
 			c.nominated[b.Node] = now

@@ -278,8 +278,11 @@ inline: |
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	res, err := simulator.Run(context.Background(), sc, simulator.Config{CheckInvariants: true})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.InvariantError(); err != nil {
 		t.Fatal(err)
 	}
 	return res.Timeline

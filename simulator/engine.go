@@ -97,6 +97,11 @@ type Config struct {
 	// of bound pods over the allocatable of ready nodes, and reports the
 	// averages in Result.Utilization.
 	MeasureUtilization bool
+	// CheckInvariants runs package invariants' checks on every decision
+	// of the run and on the cluster after every event that changed it,
+	// and records what they find in Result.Violations. Checking changes
+	// no decision; it only costs time.
+	CheckInvariants bool
 	// Progress, when set, is called as virtual time passes each
 	// hundredth of the run and once at its end, with the virtual time
 	// simulated so far and the run's duration. It must not call back
@@ -168,6 +173,8 @@ type sim struct {
 	costSoFar    float64
 	arrivals     map[int]*arrivalStream // by step index
 	interrupts   map[int]*rand.Rand     // random interruptions, by step index
+	// check is nil unless Config.CheckInvariants.
+	check *checker
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -227,12 +234,18 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if err := s.setLauncher(); err != nil {
 		return nil, err
 	}
+	if cfg.CheckInvariants {
+		s.check = newChecker(s)
+	}
 	if which == AutoscalerClusterAutoscaler {
 		s.auto, err = s.newCALoop()
 	} else {
+		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation}
+		if s.check != nil {
+			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
+		}
 		var ctrl *controller.Controller
-		ctrl, err = controller.New(controller.Config{Cluster: s, Launcher: s.launcher, Timers: s,
-			Record: s.decide, Options: cfg.Consolidation})
+		ctrl, err = controller.New(ccfg)
 		s.auto = karpenterLoop{s: s, c: ctrl}
 	}
 	if err != nil {
@@ -322,6 +335,9 @@ func (s *sim) loop() error {
 		if s.provisionDirty {
 			s.provisionDirty = false
 			s.auto.trigger(s.now)
+		}
+		if s.check != nil {
+			s.check.cluster()
 		}
 	}
 	s.now = s.end

@@ -34,10 +34,13 @@ steps:
 		fmt.Println(err)
 		return
 	}
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	res, err := simulator.Run(context.Background(), sc, simulator.Config{CheckInvariants: true})
 	if err != nil {
 		fmt.Println(err)
 		return
+	}
+	if err := res.InvariantError(); err != nil {
+		fmt.Println(err) // a decision broke a rule of package invariants
 	}
 	for _, d := range res.Timeline {
 		fmt.Println(strings.Join(strings.Fields(fmt.Sprint(d.At.Duration, " ", d.Kind, " ", d.Method, " ", strings.Join(d.Nodes, ","), " ", d.InstanceType, " ", d.CapacityType)), " "))

@@ -63,7 +63,7 @@ func TestRunDoesNotChangeWhatTheCallerPassed(t *testing.T) {
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}},
 	}}
 	cluster.Set(cloud.ClusterState{Pods: pods})
-	cfg := Config{Cluster: &cluster, Snapshot: snapshot.Options{Zones: []string{"us-east-1a", "us-east-1b"}}}
+	cfg := Config{CheckInvariants: true, Cluster: &cluster, Snapshot: snapshot.Options{Zones: []string{"us-east-1a", "us-east-1b"}}}
 
 	scBefore, podsBefore, clusterBefore, zonesBefore := jsonOf(t, sc), jsonOf(t, pods), jsonOf(t, cluster.Snapshot()), jsonOf(t, cfg.Snapshot.Zones)
 	first, err := Run(context.Background(), sc, cfg)
@@ -91,7 +91,7 @@ func TestLoadedScenarioIsNotChangedByRunning(t *testing.T) {
 	require.NoError(t, err)
 	sc.Duration = dur(min(sc.Duration.Duration, 30*time.Minute))
 	before := jsonOf(t, sc)
-	_, err = Run(context.Background(), sc, Config{})
+	_, err = Run(context.Background(), sc, Config{CheckInvariants: true})
 	require.NoError(t, err)
 	assert.Equal(t, before, jsonOf(t, sc))
 }

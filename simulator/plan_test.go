@@ -68,7 +68,7 @@ func TestRunRefusesBadStepManifestsBeforeTheRun(t *testing.T) {
 	_, err := Run(context.Background(), Scenario{Duration: dur(time.Minute), Inline: inflate, Steps: []Step{
 		scaleAt(0, 1),
 		{At: dur(time.Second), NodeClass: &NodeClassStep{Manifest: "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, image: b}]}\n"}},
-	}}, Config{})
+	}}, Config{CheckInvariants: true})
 	require.ErrorIs(t, err, ErrInvalidScenario)
 	assert.ErrorContains(t, err, "steps[1]: the manifest holds 0 EC2NodeClasses, want 1")
 }

@@ -24,7 +24,11 @@ func (s *sim) bind() {
 	if len(nodes) == 0 {
 		return
 	}
-	res := scheduling.Solve(scheduling.Input{Pods: s.pendingPods(), Nodes: nodes, DaemonSets: s.daemonSets, Options: s.cfg.Consolidation.Scheduling})
+	in := scheduling.Input{Pods: s.pendingPods(), Nodes: nodes, DaemonSets: s.daemonSets, Options: s.cfg.Consolidation.Scheduling}
+	res := scheduling.Solve(in)
+	if s.check != nil {
+		s.check.planned(in, res, s.now)
+	}
 	perNode := map[string]int{}
 	var order []string
 	for _, b := range res.Bindings {

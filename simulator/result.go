@@ -107,6 +107,9 @@ type Result struct {
 	StillPending []PendingPod `json:"stillPending,omitempty"`
 	// Utilization is set when Config.MeasureUtilization asked for it.
 	Utilization *Utilization `json:"utilization,omitempty"`
+	// Violations are the invariants the run broke, each when first seen;
+	// only checked with Config.CheckInvariants (see InvariantError).
+	Violations []Violation `json:"violations,omitempty"`
 }
 
 // PendingPod is a pod still pending at the end of a run, and why.

@@ -30,10 +30,11 @@ func TestGoldenScenarios(t *testing.T) {
 		}
 		ran++
 		t.Run(sc.Name, func(t *testing.T) {
-			res, err := Run(context.Background(), sc, Config{})
+			res, err := Run(context.Background(), sc, Config{CheckInvariants: true})
 			if err != nil {
 				t.Fatal(err)
 			}
+			noViolations(t, res)
 			got := append(marshal(t, res), '\n')
 			golden := filepath.Join("testdata", sc.Name+".golden.json")
 			if *update {
@@ -114,7 +115,7 @@ func FuzzParseScenario(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := Run(ctx, sc, Config{}); err != nil && !errors.Is(err, ErrInvalidScenario) && ctx.Err() == nil {
+		if _, err := Run(ctx, sc, Config{CheckInvariants: true}); err != nil && !errors.Is(err, ErrInvalidScenario) && ctx.Err() == nil {
 			t.Logf("run error (allowed: manifests may be bad): %v", err)
 		}
 	})

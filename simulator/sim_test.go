@@ -47,11 +47,21 @@ func run(t testing.TB, sc Scenario) *Result {
 	if sc.Inline == "" {
 		sc.Inline = inflate
 	}
-	res, err := Run(context.Background(), sc, Config{})
+	res, err := Run(context.Background(), sc, Config{CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	noViolations(t, res)
 	return res
+}
+
+// noViolations fails a test whose run broke an invariant: every simulator
+// test runs with Config.CheckInvariants.
+func noViolations(t testing.TB, res *Result) {
+	t.Helper()
+	if err := res.InvariantError(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func kinds(r *Result, kind string) []Decision {
@@ -185,10 +195,11 @@ func TestStartsFromClusterWatcher(t *testing.T) {
 		})
 	}
 	cluster.Set(cloud.ClusterState{Pods: pods})
-	res, err := Run(context.Background(), Scenario{Seed: 1, Duration: dur(2 * time.Minute)}, Config{Cluster: &cluster})
+	res, err := Run(context.Background(), Scenario{Seed: 1, Duration: dur(2 * time.Minute)}, Config{Cluster: &cluster, CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	noViolations(t, res)
 	if res.Final.Pods != 3 || res.Final.PendingPods != 0 || len(kinds(res, KindLaunch)) != 1 {
 		t.Fatalf("final %+v:\n%s", res.Final, timeline(res))
 	}
@@ -199,8 +210,9 @@ func TestCustomLauncherOnTheSimulationClock(t *testing.T) {
 	clock := cloud.NewManualClock(time.Time{})
 	launcher, err := cloud.NewMemory(cloud.MemoryConfig{Clock: clock, Catalog: instancetypes.Default()})
 	require.NoError(t, err)
-	res, err := Run(context.Background(), sc, Config{Launcher: launcher, Clock: clock})
+	res, err := Run(context.Background(), sc, Config{Launcher: launcher, Clock: clock, CheckInvariants: true})
 	require.NoError(t, err)
+	noViolations(t, res)
 	require.Len(t, kinds(res, KindLaunch), 1)
 	assert.Less(t, res.TotalCost, 1.0, "instances are dated in simulated time")
 
@@ -212,7 +224,7 @@ func TestCustomLauncherOnTheSimulationClock(t *testing.T) {
 func TestProgressReportsEachHundredthAndTheEnd(t *testing.T) {
 	sc := Scenario{Seed: 1, Duration: dur(2 * time.Hour), Inline: inflate, Steps: []Step{scaleAt(0, 10), scaleAt(time.Hour, 0)}}
 	var got []time.Duration
-	_, err := Run(context.Background(), sc, Config{Progress: func(done, total time.Duration) {
+	_, err := Run(context.Background(), sc, Config{CheckInvariants: true, Progress: func(done, total time.Duration) {
 		assert.Equal(t, 2*time.Hour, total)
 		got = append(got, done)
 	}})

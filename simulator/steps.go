@@ -115,6 +115,9 @@ func (s *sim) scale(st *scaleStep) error {
 // deletePod removes a pod from the cluster. A pending pod's wait is not
 // counted: it never got a node.
 func (s *sim) deletePod(p *simPod) {
+	if s.check != nil {
+		s.check.deleted(p.key)
+	}
 	delete(s.pods, p.key)
 	delete(s.pending, p.key)
 	if n := s.nodes[p.node]; n != nil {

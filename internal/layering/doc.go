@@ -11,17 +11,20 @@
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
 //	4  consolidation, optimize, kube            the disruption decision, lower bounds on cost; a real
 //	                                            cluster through client-go
-//	5  snapshot                                 manifests or a cluster's state → decision inputs
+//	5  snapshot, invariants                     manifests or a cluster's state → decision inputs;
+//	                                            the rules every decision must keep
 //	6  controller, clusterautoscaler            Karpenter's loop; the Cluster Autoscaler model beside it
 //	7  simulator                                the world around the autoscaler in virtual time
 //	8  plantest, sweep, conformance,            capacity tests, many runs at once, Karpenter's own
-//	   kube/kubetest                            specs translated (tests only), fakes and a real API server
+//	   kube/kubetest, internal/scenariogen      specs translated (tests only), fakes and a real API
+//	                                            server, random scenarios for the invariant tests
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run
 //
 // The decision core (requirements, resources, instancetypes, pricing, optimize,
-// scheduling, budgets, drift, consolidation) does no I/O and imports neither
-// manifests nor cloud: it takes plain structs and returns decisions.
+// scheduling, budgets, drift, consolidation, invariants) does no I/O and
+// imports neither manifests nor cloud: it takes plain structs and returns
+// decisions.
 //
 // kube is the only package that imports k8s.io/client-go (kube/kubetest,
 // its fakes, too): a program links client-go only when it imports kube.
