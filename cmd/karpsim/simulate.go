@@ -35,6 +35,8 @@ type simulateOptions struct {
 	// report is the HTML report's file, "" for none.
 	report     string
 	autoscaler string
+	// check runs the invariant checker on every decision.
+	check bool
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -84,6 +86,7 @@ and workloads; "karpsim compare" runs both side by side.`,
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "check every decision and the cluster after every event against the invariants (package invariants): any violation is printed and the exit code is 1")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
 	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),
@@ -100,7 +103,7 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	if opts.seedSet {
 		sc.Seed = opts.seed
 	}
-	cfg := simulator.Config{Autoscaler: simulator.Autoscaler(opts.autoscaler)}
+	cfg := simulator.Config{Autoscaler: simulator.Autoscaler(opts.autoscaler), CheckInvariants: opts.check}
 	if isTerminal(stderr) {
 		cfg.Progress = newProgressLine(stderr, time.Now).report
 	}
@@ -118,14 +121,20 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 			return err
 		}
 	}
+	var werr error
 	switch opts.output {
 	case "json":
-		return writeJSON(stdout, res)
+		werr = writeJSON(stdout, res)
 	case "yaml":
-		return writeYAML(stdout, res)
+		werr = writeYAML(stdout, res)
 	default:
-		return writeSimulateTable(stdout, res)
+		werr = writeSimulateTable(stdout, res)
 	}
+	if werr != nil {
+		return werr
+	}
+	// The run's own output comes first; a broken invariant is the error.
+	return res.InvariantError()
 }
 
 func autoscalerNames() []string {
