@@ -105,25 +105,30 @@ func defaulted(requests, limits corev1.ResourceList) corev1.ResourceList {
 // only called then.
 func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	var v Vector
-	negative := false
+	negative, within := false, true
 	// Nearly every list is cpu and memory: looking them up costs less than
 	// iterating over the map, which only the other resources need.
 	found := 0
 	if q, ok := list[corev1.ResourceCPU]; ok {
-		v.slots[SlotCPU], negative, found = q.MilliValue(), q.Sign() < 0, 1
+		var in bool
+		v.slots[SlotCPU], in = boundedValue(corev1.ResourceCPU, q)
+		negative, within, found = q.Sign() < 0, in, 1
 	}
 	if q, ok := list[corev1.ResourceMemory]; ok {
-		v.slots[SlotMemory], negative, found = q.Value(), negative || q.Sign() < 0, found+1
+		var in bool
+		v.slots[SlotMemory], in = boundedValue(corev1.ResourceMemory, q)
+		negative, within, found = negative || q.Sign() < 0, within && in, found+1
 	}
 	if found < len(list) {
 		for name, q := range list {
 			if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
-				negative = negative || q.Sign() < 0
-				v = v.With(name, quantityValue(name, q))
+				amount, in := boundedValue(name, q)
+				negative, within = negative || q.Sign() < 0, within && in
+				v = v.With(name, amount)
 			}
 		}
 	}
-	if !negative {
+	if !negative && within {
 		return v, nil
 	}
 	// The first negative quantity by name, so that the error is stable.
@@ -133,8 +138,16 @@ func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if q := list[name]; q.Sign() < 0 {
+		q := list[name]
+		if q.Sign() < 0 {
 			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, q.String())
+		}
+		if _, in := boundedValue(name, q); !in {
+			unit := "units"
+			if name == corev1.ResourceCPU {
+				unit = "millicores"
+			}
+			return Vector{}, fmt.Errorf("%s.%s: quantity %s is more than karpsim reads (2^53 %s)", field(), name, q.String(), unit)
 		}
 	}
 	return v, nil

@@ -99,11 +99,31 @@ func FromList(list corev1.ResourceList) Vector {
 	return v
 }
 
+// MaxAmount bounds every amount karpsim reads: 2^53 units, millicores for
+// cpu and bytes for memory (8 PiB), orders of magnitude beyond any real
+// node, so that no sum of amounts overflows int64. A request past it is an
+// error (PodRequests); a node's capacity past it is read as MaxAmount.
+const MaxAmount = 1 << 53
+
 func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
+	v, _ := boundedValue(name, q)
+	return v
+}
+
+func boundedValue(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
+	// The approximate value is cheap whatever the exponent; comparing or
+	// converting a quantity like 1e99999999 exactly takes minutes.
+	limit := float64(MaxAmount)
 	if name == corev1.ResourceCPU {
-		return q.MilliValue()
+		limit /= 1000
 	}
-	return q.Value()
+	if q.AsApproximateFloat64() > limit {
+		return MaxAmount, false
+	}
+	if name == corev1.ResourceCPU {
+		return q.MilliValue(), true
+	}
+	return q.Value(), true
 }
 
 // Get returns the amount of a resource, 0 if absent.
