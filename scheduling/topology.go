@@ -53,6 +53,10 @@ type inverseGroup struct {
 type domainSource struct {
 	domain string
 	taints []corev1.Taint
+	// node is set for a domain an existing node is in: the group's filter
+	// then decides by the node's labels as well as its taints, as Karpenter
+	// registers only the domains of nodes a spread counts.
+	node *existingNode
 }
 
 // newTopology builds the groups of every pod to place and counts the pods
@@ -394,7 +398,12 @@ func (t *topology) count(g *topologyGroup) {
 // admits: those NodePools can launch and those existing nodes have.
 func (t *topology) registerDomains(g *topologyGroup) {
 	for _, src := range t.domainSources(g.key) {
-		if !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil {
+		switch {
+		case src.node != nil:
+			if g.filter.matches(src.taints, src.node.labels, requirements.DenyUndefined) {
+				g.register(src.domain)
+			}
+		case !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil:
 			g.register(src.domain)
 		}
 	}
@@ -426,7 +435,7 @@ func (t *topology) domainSources(key string) []domainSource {
 	}
 	for _, e := range t.s.existing {
 		if d, ok := e.node.Labels[key]; ok {
-			src = append(src, domainSource{domain: d, taints: e.node.Taints})
+			src = append(src, domainSource{domain: d, taints: e.node.Taints, node: e})
 		}
 	}
 	t.sources[key] = src
