@@ -122,7 +122,7 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 		pod = withVolumeRequirements(pod, reqs)
 	}
 	info.read(pod, apis.PodKey(pod), prefs)
-	info.volumes = uses
+	info.volumes, info.volumeReqs = uses, reqs
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -174,7 +174,7 @@ func (s *solver) try(p *podInfo) error {
 			return s.reason(current, err)
 		}
 		next.relaxations = current.relaxations + 1
-		next.volumes = current.volumes
+		next.volumes, next.volumeReqs = current.volumes, current.volumeReqs
 		if s.topo != nil {
 			s.topo.attach(next)
 		}

@@ -104,10 +104,23 @@ func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
 
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
+//
+// The requirements the pod's volumes added to its node affinity constrain
+// where it goes, but not which nodes its spreads count nor which domains
+// its constraints weigh (Karpenter issue 2777): the groups and the pod's
+// domains are read from the pod without them.
 func (t *topology) attach(p *podInfo) {
-	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)), t.s.prefs)
-	if hasRequiredAntiAffinity(p.pod) {
-		t.addInverse(p.pod, requirements.Requirements{})
+	pod := p.pod
+	if len(p.volumeReqs) > 0 {
+		pod = withoutVolumeRequirements(p.pod, p.volumeReqs)
+		// strict is only read for pods with topology terms.
+		if strict, err := requirements.FromPod(pod, requirements.StrictOnly); err == nil && p.strict.Len() > 0 {
+			p.strict = strict
+		}
+	}
+	p.groups = t.groupsOf(pod, slices.Grow(p.groups[:0], constraintCount(pod)), t.s.prefs)
+	if hasRequiredAntiAffinity(pod) {
+		t.addInverse(pod, requirements.Requirements{})
 	}
 	t.setInverse(p)
 }
