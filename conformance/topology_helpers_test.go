@@ -421,6 +421,16 @@ func preferredAffinity(weight int32, term corev1.PodAffinityTerm) podOption {
 	}
 }
 
+func requiredAntiAffinity(terms ...corev1.PodAffinityTerm) podOption {
+	return func(p *corev1.Pod) {
+		a := podAffinityOf(p)
+		if a.PodAntiAffinity == nil {
+			a.PodAntiAffinity = &corev1.PodAntiAffinity{}
+		}
+		a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = append(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution, terms...)
+	}
+}
+
 func preferredAntiAffinity(weight int32, term corev1.PodAffinityTerm) podOption {
 	return func(p *corev1.Pod) {
 		a := podAffinityOf(p)
