@@ -86,6 +86,16 @@ func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort 
 func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
+	// Karpenter provisions from neither a NodePool being deleted nor a
+	// static one (spec.replicas), whose nodes its own controller makes.
+	switch {
+	case np.DeletionTimestamp != nil:
+		t.refused = "the NodePool is being deleted"
+		return t
+	case np.Spec.Replicas != nil:
+		t.refused = "the NodePool is static (spec.replicas): Karpenter does not provision from it for pending pods"
+		return t
+	}
 	reqs, err := requirements.FromNodePool(np.Spec.Template)
 	if err != nil {
 		t.refused = fmt.Sprintf("invalid requirements: %v", err)
