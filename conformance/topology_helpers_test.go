@@ -44,7 +44,8 @@ type fakeShape struct {
 // offers when a test sets none: a 4-CPU 4Gi default type, a 2-CPU 2Gi small
 // one, two types with two GPUs of a vendor each, a 16-CPU 128Gi arm64 type
 // and a type that holds a single pod; each sold as spot in zones 1 and 2 and
-// on-demand in zones 1 to 3, priced from its resources.
+// on-demand in zones 1 to 3, priced from its resources, labelled size
+// small (large, and special=optional, above 4 CPUs and 8Gi).
 func defaultFakeCatalog() instancetypes.Catalog {
 	shapes := []fakeShape{
 		{name: "default-instance-type", cpu: 4, memGi: 4, pods: 5},
@@ -87,12 +88,18 @@ func (sh fakeShape) build(offerings []instancetypes.Offering) *instancetypes.Ins
 	if offerings == nil {
 		offerings = fakeOfferings(price)
 	}
+	labels := map[string]string{apis.LabelArch: arch, apis.LabelOS: "linux", instancetypes.FakeLabelSize: "small"}
+	absent := []string{instancetypes.FakeLabelSpecial}
+	if sh.cpu > 4 && sh.memGi > 8 {
+		labels[instancetypes.FakeLabelSize], labels[instancetypes.FakeLabelSpecial], absent = "large", "optional", nil
+	}
 	return mustType(instancetypes.Spec{
-		Name:      sh.name,
-		Labels:    map[string]string{apis.LabelArch: arch, apis.LabelOS: "linux"},
-		Capacity:  capacity,
-		Overhead:  fakeOverhead,
-		Offerings: offerings,
+		Name:         sh.name,
+		Labels:       labels,
+		AbsentLabels: absent,
+		Capacity:     capacity,
+		Overhead:     fakeOverhead,
+		Offerings:    offerings,
 	})
 }
 
@@ -318,6 +325,18 @@ func requests(kv ...string) podOption {
 		}
 		for i := 0; i < len(kv); i += 2 {
 			c.Resources.Requests[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+		}
+	}
+}
+
+func limits(kv ...string) podOption {
+	return func(p *corev1.Pod) {
+		c := &p.Spec.Containers[0]
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = corev1.ResourceList{}
+		}
+		for i := 0; i < len(kv); i += 2 {
+			c.Resources.Limits[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 		}
 	}
 }
