@@ -40,6 +40,20 @@ type podInfo struct {
 	volumeReqs []corev1.NodeSelectorRequirement
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
+	// daemonTerms are, for a DaemonSet pod with several required
+	// node-affinity terms, the requirements of each (with its nodeSelector),
+	// in order: Karpenter tries them in turn when deciding where the
+	// DaemonSet runs. Nil otherwise; see daemonReqs.
+	daemonTerms []requirements.Requirements
+}
+
+// daemonReqs are the alternative requirements of a DaemonSet pod: one per
+// required node-affinity term, or its only requirements.
+func (info *podInfo) daemonReqs() []requirements.Requirements {
+	if len(info.daemonTerms) > 0 {
+		return info.daemonTerms
+	}
+	return []requirements.Requirements{info.reqs}
 }
 
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
@@ -84,7 +98,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 
 // validatePodLabels refuses selectors on restricted labels up front, as
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
-// kubernetes.io domains that are not well-known. Preferred terms are
+// karpenter.k8s.aws domains that are not well-known. Preferred terms are
 // checked only when they count (prefs).
 func validatePodLabels(pod *corev1.Pod, prefs requirements.Preferences) error {
 	// The first restricted key in name order is named; most pods have none,
