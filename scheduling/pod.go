@@ -157,7 +157,7 @@ func selectorKeys(pod *corev1.Pod, prefs requirements.Preferences, f func(string
 
 func normalizedKey(key string) string { return apis.NormalizeLabel(key) }
 
-func isRestrictedKey(key string) bool { return apis.IsRestrictedLabel(normalizedKey(key)) }
+func isRestrictedKey(key string) bool { return apis.IsRestrictedSelectorLabel(normalizedKey(key)) }
 
 // comparePods is Karpenter's queue order, first-fit decreasing: larger cpu
 // requests first, then larger memory, then older pods, then by UID, and
