@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -109,6 +110,10 @@ type world struct {
 	nodes   []*scheduling.Node
 	daemons []*corev1.Pod
 	opts    scheduling.Options
+	// pvcs, pvs and classes are what pods' volumes refer to.
+	pvcs    []*corev1.PersistentVolumeClaim
+	pvs     []*corev1.PersistentVolume
+	classes []*storagev1.StorageClass
 	// made counts the nodes made from NodeClaims, to name them uniquely.
 	made int
 	// last is the most recent round's result.
@@ -143,7 +148,8 @@ func (w *world) setPool(np *apis.NodePool) {
 // provision solves for pods, binds them where the result says, and turns
 // each new NodeClaim into an initialized node of its launch choice.
 func (w *world) provision(pods ...*corev1.Pod) scheduling.Result {
-	res := scheduling.Solve(scheduling.Input{Pods: pods, Nodes: w.nodes, NodePools: w.pools, DaemonSets: w.daemons, Options: w.opts})
+	res := scheduling.Solve(scheduling.Input{Pods: pods, Nodes: w.nodes, NodePools: w.pools, DaemonSets: w.daemons, Options: w.opts,
+		PersistentVolumeClaims: w.pvcs, PersistentVolumes: w.pvs, StorageClasses: w.classes})
 	w.last = res
 	byName := map[string]*corev1.Pod{}
 	for _, p := range pods {
