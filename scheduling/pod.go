@@ -78,7 +78,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	if info.invalid != nil {
 		return
 	}
-	if info.invalid = validatePodLabels(pod, prefs); info.invalid != nil {
+	if info.invalid = validatePodLabels(pod); info.invalid != nil {
 		return
 	}
 	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
@@ -98,16 +98,17 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 
 // validatePodLabels refuses selectors on restricted labels up front, as
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
-// karpenter.k8s.aws domains that are not well-known. Preferred terms are
-// checked only when they count (prefs).
-func validatePodLabels(pod *corev1.Pod, prefs requirements.Preferences) error {
+// karpenter.k8s.aws domains that are not well-known. Like Karpenter it
+// checks the nodeSelector and the required terms only: a preferred term on
+// such a key is relaxed away like any preference that fits nowhere.
+func validatePodLabels(pod *corev1.Pod) error {
 	// The first restricted key in name order is named; most pods have none,
 	// found without gathering the keys.
 	var keys []string
-	if !selectorKeys(pod, prefs, isRestrictedKey) {
+	if !selectorKeys(pod, requirements.StrictOnly, isRestrictedKey) {
 		return nil
 	}
-	selectorKeys(pod, prefs, func(key string) bool {
+	selectorKeys(pod, requirements.StrictOnly, func(key string) bool {
 		keys = append(keys, key)
 		return false
 	})
