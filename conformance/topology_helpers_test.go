@@ -495,6 +495,8 @@ func withTaints(taints ...corev1.Taint) poolOption {
 	}
 }
 
+func withWeight(w int32) poolOption { return func(np *apis.NodePool) { np.Spec.Weight = &w } }
+
 // anyCapacityType is the requirement upstream's topology suite gives its
 // NodePool: every capacity type.
 var anyCapacityType = req(apis.LabelCapacityType, corev1.NodeSelectorOpExists)
