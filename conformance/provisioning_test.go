@@ -173,16 +173,13 @@ var _ = register("provisioning",
 		require.Len(t, w.nodes, 3)
 	}},
 	conformanceCase{Name: "deleting-node-pods-share-one-node", Run: func(t *T) {
+		// The node being deleted is no option: its three pods are placed
+		// again, as a karpsim caller passes them, with two pending pods.
 		w := provWorld()
-		old := w.existingNode("old", map[string]string{apis.LabelNodePool: "default", apis.LabelInstanceType: "default-instance-type"})
-		old.NodePool = "default"
 		var evicted []*corev1.Pod
 		for i := range 3 {
 			evicted = append(evicted, ppod(fmt.Sprintf("on-old-%d", i)))
 		}
-		// The node is being deleted: its pods are to be placed again, with
-		// two pending pods, and the node itself is no option.
-		w.nodes = nil
 		pods := append(evicted, ppod("new-0"), ppod("new-1"))
 		res := w.provision(pods...)
 		require.True(t, scheduled(pods...))
