@@ -200,6 +200,27 @@ func IsRestrictedLabel(key string) bool {
 	return !IsWellKnownLabel(key) && IsRestrictedNodeLabel(key)
 }
 
+// IsRestrictedSelectorLabel reports whether Karpenter's scheduler refuses
+// a pod that selects on key: kubernetes.io/hostname, and keys in the
+// karpenter.sh and karpenter.k8s.aws domains that are not well-known. Keys
+// in the kubernetes.io and k8s.io domains, which a NodePool may not set
+// (IsRestrictedLabel), a pod may still select on.
+func IsRestrictedSelectorLabel(key string) bool {
+	if IsWellKnownLabel(key) {
+		return false
+	}
+	if key == LabelHostname {
+		return true
+	}
+	domain := LabelDomain(key)
+	for _, reserved := range []string{"karpenter.sh", "karpenter.k8s.aws"} {
+		if domain == reserved || strings.HasSuffix(domain, "."+reserved) {
+			return true
+		}
+	}
+	return false
+}
+
 // LabelDomain returns the prefix of a label key before its slash, or "".
 func LabelDomain(key string) string {
 	if domain, _, found := strings.Cut(key, "/"); found {

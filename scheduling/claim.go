@@ -136,7 +136,8 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		scratch.keys = keys
 		changed = len(keys) > 0
 	}
-	if !changed && c.witness != nil && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
+	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts) > 0
+	if !changed && !daemonPorts && c.witness != nil && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		if why == nil {
 			c.requests, c.stale = requests, true
 			c.commit(p, reqs, topo)
@@ -167,7 +168,8 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	var room resources.Vector
 	var witness *typeOption
 	for _, o := range c.options {
-		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) {
+		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) &&
+			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) {
 			remaining = append(remaining, o)
 			room.Raise(&o.room)
 			if witness == nil || roomier(o, witness) {

@@ -78,7 +78,9 @@ func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node
 		if d.invalid != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
-		if e.labels.CompatibleFast(d.reqs, requirements.DenyUndefined) {
+		if slices.ContainsFunc(d.daemonReqs(), func(reqs requirements.Requirements) bool {
+			return e.labels.CompatibleFast(reqs, requirements.DenyUndefined)
+		}) {
 			expected = expected.Add(d.requests)
 		}
 	}

@@ -31,7 +31,18 @@ func (s *solver) result() Result {
 		return cmp.Compare(claimNumber(a), claimNumber(b))
 	})
 	for _, c := range claims {
-		r.NodeClaims = append(r.NodeClaims, s.finalize(c))
+		nc := s.finalize(c)
+		// Truncation may leave too few distinct values for a minValues
+		// requirement; Karpenter then drops the claim and reports its pods.
+		if !c.tmpl.bestEffort && len(nc.InstanceTypeOptions) < len(c.options) {
+			if short := minValuesShortfall(c, s.scratch.options, nil); short != "" {
+				for _, p := range c.pods {
+					s.failed[p] = fmt.Errorf("NodePool %q: %s after truncating to %d instance types", c.tmpl.name, short, len(nc.InstanceTypeOptions))
+				}
+				continue
+			}
+		}
+		r.NodeClaims = append(r.NodeClaims, nc)
 		if c.bestEffort {
 			s.warnings = append(s.warnings, fmt.Sprintf("NodeClaim %s launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): %s", c.name, minValuesShortfall(c, c.options, nil)))
 		}

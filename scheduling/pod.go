@@ -34,8 +34,26 @@ type podInfo struct {
 	hostPorts                    []hostPort
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
+	// volumeReqs are the requirements of those volumes that were added to
+	// the pod's required node affinity: they constrain where it goes, but
+	// not which nodes its spread constraints count (Karpenter issue 2777).
+	volumeReqs []corev1.NodeSelectorRequirement
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
+	// daemonTerms are, for a DaemonSet pod with several required
+	// node-affinity terms, the requirements of each (with its nodeSelector),
+	// in order: Karpenter tries them in turn when deciding where the
+	// DaemonSet runs. Nil otherwise; see daemonReqs.
+	daemonTerms []requirements.Requirements
+}
+
+// daemonReqs are the alternative requirements of a DaemonSet pod: one per
+// required node-affinity term, or its only requirements.
+func (info *podInfo) daemonReqs() []requirements.Requirements {
+	if len(info.daemonTerms) > 0 {
+		return info.daemonTerms
+	}
+	return []requirements.Requirements{info.reqs}
 }
 
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
@@ -60,7 +78,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	if info.invalid != nil {
 		return
 	}
-	if info.invalid = validatePodLabels(pod, prefs); info.invalid != nil {
+	if info.invalid = validatePodLabels(pod); info.invalid != nil {
 		return
 	}
 	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
@@ -80,16 +98,17 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 
 // validatePodLabels refuses selectors on restricted labels up front, as
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
-// kubernetes.io domains that are not well-known. Preferred terms are
-// checked only when they count (prefs).
-func validatePodLabels(pod *corev1.Pod, prefs requirements.Preferences) error {
+// karpenter.k8s.aws domains that are not well-known. Like Karpenter it
+// checks the nodeSelector and the required terms only: a preferred term on
+// such a key is relaxed away like any preference that fits nowhere.
+func validatePodLabels(pod *corev1.Pod) error {
 	// The first restricted key in name order is named; most pods have none,
 	// found without gathering the keys.
 	var keys []string
-	if !selectorKeys(pod, prefs, isRestrictedKey) {
+	if !selectorKeys(pod, requirements.StrictOnly, isRestrictedKey) {
 		return nil
 	}
-	selectorKeys(pod, prefs, func(key string) bool {
+	selectorKeys(pod, requirements.StrictOnly, func(key string) bool {
 		keys = append(keys, key)
 		return false
 	})
@@ -139,7 +158,7 @@ func selectorKeys(pod *corev1.Pod, prefs requirements.Preferences, f func(string
 
 func normalizedKey(key string) string { return apis.NormalizeLabel(key) }
 
-func isRestrictedKey(key string) bool { return apis.IsRestrictedLabel(normalizedKey(key)) }
+func isRestrictedKey(key string) bool { return apis.IsRestrictedSelectorLabel(normalizedKey(key)) }
 
 // comparePods is Karpenter's queue order, first-fit decreasing: larger cpu
 // requests first, then larger memory, then older pods, then by UID, and

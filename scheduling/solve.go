@@ -41,12 +41,55 @@ func newSolver(in Input) *solver {
 	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil)
 }
 
+// readDaemons reads the DaemonSet pods as Karpenter weighs where they run:
+// their required terms only (preferences never keep a DaemonSet off a
+// node), without the field selector that pins each pod to its node, and
+// with every required node-affinity term as an alternative.
 func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
 	daemons := make([]*podInfo, 0, len(daemonSets))
 	for _, d := range daemonSets {
-		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
+		pod := withoutMatchFields(d)
+		info := newPodInfo(pod, requirements.StrictOnly)
+		if a := pod.Spec.Affinity; info.invalid == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			if terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(terms) > 1 {
+				for i := range terms {
+					one := pod.DeepCopy()
+					one.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = terms[i : i+1]
+					if reqs, err := requirements.FromPod(one, requirements.StrictOnly); err == nil {
+						info.daemonTerms = append(info.daemonTerms, reqs)
+					}
+				}
+			}
+		}
+		daemons = append(daemons, info)
 	}
 	return daemons
+}
+
+// withoutMatchFields is p, or a copy of it without the matchFields of its
+// required node-affinity terms (a DaemonSet pod's pin to its node).
+func withoutMatchFields(p *corev1.Pod) *corev1.Pod {
+	a := p.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return p
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if !slices.ContainsFunc(terms, func(t corev1.NodeSelectorTerm) bool { return len(t.MatchFields) > 0 }) {
+		return p
+	}
+	out := p.DeepCopy()
+	kept := out.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[:0]
+	for _, t := range out.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		t.MatchFields = nil
+		if len(t.MatchExpressions) > 0 || len(terms) == 1 {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		kept = append(kept, corev1.NodeSelectorTerm{})
+	}
+	out.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = kept
+	return out
 }
 
 // solver is the state of one solve.
@@ -122,7 +165,7 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 		pod = withVolumeRequirements(pod, reqs)
 	}
 	info.read(pod, apis.PodKey(pod), prefs)
-	info.volumes = uses
+	info.volumes, info.volumeReqs = uses, reqs
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -174,7 +217,7 @@ func (s *solver) try(p *podInfo) error {
 			return s.reason(current, err)
 		}
 		next.relaxations = current.relaxations + 1
-		next.volumes = current.volumes
+		next.volumes, next.volumeReqs = current.volumes, current.volumeReqs
 		if s.topo != nil {
 			s.topo.attach(next)
 		}

@@ -41,6 +41,8 @@ type template struct {
 	limits  limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
+	// daemonPorts is set when some type's DaemonSet pods use host ports.
+	daemonPorts bool
 	// claims counts the claims created from the pool, for naming.
 	claims int
 	// next is what nextClaim made for claim number next.claims+1.
@@ -59,6 +61,9 @@ type typeOption struct {
 	daemons resources.Vector
 	// room is what pods may use: allocatable less daemons.
 	room resources.Vector
+	// daemonPorts are the host ports of the DaemonSet pods the type would
+	// carry: a pod asking for one of them cannot use the type.
+	daemonPorts []hostPort
 	// index is the option's place in its template's options, which are in
 	// order of price: the cheapest offering the pool allows.
 	index int
@@ -86,6 +91,16 @@ func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort 
 func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
+	// Karpenter provisions from neither a NodePool being deleted nor a
+	// static one (spec.replicas), whose nodes its own controller makes.
+	switch {
+	case np.DeletionTimestamp != nil:
+		t.refused = "the NodePool is being deleted"
+		return t
+	case np.Spec.Replicas != nil:
+		t.refused = "the NodePool is static (spec.replicas): Karpenter does not provision from it for pending pods"
+		return t
+	}
 	reqs, err := requirements.FromNodePool(np.Spec.Template)
 	if err != nil {
 		t.refused = fmt.Sprintf("invalid requirements: %v", err)
@@ -101,12 +116,15 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 			continue
 		}
 		var overhead resources.Vector
+		var ports []hostPort
 		for _, d := range compatibleDaemons {
-			if it.Requirements.IntersectsFast(d.reqs) {
+			if t.daemonRuns(d, it) {
 				overhead = overhead.Add(d.requests)
+				ports = append(ports, d.hostPorts...)
 			}
 		}
-		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead)})
+		t.daemonPorts = t.daemonPorts || len(ports) > 0
+		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports})
 	}
 	if len(t.options) == 0 {
 		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)
@@ -148,12 +166,25 @@ func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 		if tolerates(taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
-		if !t.requirements.CompatibleFast(d.reqs, t.undefined) {
+		if !t.daemonRuns(d, nil) {
 			continue
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// daemonRuns reports whether the DaemonSet pod d would run on the pool's
+// nodes of type it (nil: of some type): one of its alternative
+// requirements must be compatible with the pool's and, given a type,
+// intersect the type's.
+func (t *template) daemonRuns(d *podInfo, it *instancetypes.InstanceType) bool {
+	for _, reqs := range d.daemonReqs() {
+		if t.requirements.CompatibleFast(reqs, t.undefined) && (it == nil || it.Requirements.IntersectsFast(reqs)) {
+			return true
+		}
+	}
+	return false
 }
 
 // offeringFilter is what a set of requirements says of offerings: the

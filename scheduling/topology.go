@@ -53,6 +53,10 @@ type inverseGroup struct {
 type domainSource struct {
 	domain string
 	taints []corev1.Taint
+	// node is set for a domain an existing node is in: the group's filter
+	// then decides by the node's labels as well as its taints, as Karpenter
+	// registers only the domains of nodes a spread counts.
+	node *existingNode
 }
 
 // newTopology builds the groups of every pod to place and counts the pods
@@ -100,10 +104,23 @@ func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
 
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
+//
+// The requirements the pod's volumes added to its node affinity constrain
+// where it goes, but not which nodes its spreads count nor which domains
+// its constraints weigh (Karpenter issue 2777): the groups and the pod's
+// domains are read from the pod without them.
 func (t *topology) attach(p *podInfo) {
-	p.groups = t.groupsOf(p.pod, slices.Grow(p.groups[:0], constraintCount(p.pod)), t.s.prefs)
-	if hasRequiredAntiAffinity(p.pod) {
-		t.addInverse(p.pod, requirements.Requirements{})
+	pod := p.pod
+	if len(p.volumeReqs) > 0 {
+		pod = withoutVolumeRequirements(p.pod, p.volumeReqs)
+		// strict is only read for pods with topology terms.
+		if strict, err := requirements.FromPod(pod, requirements.StrictOnly); err == nil && p.strict.Len() > 0 {
+			p.strict = strict
+		}
+	}
+	p.groups = t.groupsOf(pod, slices.Grow(p.groups[:0], constraintCount(pod)), t.s.prefs)
+	if hasRequiredAntiAffinity(pod) {
+		t.addInverse(pod, requirements.Requirements{})
 	}
 	t.setInverse(p)
 }
@@ -394,7 +411,12 @@ func (t *topology) count(g *topologyGroup) {
 // admits: those NodePools can launch and those existing nodes have.
 func (t *topology) registerDomains(g *topologyGroup) {
 	for _, src := range t.domainSources(g.key) {
-		if !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil {
+		switch {
+		case src.node != nil:
+			if g.filter.matches(src.taints, src.node.labels, requirements.DenyUndefined) {
+				g.register(src.domain)
+			}
+		case !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil:
 			g.register(src.domain)
 		}
 	}
@@ -426,7 +448,7 @@ func (t *topology) domainSources(key string) []domainSource {
 	}
 	for _, e := range t.s.existing {
 		if d, ok := e.node.Labels[key]; ok {
-			src = append(src, domainSource{domain: d, taints: e.node.Taints})
+			src = append(src, domainSource{domain: d, taints: e.node.Taints, node: e})
 		}
 	}
 	t.sources[key] = src

@@ -167,6 +167,28 @@ func withVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement
 	return out
 }
 
+// withoutVolumeRequirements undoes withVolumeRequirements: a copy of p whose
+// required node-affinity terms lack the expressions in reqs.
+func withoutVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement) *corev1.Pod {
+	out := p.DeepCopy()
+	if out.Spec.Affinity == nil {
+		return out
+	}
+	na := out.Spec.Affinity.NodeAffinity
+	if na == nil || na.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return out
+	}
+	for i := range na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		term := &na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i]
+		term.MatchExpressions = slices.DeleteFunc(term.MatchExpressions, func(e corev1.NodeSelectorRequirement) bool {
+			return slices.ContainsFunc(reqs, func(v corev1.NodeSelectorRequirement) bool {
+				return e.Key == v.Key && e.Operator == v.Operator && slices.Equal(e.Values, v.Values)
+			})
+		})
+	}
+	return out
+}
+
 // volumeUsage counts the claims attached to a node per CSI driver; a claim
 // shared by several pods counts once.
 type volumeUsage map[string]map[string]bool
