@@ -44,9 +44,22 @@ func newSolver(in Input) *solver {
 func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
 	daemons := make([]*podInfo, 0, len(daemonSets))
 	for _, d := range daemonSets {
-		daemons = append(daemons, newPodInfo(d, requirements.WithPreferences))
+		daemons = append(daemons, readDaemon(d))
 	}
 	return daemons
+}
+
+// readDaemon reads a DaemonSet's pod as newPodInfo does, but without
+// refusing selectors on restricted labels: Karpenter only checks those on
+// the pods it provisions for, and a DaemonSet may well select the labels it
+// sets itself (karpenter.sh/initialized, karpenter.sh/registered).
+func readDaemon(d *corev1.Pod) *podInfo {
+	info := &podInfo{pod: d, key: apis.PodKey(d), hostPorts: podHostPorts(d)}
+	info.requests, info.invalid = resources.PodRequests(d)
+	if info.invalid == nil {
+		info.reqs, info.invalid = requirements.FromPod(d, requirements.WithPreferences)
+	}
+	return info
 }
 
 // solver is the state of one solve.

@@ -135,8 +135,13 @@ func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeO
 
 // compatibleDaemons are the DaemonSet pods that would run on the pool's
 // nodes: they tolerate its taints (PreferNoSchedule ones need no
-// toleration) and their node requirements are compatible with the pool's.
+// toleration) and their node requirements are compatible with the pool's,
+// as a node of the pool is labelled once registered and initialized.
 func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
+	// A DaemonSet may select the labels Karpenter sets on its nodes once they
+	// register and initialize; Karpenter counts such DaemonSets as running on
+	// a new node, without the labels becoming the claim's requirements.
+	daemonView := t.requirements.Add(requirements.In(apis.LabelNodeRegistered, "true"), requirements.In(apis.LabelNodeInitialized, "true"))
 	var out []*podInfo
 	for _, d := range daemons {
 		if d.invalid != nil {
@@ -148,7 +153,7 @@ func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 		if tolerates(taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
-		if !t.requirements.CompatibleFast(d.reqs, t.undefined) {
+		if !daemonView.CompatibleFast(d.reqs, t.undefined) {
 			continue
 		}
 		out = append(out, d)
