@@ -277,3 +277,72 @@ func specOf(it *instancetypes.InstanceType) instancetypes.Spec {
 	return instancetypes.Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, Capacity: it.Capacity, Overhead: it.Overhead,
 		Offerings: slices.Clone(it.Offerings)}
 }
+
+// launch turns every NodeClaim of res into an in-flight node of w (not yet
+// initialized) carrying the pods placed on it and the launch choice's
+// labels, as the cloud provider would create it; it returns the nodes.
+// Nodes are named node-0, node-1… in launch order: a later solve names its
+// claims default-1… again, and node names must not collide with them.
+func (w *world) launch(res scheduling.Result, pods ...*corev1.Pod) []*scheduling.Node {
+	byKey := map[string]*corev1.Pod{}
+	for _, p := range pods {
+		byKey[podKey(p)] = p
+	}
+	var out []*scheduling.Node
+	for _, c := range res.NodeClaims {
+		it, ok := w.catalog.Get(c.InstanceType)
+		if !ok {
+			panic("no instance type " + c.InstanceType)
+		}
+		name := fmt.Sprintf("node-%d", len(w.in.Nodes))
+		labels := map[string]string{apis.LabelHostname: name, apis.LabelNodePool: c.NodePool}
+		for k, v := range it.Labels() {
+			labels[k] = v
+		}
+		for _, r := range c.Requirements {
+			if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+				labels[r.Key] = r.Values[0]
+			}
+		}
+		labels[apis.LabelTopologyZone], labels[apis.LabelCapacityType], labels[apis.LabelInstanceType] = c.Zone, c.CapacityType, c.InstanceType
+		n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels, Capacity: it.Capacity.List(), Allocatable: it.Allocatable().List()}
+		for _, np := range w.in.NodePools {
+			if np.NodePool.Name == c.NodePool {
+				n.Taints = append(slices.Clone(np.NodePool.Spec.Template.Spec.Taints), np.NodePool.Spec.Template.Spec.StartupTaints...)
+				n.StartupTaints = slices.Clone(np.NodePool.Spec.Template.Spec.StartupTaints)
+			}
+		}
+		for _, key := range c.Pods {
+			if p, ok := byKey[key]; ok {
+				bound := p.DeepCopy()
+				bound.Spec.NodeName = name
+				bound.Status = corev1.PodStatus{Phase: corev1.PodRunning}
+				n.Pods = append(n.Pods, bound)
+			}
+		}
+		w.in.Nodes = append(w.in.Nodes, n)
+		out = append(out, n)
+	}
+	return out
+}
+
+// boundTo is the name of the existing node the pod was bound to, or "".
+func boundTo(res scheduling.Result, p *corev1.Pod) string {
+	for _, b := range res.Bindings {
+		if b.Pod == podKey(p) {
+			return b.Node
+		}
+	}
+	return ""
+}
+
+func withStartupTaint(taint corev1.Taint) poolOption {
+	return func(np *apis.NodePool) {
+		np.Spec.Template.Spec.StartupTaints = append(np.Spec.Template.Spec.StartupTaints, taint)
+	}
+}
+
+// daemonPod is a DaemonSet's pod template as a solve reads it.
+func daemonPod(name string, opts ...podOption) *corev1.Pod {
+	return pod(name, "", append([]podOption{ownedBy("DaemonSet")}, opts...)...)
+}
