@@ -102,11 +102,24 @@ func (v *volumes) claimOf(p *corev1.Pod, vol corev1.Volume) (*corev1.PersistentV
 	return nil, nil
 }
 
+// claimRequirements also refuses what kube-scheduler refuses, and so
+// Karpenter: a claim being deleted or Lost, a bound volume being deleted,
+// and an unbound claim of a storage class that binds Immediately (its
+// volume is made without regard to the pod, which must wait for it).
 func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([]corev1.NodeSelectorRequirement, string, error) {
+	switch {
+	case c.DeletionTimestamp != nil:
+		return nil, "", fmt.Errorf("PersistentVolumeClaim %s is being deleted", c.Name)
+	case c.Status.Phase == corev1.ClaimLost:
+		return nil, "", fmt.Errorf("PersistentVolumeClaim %s is Lost: its volume no longer exists", c.Name)
+	}
 	if name := c.Spec.VolumeName; name != "" {
 		pv, ok := v.pvs[name]
 		if !ok {
 			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s not found", name, c.Name)
+		}
+		if pv.DeletionTimestamp != nil {
+			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s is being deleted", name, c.Name)
 		}
 		driver := ""
 		if pv.Spec.CSI != nil {
@@ -121,6 +134,9 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([]corev1.N
 	sc, ok := v.classes[className]
 	if !ok {
 		return nil, "", fmt.Errorf("StorageClass %q of claim %s not found", className, c.Name)
+	}
+	if mode := sc.VolumeBindingMode; mode != nil && *mode == storagev1.VolumeBindingImmediate {
+		return nil, "", fmt.Errorf("unbound PersistentVolumeClaim %s of StorageClass %q, which binds Immediately, must be bound first", c.Name, className)
 	}
 	var reqs []corev1.NodeSelectorRequirement
 	if len(sc.AllowedTopologies) > 0 {
