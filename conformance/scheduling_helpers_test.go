@@ -346,3 +346,12 @@ func withStartupTaint(taint corev1.Taint) poolOption {
 func daemonPod(name string, opts ...podOption) *corev1.Pod {
 	return pod(name, "", append([]podOption{ownedBy("DaemonSet")}, opts...)...)
 }
+
+func expectScheduled(t *T, res scheduling.Result, pods ...*corev1.Pod) {
+	t.Helper()
+	for _, p := range pods {
+		if slices.ContainsFunc(res.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Pod == podKey(p) }) {
+			t.Fatalf("pod %s was not placed: %s", podKey(p), describe(res))
+		}
+	}
+}
