@@ -266,8 +266,15 @@ func (s *solver) add(p *podInfo, why bool) error {
 		}
 		if why {
 			reasons = append(reasons, fmt.Errorf("NodePool %q: %w", t.name, err))
-		} else if errors.Is(err, errReservationsExhausted) {
-			refused = errRefusedReservations
+		}
+		// A pod that could have reserved capacity in this NodePool, were it
+		// not held, waits for it rather than falling to a lighter NodePool,
+		// as Karpenter's provisioner does.
+		if errors.Is(err, errReservationsExhausted) {
+			if !why {
+				refused = errRefusedReservations
+			}
+			break
 		}
 	}
 	if !why {
