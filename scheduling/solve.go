@@ -125,14 +125,14 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 // volumes added to its node affinity, as Karpenter injects them before
 // scheduling.
 func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) {
-	reqs, uses, err := vols.forPod(pod)
+	alts, uses, err := vols.forPod(pod)
 	if err != nil {
 		info.read(pod, apis.PodKey(pod), prefs)
 		info.invalid = err
 		return
 	}
-	if len(reqs) > 0 {
-		pod = withVolumeRequirements(pod, reqs)
+	if len(alts) > 0 {
+		pod = withVolumeRequirements(pod, alts)
 	}
 	info.read(pod, apis.PodKey(pod), prefs)
 	info.volumes = uses
