@@ -189,7 +189,7 @@ var _ = register("scheduling",
 			t.Fatalf("%d more nodes: %s", len(res.NodeClaims), describe(res))
 		}
 	}},
-	conformanceCase{Name: "volume-spanning-zones", Fails: "karpsim reads only the first term of a volume's node affinity", Run: func(t *T) {
+	conformanceCase{Name: "volume-spanning-zones", Run: func(t *T) {
 		w := newWorld(schedPool())
 		var ps []*corev1.Pod
 		for i := range 2 {
@@ -206,7 +206,7 @@ var _ = register("scheduling",
 	hostnameOrZone("hostpath-volume-alternatives-kept", func(pv *corev1.PersistentVolume) {
 		pv.Spec.CSI, pv.Spec.HostPath = nil, &corev1.HostPathVolumeSource{Path: "/tmp"}
 	}),
-	conformanceCase{Name: "storage-class-several-zones", Fails: "karpsim reads only the first term of a storage class's allowedTopologies", Run: func(t *T) {
+	conformanceCase{Name: "storage-class-several-zones", Run: func(t *T) {
 		sc := storageClass("multi-zone-sc", "")
 		sc.AllowedTopologies = []corev1.TopologySelectorTerm{
 			{MatchLabelExpressions: []corev1.TopologySelectorLabelRequirement{{Key: zone, Values: []string{"test-zone-1"}}}},
@@ -222,7 +222,7 @@ var _ = register("scheduling",
 		}
 		twoZones(t, w, ps...)
 	}},
-	conformanceCase{Name: "volume-alternative-after-pruning", Fails: "karpsim reads only the first term of a storage class's allowedTopologies", Run: func(t *T) {
+	conformanceCase{Name: "volume-alternative-after-pruning", Run: func(t *T) {
 		term := func(kv ...string) corev1.TopologySelectorTerm {
 			var t corev1.TopologySelectorTerm
 			for i := 0; i < len(kv); i += 2 {
