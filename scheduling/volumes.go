@@ -22,6 +22,9 @@ type volumes struct {
 	claims  map[string]*corev1.PersistentVolumeClaim // namespace/name
 	pvs     map[string]*corev1.PersistentVolume
 	classes map[string]*storagev1.StorageClass
+	// defaultClass is the storage class of an unbound claim that names
+	// none, as admission gives it when the claim is created.
+	defaultClass string
 }
 
 // volumeUse is one persistent volume a pod attaches: the claim, shared by
@@ -43,7 +46,28 @@ func newVolumes(in Input) *volumes {
 		v.classes[sc.Name] = sc
 	}
 	v.known = len(v.claims)+len(v.pvs)+len(v.classes) > 0
+	v.defaultClass = defaultStorageClass(in.StorageClasses)
 	return v
+}
+
+// defaultStorageClass is the class the API server gives a claim that names
+// none: the one annotated as default, the newest when several are (as
+// Kubernetes does since 1.26), then the first by name; "" when none is.
+func defaultStorageClass(classes []*storagev1.StorageClass) string {
+	var best *storagev1.StorageClass
+	for _, sc := range classes {
+		if sc.Annotations["storageclass.kubernetes.io/is-default-class"] != "true" {
+			continue
+		}
+		if best == nil || sc.CreationTimestamp.After(best.CreationTimestamp.Time) ||
+			sc.CreationTimestamp.Equal(&best.CreationTimestamp) && sc.Name < best.Name {
+			best = sc
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return best.Name
 }
 
 // maxVolumeAlternatives bounds how many combinations of its volumes'
@@ -57,8 +81,9 @@ const maxVolumeAlternatives = 64
 // (less hostname for local and hostPath volumes, which a rescheduled pod
 // cannot keep); an unbound one each term of its storage class's
 // allowedTopologies; the pod's alternatives are every combination of one
-// per volume, in order. A claim that does not exist, an unbound claim
-// without a storage class, or a missing volume or class makes the pod
+// per volume, in order. An unbound claim that names no storage class has
+// the default one. A claim that does not exist, an unbound claim without a
+// storage class (nor a default), or a missing volume or class makes the pod
 // unplaceable, as in Karpenter.
 func (v *volumes) forPod(p *corev1.Pod) ([][]corev1.NodeSelectorRequirement, []volumeUse, error) {
 	if !v.known {
@@ -175,6 +200,9 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1
 		return pvRequirements(pv), driver, nil
 	}
 	className := ptrValue(c.Spec.StorageClassName)
+	if c.Spec.StorageClassName == nil {
+		className = v.defaultClass
+	}
 	if className == "" {
 		return nil, "", fmt.Errorf("unbound PersistentVolumeClaim %s must name a storage class", c.Name)
 	}
