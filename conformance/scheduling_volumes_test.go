@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -258,18 +259,43 @@ var _ = register("scheduling",
 		}
 		claimOf(t, w.solve(second), second)
 	}},
-	conformanceCase{Name: "ephemeral-volume-default-class", Fails: "karpsim's snapshot gives class-less claims the default class; a solve on hand-built claims leaves a class-less ephemeral claim unbound", Run: func(t *T) {
+	conformanceCase{Name: "ephemeral-volume-default-class", Run: func(t *T) {
 		w := newWorld(schedPool())
 		def := storageClass("default-storage-class", csiDriver, "test-zone-1")
 		def.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
 		w.in.StorageClasses = []*storagev1.StorageClass{def}
+		defaultClassSecondNode(t, w)
+	}},
+	conformanceCase{Name: "ephemeral-volume-newest-default-class", Run: func(t *T) {
+		w := newWorld(schedPool())
+		older := storageClass("default-storage-class", "other-provider", "test-zone-1")
+		newer := storageClass("newer-default-storage-class", csiDriver, "test-zone-1")
+		older.CreationTimestamp, newer.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour)), metav1.NewTime(now.Add(-time.Hour+2*time.Second))
+		for _, sc := range []*storagev1.StorageClass{older, newer} {
+			sc.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
+		}
+		w.in.StorageClasses = []*storagev1.StorageClass{older, newer}
+		defaultClassSecondNode(t, w)
+	}},
+)
+
+// defaultClassSecondNode: a first pod with a class-less ephemeral volume
+// gets a node whose CSI driver takes one volume (ten of "other-provider");
+// a second such pod needs another node, its volume being of the default
+// class's driver.
+func defaultClassSecondNode(t *T, w *world) {
+	t.Helper()
+	{
 		first := unschedPod("first", "", ephemeralVolume(nil))
 		n := firstNode(t, w, first, false)
-		n.VolumeLimits = map[string]int{csiDriver: 1}
+		n.VolumeLimits = map[string]int{csiDriver: 1, "other-provider": 10}
 		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{claim("first-tmp-ephemeral", "-", "")}
 		second := unschedPod("second", "", ephemeralVolume(nil))
 		claimOf(t, w.solve(second), second)
-	}},
+	}
+}
+
+var _ = register("scheduling",
 	pendingWithVolumes("unbound-claim-immediate-binding", "", func(w *world) {
 		sc := storageClass("my-storage-class", "other-provider")
 		immediate := storagev1.VolumeBindingImmediate
