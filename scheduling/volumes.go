@@ -193,11 +193,7 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1
 		if pv.DeletionTimestamp != nil {
 			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s is being deleted", name, c.Name)
 		}
-		driver := ""
-		if pv.Spec.CSI != nil {
-			driver = pv.Spec.CSI.Driver
-		}
-		return pvRequirements(pv), driver, nil
+		return pvRequirements(pv), pvDriver(pv), nil
 	}
 	className := ptrValue(c.Spec.StorageClassName)
 	if c.Spec.StorageClassName == nil {
@@ -221,7 +217,43 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1
 		}
 		alts = append(alts, reqs)
 	}
-	return alts, sc.Provisioner, nil
+	return alts, csiDriver(sc.Provisioner), nil
+}
+
+// migratedDrivers are the CSI drivers that took over in-tree volume
+// plugins: Kubernetes counts a migrated volume against its driver's limit,
+// and so does Karpenter.
+var migratedDrivers = map[string]string{
+	"kubernetes.io/aws-ebs":    "ebs.csi.aws.com",
+	"kubernetes.io/gce-pd":     "pd.csi.storage.gke.io",
+	"kubernetes.io/azure-disk": "disk.csi.azure.com",
+	"kubernetes.io/cinder":     "cinder.csi.openstack.org",
+}
+
+// csiDriver is the CSI driver of a provisioner, an in-tree one translated.
+func csiDriver(provisioner string) string {
+	if d, ok := migratedDrivers[provisioner]; ok {
+		return d
+	}
+	return provisioner
+}
+
+// pvDriver is the CSI driver of a volume, an in-tree source translated;
+// "" for a volume no CSI driver attaches (NFS, local, hostPath).
+func pvDriver(pv *corev1.PersistentVolume) string {
+	switch src := pv.Spec.PersistentVolumeSource; {
+	case src.CSI != nil:
+		return src.CSI.Driver
+	case src.AWSElasticBlockStore != nil:
+		return migratedDrivers["kubernetes.io/aws-ebs"]
+	case src.GCEPersistentDisk != nil:
+		return migratedDrivers["kubernetes.io/gce-pd"]
+	case src.AzureDisk != nil:
+		return migratedDrivers["kubernetes.io/azure-disk"]
+	case src.Cinder != nil:
+		return migratedDrivers["kubernetes.io/cinder"]
+	}
+	return ""
 }
 
 func pvRequirements(pv *corev1.PersistentVolume) [][]corev1.NodeSelectorRequirement {
