@@ -374,3 +374,39 @@ func ephemeralClaim(name, class, volumeName string, blocked bool) conformanceCas
 		}
 	}}
 }
+
+// migratedSecondNode: a first pod whose volume is of the in-tree EBS
+// storage class gets a node where the EBS CSI driver may attach one volume;
+// a second such pod needs another node, its in-tree volume counting against
+// the CSI driver's limit.
+func migratedSecondNode(name string, ephemeral bool) conformanceCase {
+	return conformanceCase{Name: name, Run: func(t *T) {
+		w := newWorld(schedPool())
+		w.in.StorageClasses = []*storagev1.StorageClass{storageClass("in-tree-storage-class", "kubernetes.io/aws-ebs", "test-zone-1")}
+		class := "in-tree-storage-class"
+		volumeOf := func(pod string) podOption {
+			if ephemeral {
+				return ephemeralVolume(&class)
+			}
+			return mounts(pod + "-claim")
+		}
+		pv := volume("my-volume", zoneTerm("test-zone-1"))
+		pv.Spec.CSI, pv.Spec.AWSElasticBlockStore = nil, &corev1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}
+		w.in.PersistentVolumes = []*corev1.PersistentVolume{pv}
+		firstClaim, secondClaim := "first-claim", "second-claim"
+		if ephemeral {
+			firstClaim, secondClaim = "first-tmp-ephemeral", "second-tmp-ephemeral"
+		}
+		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{claim(firstClaim, class, "")}
+		n := firstNode(t, w, unschedPod("first", "", volumeOf("first")), false)
+		n.VolumeLimits = map[string]int{"ebs.csi.aws.com": 1}
+		w.in.PersistentVolumeClaims = append(w.in.PersistentVolumeClaims, claim(secondClaim, class, ""))
+		second := unschedPod("second", "", volumeOf("second"))
+		claimOf(t, w.solve(second), second)
+	}}
+}
+
+var _ = register("scheduling",
+	migratedSecondNode("migrated-in-tree-claim-counts-against-csi-limit", false),
+	migratedSecondNode("migrated-in-tree-ephemeral-volume-counts-against-csi-limit", true),
+)
