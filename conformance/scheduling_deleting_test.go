@@ -8,7 +8,9 @@ import (
 	"github.com/karpsim/karpsim/snapshot"
 )
 
-// The suite's specs on the pods of a node being deleted, which Karpenter
+// The suite's specs that turn on how the cluster is read, translated
+// through the snapshot: below, the in-flight node whose kubelet reports an
+// extended resource as zero; first, the pods of a node being deleted, which Karpenter
 // provisions for (or not) in its next pass. In karpsim that choice is the
 // snapshot's: the pods it makes pending are those a solve places. Each case
 // is a cluster read from manifests: karpsim's default NodePool, a node
@@ -107,3 +109,59 @@ var _ = register("scheduling",
 	rescheduled("deleting-node-several-pdbs", "", false, boundPodYAML("", ""),
 		pdbYAML("pdb-1", `minAvailable: "100%"`), pdbYAML("pdb-2", `minAvailable: "100%"`)),
 )
+
+// An in-flight node whose kubelet still reports an extended resource as
+// zero (its device plugin not registered yet) offers what its NodeClaim
+// says it will have.
+const zeroedNodeYAML = `apiVersion: v1
+kind: Node
+metadata:
+  name: starting
+  labels:
+    karpenter.sh/nodepool: default
+    node.kubernetes.io/instance-type: m5.large
+    topology.kubernetes.io/zone: us-east-1a
+    karpenter.sh/capacity-type: on-demand
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+    kubernetes.io/hostname: starting
+status:
+  capacity: {cpu: "2", memory: 8Gi, pods: "29", fake.com/vendor-a: "0"}
+  allocatable: {cpu: 1930m, memory: 7Gi, pods: "29", fake.com/vendor-b: "0"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: default-abc12
+  labels: {karpenter.sh/nodepool: default}
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  requirements:
+    - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
+status:
+  nodeName: starting
+  capacity: {cpu: "2", memory: 8Gi, pods: "29", fake.com/vendor-a: "2"}
+  allocatable: {cpu: 1930m, memory: 7Gi, pods: "29", fake.com/vendor-a: "2"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: app, image: app, resources: {requests: {cpu: 10m, fake.com/vendor-a: "1"}, limits: {fake.com/vendor-a: "1"}}}]
+`
+
+var _ = register("scheduling", conformanceCase{Name: "zeroed-extended-resource-uses-nodeclaim", Run: func(t *T) {
+	set, err := manifests.Decode("zeroed.yaml", []byte(zeroedNodeYAML))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	snap, err := snapshot.FromSet(set, snapshot.Options{})
+	if err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	res := scheduling.Solve(scheduling.Input{Pods: snap.Pending, Nodes: snap.Nodes, NodePools: snap.NodePools, DaemonSets: snap.DaemonSets})
+	if len(res.Bindings) != 1 || res.Bindings[0].Node != "starting" || len(res.NodeClaims) != 0 {
+		t.Fatalf("want the pod on the starting node and no new node: %s", describe(res))
+	}
+}})
