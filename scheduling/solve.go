@@ -48,20 +48,7 @@ func newSolver(in Input) *solver {
 func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
 	daemons := make([]*podInfo, 0, len(daemonSets))
 	for _, d := range daemonSets {
-		pod := withoutMatchFields(d)
-		info := newPodInfo(pod, requirements.StrictOnly)
-		if a := pod.Spec.Affinity; info.invalid == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			if terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(terms) > 1 {
-				for i := range terms {
-					one := pod.DeepCopy()
-					one.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = terms[i : i+1]
-					if reqs, err := requirements.FromPod(one, requirements.StrictOnly); err == nil {
-						info.daemonTerms = append(info.daemonTerms, reqs)
-					}
-				}
-			}
-		}
-		daemons = append(daemons, info)
+		daemons = append(daemons, readDaemon(d))
 	}
 	return daemons
 }
@@ -90,6 +77,34 @@ func withoutMatchFields(p *corev1.Pod) *corev1.Pod {
 	}
 	out.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = kept
 	return out
+}
+
+// readDaemon reads a DaemonSet's pod for its overhead as Karpenter weighs
+// it: without the matchFields that pin it to its node, without preferences,
+// each of its required node-affinity terms an alternative (daemonTerms),
+// and without refusing selectors on restricted labels: Karpenter checks
+// those only on the pods it provisions for, and a DaemonSet may well select
+// the labels Karpenter sets itself (karpenter.sh/initialized,
+// karpenter.sh/registered).
+func readDaemon(d *corev1.Pod) *podInfo {
+	pod := withoutMatchFields(d)
+	info := &podInfo{pod: pod, key: apis.PodKey(pod), hostPorts: podHostPorts(pod)}
+	info.requests, info.invalid = resources.PodRequests(pod)
+	if info.invalid == nil {
+		info.reqs, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+	}
+	if a := pod.Spec.Affinity; info.invalid == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		if terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(terms) > 1 {
+			for i := range terms {
+				one := pod.DeepCopy()
+				one.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = terms[i : i+1]
+				if reqs, err := requirements.FromPod(one, requirements.StrictOnly); err == nil {
+					info.daemonTerms = append(info.daemonTerms, reqs)
+				}
+			}
+		}
+	}
+	return info
 }
 
 // solver is the state of one solve.
@@ -155,17 +170,19 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 // volumes added to its node affinity, as Karpenter injects them before
 // scheduling.
 func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) {
-	reqs, uses, err := vols.forPod(pod)
+	alts, uses, err := vols.forPod(pod)
 	if err != nil {
 		info.read(pod, apis.PodKey(pod), prefs)
 		info.invalid = err
 		return
 	}
-	if len(reqs) > 0 {
-		pod = withVolumeRequirements(pod, reqs)
+	if len(alts) > 0 {
+		pod = withVolumeRequirements(pod, alts)
 	}
 	info.read(pod, apis.PodKey(pod), prefs)
-	info.volumes, info.volumeReqs = uses, reqs
+	// Every expression any alternative added: withoutVolumeRequirements takes
+	// them out of each term again, for the spreads, which do not read them.
+	info.volumes, info.volumeReqs = uses, slices.Concat(alts...)
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -296,8 +313,15 @@ func (s *solver) add(p *podInfo, why bool) error {
 		}
 		if why {
 			reasons = append(reasons, fmt.Errorf("NodePool %q: %w", t.name, err))
-		} else if errors.Is(err, errReservationsExhausted) {
-			refused = errRefusedReservations
+		}
+		// A pod that could have reserved capacity in this NodePool, were it
+		// not held, waits for it rather than falling to a lighter NodePool,
+		// as Karpenter's provisioner does.
+		if errors.Is(err, errReservationsExhausted) {
+			if !why {
+				refused = errRefusedReservations
+			}
+			break
 		}
 	}
 	if !why {

@@ -12,6 +12,7 @@ import (
 // on nodes that are not initialized yet, since they will go away.
 var ephemeralTaints = []corev1.Taint{
 	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+	{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
 	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
 	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Value: "true", Effect: corev1.TaintEffectNoSchedule},
 	{Key: apis.Group + "/unregistered", Effect: corev1.TaintEffectNoExecute},

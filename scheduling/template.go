@@ -20,6 +20,11 @@ type template struct {
 	name         string
 	weight       int32
 	requirements requirements.Requirements
+	// daemonView is requirements with the labels Karpenter sets on a node
+	// once it registers and initializes: a DaemonSet may select them, and
+	// Karpenter counts such DaemonSets as running on a new node, without
+	// the labels becoming the claim's requirements.
+	daemonView requirements.Requirements
 	// undefined are the label keys a claim may leave undefined: the
 	// well-known ones and those the pool's instance types carry.
 	undefined requirements.Undefined
@@ -107,6 +112,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 		return t
 	}
 	t.requirements = reqs.Add(requirements.In(apis.LabelNodePool, np.Name))
+	t.daemonView = t.requirements.Add(requirements.In(apis.LabelNodeRegistered, "true"), requirements.In(apis.LabelNodeInitialized, "true"))
 	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
@@ -153,7 +159,8 @@ func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeO
 
 // compatibleDaemons are the DaemonSet pods that would run on the pool's
 // nodes: they tolerate its taints (PreferNoSchedule ones need no
-// toleration) and their node requirements are compatible with the pool's.
+// toleration) and their node requirements are compatible with the pool's,
+// as a node of the pool is labelled once registered and initialized.
 func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 	var out []*podInfo
 	for _, d := range daemons {
@@ -180,7 +187,7 @@ func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 // intersect the type's.
 func (t *template) daemonRuns(d *podInfo, it *instancetypes.InstanceType) bool {
 	for _, reqs := range d.daemonReqs() {
-		if t.requirements.CompatibleFast(reqs, t.undefined) && (it == nil || it.Requirements.IntersectsFast(reqs)) {
+		if t.daemonView.CompatibleFast(reqs, t.undefined) && (it == nil || it.Requirements.IntersectsFast(reqs)) {
 			return true
 		}
 	}

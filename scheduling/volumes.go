@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // volumes indexes the persistent volume claims, volumes and storage
@@ -21,6 +22,9 @@ type volumes struct {
 	claims  map[string]*corev1.PersistentVolumeClaim // namespace/name
 	pvs     map[string]*corev1.PersistentVolume
 	classes map[string]*storagev1.StorageClass
+	// defaultClass is the storage class of an unbound claim that names
+	// none, as admission gives it when the claim is created.
+	defaultClass string
 }
 
 // volumeUse is one persistent volume a pod attaches: the claim, shared by
@@ -42,21 +46,50 @@ func newVolumes(in Input) *volumes {
 		v.classes[sc.Name] = sc
 	}
 	v.known = len(v.claims)+len(v.pvs)+len(v.classes) > 0
+	v.defaultClass = defaultStorageClass(in.StorageClasses)
 	return v
 }
 
-// forPod returns the node requirements the pod's volumes impose and the
-// volumes it attaches. A bound claim takes the first term of its volume's
-// node affinity (less hostname for local and hostPath volumes, which a
-// rescheduled pod cannot keep); an unbound one the first term of its
-// storage class's allowedTopologies. A claim that does not exist, an
-// unbound claim without a storage class, or a missing volume or class
-// makes the pod unplaceable, as in Karpenter.
-func (v *volumes) forPod(p *corev1.Pod) ([]corev1.NodeSelectorRequirement, []volumeUse, error) {
+// defaultStorageClass is the class the API server gives a claim that names
+// none: the one annotated as default, the newest when several are (as
+// Kubernetes does since 1.26), then the first by name; "" when none is.
+func defaultStorageClass(classes []*storagev1.StorageClass) string {
+	var best *storagev1.StorageClass
+	for _, sc := range classes {
+		if sc.Annotations["storageclass.kubernetes.io/is-default-class"] != "true" {
+			continue
+		}
+		if best == nil || sc.CreationTimestamp.After(best.CreationTimestamp.Time) ||
+			sc.CreationTimestamp.Equal(&best.CreationTimestamp) && sc.Name < best.Name {
+			best = sc
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return best.Name
+}
+
+// maxVolumeAlternatives bounds how many combinations of its volumes'
+// topology alternatives a pod carries, so that many multi-term volumes
+// cannot blow up its node affinity.
+const maxVolumeAlternatives = 64
+
+// forPod returns the alternative node requirements the pod's volumes allow,
+// any one of which will do (nil when they impose none), and the volumes it
+// attaches. A bound claim allows each term of its volume's node affinity
+// (less hostname for local and hostPath volumes, which a rescheduled pod
+// cannot keep); an unbound one each term of its storage class's
+// allowedTopologies; the pod's alternatives are every combination of one
+// per volume, in order. An unbound claim that names no storage class has
+// the default one. A claim that does not exist, an unbound claim without a
+// storage class (nor a default), or a missing volume or class makes the pod
+// unplaceable, as in Karpenter.
+func (v *volumes) forPod(p *corev1.Pod) ([][]corev1.NodeSelectorRequirement, []volumeUse, error) {
 	if !v.known {
 		return nil, nil, nil
 	}
-	var reqs []corev1.NodeSelectorRequirement
+	var alts [][]corev1.NodeSelectorRequirement
 	var uses []volumeUse
 	for _, vol := range p.Spec.Volumes {
 		claim, err := v.claimOf(p, vol)
@@ -70,12 +103,51 @@ func (v *volumes) forPod(p *corev1.Pod) ([]corev1.NodeSelectorRequirement, []vol
 		if err != nil {
 			return nil, nil, fmt.Errorf("volume %q: %w", vol.Name, err)
 		}
-		reqs = append(reqs, r...)
+		alts = combine(alts, r)
 		if driver != "" {
 			uses = append(uses, volumeUse{driver: driver, claim: apis.NamespaceOf(claim.Namespace) + "/" + claim.Name})
 		}
 	}
-	return reqs, uses, nil
+	return alts, uses, nil
+}
+
+// combine returns every alternative of alts joined with every one of more,
+// alts varying slowest, at most maxVolumeAlternatives of them; no
+// alternatives on either side leaves the other as it is. Like Karpenter, it
+// keeps only the joins whose two sides can hold together, unless none can,
+// when it keeps them all.
+func combine(alts, more [][]corev1.NodeSelectorRequirement) [][]corev1.NodeSelectorRequirement {
+	switch {
+	case len(more) == 0:
+		return alts
+	case len(alts) == 0:
+		return more
+	}
+	var all, compatible [][]corev1.NodeSelectorRequirement
+	for _, a := range alts {
+		for _, m := range more {
+			joined := append(slices.Clone(a), m...)
+			if len(all) < maxVolumeAlternatives {
+				all = append(all, joined)
+			}
+			if len(compatible) < maxVolumeAlternatives && intersect(a, m) {
+				compatible = append(compatible, joined)
+			}
+		}
+	}
+	if len(compatible) > 0 {
+		return compatible
+	}
+	return all
+}
+
+// intersect reports whether two alternatives allow a common value for
+// every key both name; an alternative that cannot be read is taken as
+// intersecting, to be refused later with the pod's other requirements.
+func intersect(a, b []corev1.NodeSelectorRequirement) bool {
+	ra, errA := requirements.FromNodeSelectorRequirements(a...)
+	rb, errB := requirements.FromNodeSelectorRequirements(b...)
+	return errA != nil || errB != nil || ra.Intersects(rb) == nil
 }
 
 // claimOf returns the claim a volume mounts: a persistentVolumeClaim
@@ -102,19 +174,31 @@ func (v *volumes) claimOf(p *corev1.Pod, vol corev1.Volume) (*corev1.PersistentV
 	return nil, nil
 }
 
-func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([]corev1.NodeSelectorRequirement, string, error) {
+// claimRequirements also refuses what kube-scheduler refuses, and so
+// Karpenter: a claim being deleted or Lost, a bound volume being deleted,
+// and an unbound claim of a storage class that binds Immediately (its
+// volume is made without regard to the pod, which must wait for it).
+func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1.NodeSelectorRequirement, string, error) {
+	switch {
+	case c.DeletionTimestamp != nil:
+		return nil, "", fmt.Errorf("PersistentVolumeClaim %s is being deleted", c.Name)
+	case c.Status.Phase == corev1.ClaimLost:
+		return nil, "", fmt.Errorf("PersistentVolumeClaim %s is Lost: its volume no longer exists", c.Name)
+	}
 	if name := c.Spec.VolumeName; name != "" {
 		pv, ok := v.pvs[name]
 		if !ok {
 			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s not found", name, c.Name)
 		}
-		driver := ""
-		if pv.Spec.CSI != nil {
-			driver = pv.Spec.CSI.Driver
+		if pv.DeletionTimestamp != nil {
+			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s is being deleted", name, c.Name)
 		}
-		return pvRequirements(pv), driver, nil
+		return pvRequirements(pv), pvDriver(pv), nil
 	}
 	className := ptrValue(c.Spec.StorageClassName)
+	if c.Spec.StorageClassName == nil {
+		className = v.defaultClass
+	}
 	if className == "" {
 		return nil, "", fmt.Errorf("unbound PersistentVolumeClaim %s must name a storage class", c.Name)
 	}
@@ -122,30 +206,78 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([]corev1.N
 	if !ok {
 		return nil, "", fmt.Errorf("StorageClass %q of claim %s not found", className, c.Name)
 	}
-	var reqs []corev1.NodeSelectorRequirement
-	if len(sc.AllowedTopologies) > 0 {
-		for _, e := range sc.AllowedTopologies[0].MatchLabelExpressions {
+	if mode := sc.VolumeBindingMode; mode != nil && *mode == storagev1.VolumeBindingImmediate {
+		return nil, "", fmt.Errorf("unbound PersistentVolumeClaim %s of StorageClass %q, which binds Immediately, must be bound first", c.Name, className)
+	}
+	var alts [][]corev1.NodeSelectorRequirement
+	for _, term := range sc.AllowedTopologies {
+		var reqs []corev1.NodeSelectorRequirement
+		for _, e := range term.MatchLabelExpressions {
 			reqs = append(reqs, corev1.NodeSelectorRequirement{Key: e.Key, Operator: corev1.NodeSelectorOpIn, Values: e.Values})
 		}
+		alts = append(alts, reqs)
 	}
-	return reqs, sc.Provisioner, nil
+	return alts, csiDriver(sc.Provisioner), nil
 }
 
-func pvRequirements(pv *corev1.PersistentVolume) []corev1.NodeSelectorRequirement {
-	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil || len(pv.Spec.NodeAffinity.Required.NodeSelectorTerms) == 0 {
+// migratedDrivers are the CSI drivers that took over in-tree volume
+// plugins: Kubernetes counts a migrated volume against its driver's limit,
+// and so does Karpenter.
+var migratedDrivers = map[string]string{
+	"kubernetes.io/aws-ebs":    "ebs.csi.aws.com",
+	"kubernetes.io/gce-pd":     "pd.csi.storage.gke.io",
+	"kubernetes.io/azure-disk": "disk.csi.azure.com",
+	"kubernetes.io/cinder":     "cinder.csi.openstack.org",
+}
+
+// csiDriver is the CSI driver of a provisioner, an in-tree one translated.
+func csiDriver(provisioner string) string {
+	if d, ok := migratedDrivers[provisioner]; ok {
+		return d
+	}
+	return provisioner
+}
+
+// pvDriver is the CSI driver of a volume, an in-tree source translated;
+// "" for a volume no CSI driver attaches (NFS, local, hostPath).
+func pvDriver(pv *corev1.PersistentVolume) string {
+	switch src := pv.Spec.PersistentVolumeSource; {
+	case src.CSI != nil:
+		return src.CSI.Driver
+	case src.AWSElasticBlockStore != nil:
+		return migratedDrivers["kubernetes.io/aws-ebs"]
+	case src.GCEPersistentDisk != nil:
+		return migratedDrivers["kubernetes.io/gce-pd"]
+	case src.AzureDisk != nil:
+		return migratedDrivers["kubernetes.io/azure-disk"]
+	case src.Cinder != nil:
+		return migratedDrivers["kubernetes.io/cinder"]
+	}
+	return ""
+}
+
+func pvRequirements(pv *corev1.PersistentVolume) [][]corev1.NodeSelectorRequirement {
+	if pv.Spec.NodeAffinity == nil || pv.Spec.NodeAffinity.Required == nil {
 		return nil
 	}
-	reqs := pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions
-	if pv.Spec.Local != nil || pv.Spec.HostPath != nil {
-		reqs = slices.DeleteFunc(slices.Clone(reqs), func(r corev1.NodeSelectorRequirement) bool { return r.Key == apis.LabelHostname })
+	var alts [][]corev1.NodeSelectorRequirement
+	for _, term := range pv.Spec.NodeAffinity.Required.NodeSelectorTerms {
+		reqs := term.MatchExpressions
+		if pv.Spec.Local != nil || pv.Spec.HostPath != nil {
+			reqs = slices.DeleteFunc(slices.Clone(reqs), func(r corev1.NodeSelectorRequirement) bool { return r.Key == apis.LabelHostname })
+		}
+		alts = append(alts, reqs)
 	}
-	return reqs
+	return alts
 }
 
-// withVolumeRequirements returns a copy of the pod with the volume
-// requirements added to every required node-selector term (one term if it
-// had none), so that relaxation, which drops terms, never drops them.
-func withVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement) *corev1.Pod {
+// withVolumeRequirements returns a copy of the pod whose required
+// node-selector terms are each of its own (one empty term if it had none)
+// joined with each volume alternative, its own terms varying slowest: the
+// pod may run where any of them holds, relaxation tries the alternatives in
+// turn, and since it never drops the last term, the volumes always
+// constrain the pod.
+func withVolumeRequirements(p *corev1.Pod, alts [][]corev1.NodeSelectorRequirement) *corev1.Pod {
 	out := p.DeepCopy()
 	if out.Spec.Affinity == nil {
 		out.Spec.Affinity = &corev1.Affinity{}
@@ -157,13 +289,19 @@ func withVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement
 	if na.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		na.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{}
 	}
-	terms := &na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	if len(*terms) == 0 {
-		*terms = []corev1.NodeSelectorTerm{{}}
+	own := na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if len(own) == 0 {
+		own = []corev1.NodeSelectorTerm{{}}
 	}
-	for i := range *terms {
-		(*terms)[i].MatchExpressions = append((*terms)[i].MatchExpressions, reqs...)
+	terms := make([]corev1.NodeSelectorTerm, 0, len(own)*len(alts))
+	for _, t := range own {
+		for _, a := range alts {
+			joined := t.DeepCopy()
+			joined.MatchExpressions = append(joined.MatchExpressions, a...)
+			terms = append(terms, *joined)
+		}
 	}
+	na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = terms
 	return out
 }
 

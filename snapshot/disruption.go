@@ -137,10 +137,18 @@ func (b *builder) disruptionNodes(snap *Snapshot) ([]*consolidation.Node, []*cor
 		}
 		pending = append(pending, p)
 	}
+	for _, p := range b.held {
+		if n := byName[p.Spec.NodeName]; n != nil {
+			n.Node.Pods = append(n.Node.Pods, p)
+		}
+	}
 	for _, given := range b.in.Pods {
 		n := byName[given.Spec.NodeName]
 		if n == nil || given.DeletionTimestamp == nil || apis.IsTerminal(given) {
 			continue
+		}
+		if n.Deleting && apis.IsStatefulSetPod(given) {
+			continue // pending in FromSet, and so back on its node above
 		}
 		p := given.DeepCopy()
 		p.Namespace = apis.NamespaceOf(p.Namespace)

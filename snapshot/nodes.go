@@ -103,6 +103,19 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 	if pool != "" && b.pools[pool] == nil {
 		b.warn(fmt.Sprintf("Node/%s belongs to NodePool %q, which was not given: the node counts against no NodePool's limits", node.Name, pool))
 	}
+	// Until the node is initialized its device plugins may not have
+	// registered: Karpenter takes the NodeClaim's allocatable for every
+	// resource the node still reports as zero.
+	if !n.Initialized && claim != nil {
+		for name, q := range claim.Status.Allocatable {
+			if v, ok := n.Allocatable[name]; !ok || v.IsZero() {
+				if n.Allocatable == nil {
+					n.Allocatable = corev1.ResourceList{}
+				}
+				n.Allocatable[name] = q.DeepCopy()
+			}
+		}
+	}
 	if len(n.Allocatable) == 0 {
 		if len(n.Capacity) > 0 {
 			n.Allocatable = n.Capacity.DeepCopy()

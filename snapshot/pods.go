@@ -6,7 +6,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
@@ -18,7 +21,11 @@ import (
 // defaulted and a UID derived from namespace/name when they have none.
 func (b *builder) addPods() {
 	for _, given := range b.in.Pods {
-		if given.DeletionTimestamp != nil || apis.IsTerminal(given) {
+		// A terminating StatefulSet pod of a node being deleted is kept:
+		// its replacement cannot start until it is gone, so Karpenter
+		// provisions for it.
+		keep := apis.IsStatefulSetPod(given) && b.deleting[given.Spec.NodeName]
+		if (given.DeletionTimestamp != nil && !keep) || apis.IsTerminal(given) {
 			continue
 		}
 		label := objectLabel("Pod", given.Namespace, given.Name)
@@ -41,8 +48,13 @@ func (b *builder) place(p *corev1.Pod) {
 	switch {
 	case node != "" && b.deleting[node]:
 		// Karpenter reschedules the pods of a node being deleted, except
-		// those that live and die with the node.
-		if !apis.IsDaemonSetPod(p) && !apis.IsMirrorPod(p) {
+		// those that live and die with the node and those a PDB keeps
+		// from being evicted at all, which stay until it lets them go.
+		switch {
+		case apis.IsDaemonSetPod(p) || apis.IsMirrorPod(p):
+		case b.fullyBlockedByPDB(p):
+			b.held = append(b.held, p)
+		default:
 			b.snap.Pending = append(b.snap.Pending, p)
 		}
 	case node != "":
@@ -122,3 +134,24 @@ func derivedUID(kind, namespace, name string) types.UID {
 // PodUID is the UID FromSet gives a pod it creates from a workload: derived
 // from its namespace and name, so that runs are reproducible.
 func PodUID(namespace, name string) types.UID { return derivedUID("Pod", namespace, name) }
+
+// fullyBlockedByPDB reports whether a PodDisruptionBudget selecting the pod
+// forbids every eviction: maxUnavailable 0 or "0%", or minAvailable
+// "100%" (consolidation reads PDBs the same way).
+func (b *builder) fullyBlockedByPDB(p *corev1.Pod) bool {
+	for _, pdb := range b.in.PodDisruptionBudgets {
+		if apis.NamespaceOf(pdb.Namespace) != p.Namespace || pdb.Spec.Selector == nil {
+			continue
+		}
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		if err != nil || !sel.Matches(labels.Set(p.Labels)) {
+			continue
+		}
+		u, m := pdb.Spec.MaxUnavailable, pdb.Spec.MinAvailable
+		if u != nil && ((u.Type == intstr.Int && u.IntVal == 0) || (u.Type == intstr.String && u.StrVal == "0%")) ||
+			m != nil && m.Type == intstr.String && m.StrVal == "100%" {
+			return true
+		}
+	}
+	return false
+}

@@ -208,6 +208,9 @@ type builder struct {
 	// active are the copies of the given pods that still run or wait to,
 	// which workload controllers count as existing replicas.
 	active []*corev1.Pod
+	// held are the pods of deleting nodes that a PDB keeps there: neither
+	// pending nor bound, but still on their node for the disruption view.
+	held []*corev1.Pod
 }
 
 func newBuilder(in objects, opts Options) *builder {

@@ -57,16 +57,23 @@ func hasClaim(claims []*corev1.PersistentVolumeClaim, namespace, name string) bo
 	})
 }
 
-// defaultClass is the name of the default StorageClass, the first by name
-// when several claim to be.
+// defaultClass is the name of the default StorageClass: when several claim
+// to be, the newest, as Kubernetes picks since 1.26, then the first by name.
 func defaultClass(classes []*storagev1.StorageClass) string {
-	best := ""
+	var best *storagev1.StorageClass
 	for _, sc := range classes {
-		if sc.Annotations[defaultClassAnnotation] == "true" && (best == "" || sc.Name < best) {
-			best = sc.Name
+		if sc.Annotations[defaultClassAnnotation] != "true" {
+			continue
+		}
+		if best == nil || sc.CreationTimestamp.After(best.CreationTimestamp.Time) ||
+			sc.CreationTimestamp.Equal(&best.CreationTimestamp) && sc.Name < best.Name {
+			best = sc
 		}
 	}
-	return best
+	if best == nil {
+		return ""
+	}
+	return best.Name
 }
 
 func namespaceOrDefault(ns string) string {
