@@ -30,6 +30,7 @@
 package simulator
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -77,6 +78,9 @@ type Config struct {
 	// Snapshot are the options the manifests are read with (region, zones,
 	// catalogs).
 	Snapshot snapshot.Options
+	// MaxDuration bounds the virtual time of a run; 0 means
+	// DefaultMaxDuration. A longer scenario is refused before it starts.
+	MaxDuration time.Duration
 	// Manifests, when not nil, are the scenario's manifests already read
 	// by the caller, each named by where it came from: they are decoded in
 	// place of Scenario.Manifests and Scenario.Inline, which are not read.
@@ -108,6 +112,11 @@ type Config struct {
 	// into the run.
 	Progress func(done, total time.Duration)
 }
+
+// DefaultMaxDuration is the longest run simulated unless Config.MaxDuration
+// says otherwise: a leap year of virtual time, far beyond the days and weeks
+// capacity questions are asked over, and within what a run does in minutes.
+const DefaultMaxDuration = 366 * 24 * time.Hour
 
 // runClock is the caller's clock set to start, or a new one.
 func runClock(c *cloud.ManualClock, start time.Time) *cloud.ManualClock {
@@ -185,6 +194,10 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	steps, err := sc.compile(stepIndex)
 	if err != nil {
 		return nil, err
+	}
+	if limit := cmp.Or(cfg.MaxDuration, DefaultMaxDuration); sc.Duration.Duration > limit {
+		return nil, fmt.Errorf("%w: duration %v is longer than %v, the most a run simulates (simulator.Config.MaxDuration raises it)",
+			ErrInvalidScenario, sc.Duration.Duration, limit)
 	}
 	s, err := newSim(ctx, sc, steps, cfg)
 	if err != nil {

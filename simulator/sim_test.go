@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -292,4 +293,24 @@ func TestInlineNodePoolUsesNodeClassFromFiles(t *testing.T) {
 	launches := kinds(r, KindLaunch)
 	require.Len(t, launches, 1, timeline(r))
 	assert.Equal(t, []string{"web-00001"}, launches[0].Nodes)
+}
+
+// A scenario longer than the limit is refused before it runs, naming the
+// limit and how to raise it; the limit can be raised.
+func TestRunRefusesScenariosPastMaxDuration(t *testing.T) {
+	sc, err := ParseScenario([]byte("name: long\nduration: 100000h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), sc, Config{})
+	if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "duration 100000h0m0s is longer than 8784h0m0s") {
+		t.Fatalf("err = %v", err)
+	}
+	sc.Duration.Duration = 10 * time.Hour
+	if _, err := Run(context.Background(), sc, Config{MaxDuration: 9 * time.Hour}); !errors.Is(err, ErrInvalidScenario) {
+		t.Fatalf("a lower limit is not held: %v", err)
+	}
+	if _, err := Run(context.Background(), sc, Config{MaxDuration: 11 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
 }
