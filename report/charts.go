@@ -2,7 +2,7 @@ package report
 
 import (
 	"bytes"
-	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"slices"
@@ -91,7 +91,7 @@ func svg(p *plot.Plot, width, height vg.Length) (string, error) {
 	if i := strings.Index(out, "<svg"); i > 0 {
 		out = out[i:]
 	}
-	return strings.Replace(out, ">", fmt.Sprintf(" role=\"img\" aria-label=%q>", p.Title.Text), 1), nil
+	return strings.Replace(out, ">", ` role="img" aria-label="`+html.EscapeString(p.Title.Text)+`">`, 1), nil
 }
 
 // series is one named line over time (hours).

@@ -243,3 +243,10 @@ func inkedFraction(img image.Image) float64 {
 }
 
 var updateScreenshots = flag.Bool("update", false, "write the Chromium screenshots to docs/ for README.md")
+
+// A title with quotes and angle brackets stays inside its attribute.
+func TestChartTitleIsEscapedInItsLabel(t *testing.T) {
+	out, err := lineChart(`cost of "a<b>"`, "$/hour", []series{{name: "run", xs: []float64{0, 1}, ys: []float64{1, 2}}}, nil, "disruption")
+	require.NoError(t, err)
+	assert.Contains(t, out, `aria-label="cost of &#34;a&lt;b&gt;&#34;"`)
+}
