@@ -131,85 +131,24 @@ func unschedPod(name, cpu string, opts ...podOption) *corev1.Pod {
 	return pod(name, cpu, append([]podOption{pendingPod}, opts...)...)
 }
 
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
-
-func selector(kv ...string) podOption {
-	return func(p *corev1.Pod) {
-		if p.Spec.NodeSelector == nil {
-			p.Spec.NodeSelector = map[string]string{}
-		}
-		for i := 0; i < len(kv); i += 2 {
-			p.Spec.NodeSelector[kv[i]] = kv[i+1]
-		}
-	}
-}
-
-func nodeReq(key string, op corev1.NodeSelectorOperator, values ...string) corev1.NodeSelectorRequirement {
-	return corev1.NodeSelectorRequirement{Key: key, Operator: op, Values: values}
-}
-
-func schedNodeAffinity(p *corev1.Pod) *corev1.NodeAffinity {
-	if p.Spec.Affinity == nil {
-		p.Spec.Affinity = &corev1.Affinity{}
-	}
-	if p.Spec.Affinity.NodeAffinity == nil {
-		p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
-	}
-	return p.Spec.Affinity.NodeAffinity
-}
-
-// requires adds one required node-selector term holding reqs, as upstream's
-// NodeRequirements option does.
-func requires(reqs ...corev1.NodeSelectorRequirement) podOption {
-	return func(p *corev1.Pod) {
-		a := schedNodeAffinity(p)
-		if a.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-			a.RequiredDuringSchedulingIgnoredDuringExecution = &corev1.NodeSelector{}
-		}
-		ns := a.RequiredDuringSchedulingIgnoredDuringExecution
-		ns.NodeSelectorTerms = append(ns.NodeSelectorTerms, corev1.NodeSelectorTerm{MatchExpressions: reqs})
-	}
-}
-
-// prefers adds one preferred term of the weight holding reqs.
-func prefers(weight int32, reqs ...corev1.NodeSelectorRequirement) podOption {
-	return func(p *corev1.Pod) {
-		a := schedNodeAffinity(p)
-		a.PreferredDuringSchedulingIgnoredDuringExecution = append(a.PreferredDuringSchedulingIgnoredDuringExecution,
-			corev1.PreferredSchedulingTerm{Weight: weight, Preference: corev1.NodeSelectorTerm{MatchExpressions: reqs}})
-	}
-}
-
-func schedRequests(kv ...string) podOption {
-	return func(p *corev1.Pod) {
-		c := &p.Spec.Containers[0]
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = corev1.ResourceList{}
-		}
-		for i := 0; i < len(kv); i += 2 {
-			c.Resources.Requests[corev1.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
-		}
-	}
-}
-
 // claimOf is the new NodeClaim the pod was placed on; the case fails when
 // there is none.
 func claimOf(t *T, res scheduling.Result, p *corev1.Pod) scheduling.NodeClaim {
 	t.Helper()
 	for _, c := range res.NodeClaims {
-		if slices.Contains(c.Pods, podKey(p)) {
+		if slices.Contains(c.Pods, apis.PodKey(p)) {
 			return c
 		}
 	}
-	t.Fatalf("pod %s is on no new NodeClaim: %s", podKey(p), describe(res))
+	t.Fatalf("pod %s is on no new NodeClaim: %s", apis.PodKey(p), describe(res))
 	return scheduling.NodeClaim{}
 }
 
 func expectNotScheduled(t *T, res scheduling.Result, pods ...*corev1.Pod) {
 	t.Helper()
 	for _, p := range pods {
-		if !slices.ContainsFunc(res.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Pod == podKey(p) }) {
-			t.Fatalf("pod %s was placed: %s", podKey(p), describe(res))
+		if !slices.ContainsFunc(res.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Pod == apis.PodKey(p) }) {
+			t.Fatalf("pod %s was placed: %s", apis.PodKey(p), describe(res))
 		}
 	}
 }
@@ -286,7 +225,7 @@ func specOf(it *instancetypes.InstanceType) instancetypes.Spec {
 func (w *schedWorld) launch(res scheduling.Result, pods ...*corev1.Pod) []*scheduling.Node {
 	byKey := map[string]*corev1.Pod{}
 	for _, p := range pods {
-		byKey[podKey(p)] = p
+		byKey[apis.PodKey(p)] = p
 	}
 	var out []*scheduling.Node
 	for _, c := range res.NodeClaims {
@@ -329,7 +268,7 @@ func (w *schedWorld) launch(res scheduling.Result, pods ...*corev1.Pod) []*sched
 // boundTo is the name of the existing node the pod was bound to, or "".
 func boundTo(res scheduling.Result, p *corev1.Pod) string {
 	for _, b := range res.Bindings {
-		if b.Pod == podKey(p) {
+		if b.Pod == apis.PodKey(p) {
 			return b.Node
 		}
 	}
@@ -350,8 +289,8 @@ func daemonPod(name string, opts ...podOption) *corev1.Pod {
 func expectScheduled(t *T, res scheduling.Result, pods ...*corev1.Pod) {
 	t.Helper()
 	for _, p := range pods {
-		if slices.ContainsFunc(res.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Pod == podKey(p) }) {
-			t.Fatalf("pod %s was not placed: %s", podKey(p), describe(res))
+		if slices.ContainsFunc(res.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Pod == apis.PodKey(p) }) {
+			t.Fatalf("pod %s was not placed: %s", apis.PodKey(p), describe(res))
 		}
 	}
 }

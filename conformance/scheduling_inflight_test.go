@@ -141,7 +141,7 @@ func foreignNode(cpu, mem string) *scheduling.Node {
 		Allocatable: alloc, Initialized: true}
 }
 
-var cpu10m = schedRequests("cpu", "10m")
+var cpu10m = requests("cpu", "10m")
 
 var _ = register("scheduling",
 	conformanceCase{Name: "inflight-node-takes-pod", Run: func(t *T) {
@@ -151,12 +151,12 @@ var _ = register("scheduling",
 	}},
 	conformanceCase{Name: "inflight-node-matching-selector", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
-		n := firstNode(t, w, unschedPod("a", "", cpu10m, requires(nodeReq(zone, opIn, "test-zone-2"))), false)
-		b := unschedPod("b", "", cpu10m, requires(nodeReq(zone, opIn, "test-zone-1", "test-zone-2")))
+		n := firstNode(t, w, unschedPod("a", "", cpu10m, nodeRequirements(req(zone, opIn, "test-zone-2"))), false)
+		b := unschedPod("b", "", cpu10m, nodeRequirements(req(zone, opIn, "test-zone-1", "test-zone-2")))
 		sameNode(t, w, n, b)
 		w.launch(w.solve(b), b)
 		n.Pods = append(n.Pods, b)
-		otherNode(t, w, unschedPod("c", "", cpu10m, requires(nodeReq(zone, opIn, "test-zone-1", "test-zone-3"))))
+		otherNode(t, w, unschedPod("c", "", cpu10m, nodeRequirements(req(zone, opIn, "test-zone-1", "test-zone-3"))))
 	}},
 	conformanceCase{Name: "pod-not-fitting-inflight-node", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
@@ -166,7 +166,7 @@ var _ = register("scheduling",
 	conformanceCase{Name: "selector-rules-out-inflight-node", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
 		firstNode(t, w, unschedPod("a", "", cpu10m), false)
-		otherNode(t, w, unschedPod("b", "", selector(apis.LabelArch, apis.ArchitectureArm64)))
+		otherNode(t, w, unschedPod("b", "", nodeSelector(apis.LabelArch, apis.ArchitectureArm64)))
 	}},
 	spreadRounds("zone-spread-counts-inflight", zone, []int{1, 1, 2}, []int{3, 3, 3}, false),
 	spreadRounds("hostname-spread-counts-inflight", apis.LabelHostname, []int{1, 1, 1, 1}, []int{1, 1, 1, 1, 1, 1, 1, 1, 1}, true),
@@ -222,20 +222,20 @@ var _ = register("scheduling",
 
 	conformanceCase{Name: "bound-daemon-pods-reduce-expected-overhead", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
-		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds", schedRequests("cpu", "1", "memory", "1Gi"))}
+		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds", requests("cpu", "1", "memory", "1Gi"))}
 		n := firstNode(t, w, unschedPod("a", "8"), true)
-		ds := daemonPod("ds-pod", schedRequests("cpu", "1", "memory", "2Gi"))
+		ds := daemonPod("ds-pod", requests("cpu", "1", "memory", "2Gi"))
 		ds.Spec.NodeName = n.Name
 		n.Pods = []*corev1.Pod{ds}
 		sameNode(t, w, n, unschedPod("b", "14.9"))
 	}},
 	conformanceCase{Name: "unexpected-daemon-pod-counted", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
-		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds1", selector("my-node-label", "value"), schedRequests("cpu", "1", "memory", "1Gi")),
-			daemonPod("ds2", schedRequests("cpu", "1m"))}
+		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds1", nodeSelector("my-node-label", "value"), requests("cpu", "1", "memory", "1Gi")),
+			daemonPod("ds2", requests("cpu", "1m"))}
 		n := firstNode(t, w, unschedPod("a", "8"), true)
 		n.Labels["my-node-label"] = "value"
-		ds := daemonPod("ds1-pod", selector("my-node-label", "value"), schedRequests("cpu", "1", "memory", "2Gi"))
+		ds := daemonPod("ds1-pod", nodeSelector("my-node-label", "value"), requests("cpu", "1", "memory", "2Gi"))
 		ds.Spec.NodeName = n.Name
 		n.Pods = []*corev1.Pod{ds}
 		p := unschedPod("b", "15.5")
@@ -247,8 +247,8 @@ var _ = register("scheduling",
 	conformanceCase{Name: "daemons-selecting-karpenter-lifecycle-labels", Run: func(t *T) {
 		w := newSchedWorld(schedPool())
 		w.in.DaemonSets = []*corev1.Pod{
-			daemonPod("ds1", requires(nodeReq(apis.LabelNodeInitialized, opIn, "true")), schedRequests("cpu", "1")),
-			daemonPod("ds2", requires(nodeReq(apis.Group+"/registered", opIn, "true")), schedRequests("cpu", "1")),
+			daemonPod("ds1", nodeRequirements(req(apis.LabelNodeInitialized, opIn, "true")), requests("cpu", "1")),
+			daemonPod("ds2", nodeRequirements(req(apis.Group+"/registered", opIn, "true")), requests("cpu", "1")),
 		}
 		a := unschedPod("a", "2")
 		res := w.solve(a)
@@ -262,7 +262,7 @@ var _ = register("scheduling",
 		n.Pods = nil
 		n.Labels[apis.LabelNodeInitialized], n.Labels[apis.Group+"/registered"] = "true", "true"
 		for _, name := range []string{"ds1", "ds2"} {
-			ds := daemonPod(name+"-pod", schedRequests("cpu", "1"))
+			ds := daemonPod(name+"-pod", requests("cpu", "1"))
 			ds.Spec.NodeName = n.Name
 			n.Pods = append(n.Pods, ds)
 		}
@@ -277,12 +277,12 @@ var _ = register("scheduling",
 		medium := fakeProviderType("medium", apis.ArchitectureAmd64, corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4.25"), corev1.ResourcePods: resource.MustParse("4")})
 		w := newWorldOf(mustCatalog(medium), schedPool())
 		for round, n := range []int{3, 7, 1, 9, 0, 5, 2, 8, 4, 6} {
-			ps := podsOf(n, fmt.Sprintf("r%d", round), schedRequests("cpu", "1"))
+			ps := podsOf(n, fmt.Sprintf("r%d", round), requests("cpu", "1"))
 			res := w.solve(ps...)
 			expectNotScheduled(t, res)
 			byKey := map[string]*corev1.Pod{}
 			for _, p := range ps {
-				byKey[podKey(p)] = p
+				byKey[apis.PodKey(p)] = p
 			}
 			for _, b := range res.Bindings {
 				for _, node := range w.in.Nodes {
@@ -336,7 +336,7 @@ var _ = register("scheduling",
 		}
 	}},
 	conformanceCase{Name: "pod-incompatible-with-existing-node", Run: func(t *T) {
-		p := unschedPod("p", "", requires(nodeReq(zone, opIn, "test-zone-1")))
+		p := unschedPod("p", "", nodeRequirements(req(zone, opIn, "test-zone-1")))
 		w := newSchedWorld()
 		w.in.Nodes = []*scheduling.Node{foreignNode("10", "10Gi")}
 		w.in.Nodes[0].NodePool = "default"
@@ -348,13 +348,13 @@ var _ = register("scheduling",
 		w := newSchedWorld()
 		w.in.Nodes = []*scheduling.Node{foreignNode("1", "1Gi")}
 		w.in.Nodes[0].NodePool = "default"
-		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds", schedRequests("cpu", "100", "memory", "100Gi"), requires(nodeReq(zone, opIn, "test-zone-1")))}
-		a := unschedPod("a", "", schedRequests("cpu", "1", "memory", "1Gi"))
+		w.in.DaemonSets = []*corev1.Pod{daemonPod("ds", requests("cpu", "100", "memory", "100Gi"), nodeRequirements(req(zone, opIn, "test-zone-1")))}
+		a := unschedPod("a", "", requests("cpu", "1", "memory", "1Gi"))
 		sameNode(t, w, w.in.Nodes[0], a)
 		a.Spec.NodeName = "node"
 		w.in.Nodes[0].Pods = []*corev1.Pod{a}
 		w.in.NodePools = newSchedWorld(schedPool()).in.NodePools
-		b := unschedPod("b", "", schedRequests("cpu", "1", "memory", "1Gi"))
+		b := unschedPod("b", "", requests("cpu", "1", "memory", "1Gi"))
 		expectNotScheduled(t, w.solve(b), b)
 	}},
 )

@@ -32,7 +32,7 @@ var _ = register("scheduling",
 	conformanceCase{Name: "pool-leaving-no-type", Run: func(t *T) {
 		normal := unschedPod("normal", "")
 		claimOf(t, newSchedWorld(schedPool()).solve(normal), normal)
-		p := unschedPod("test-pod-filtered", "32", schedRequests("memory", "256Gi"))
+		p := unschedPod("test-pod-filtered", "32", requests("memory", "256Gi"))
 		noTypeLeft(t, newSchedWorld(schedPool(onlyRequirement(apis.LabelInstanceType, opIn, "non-existent-instance-type"))).solve(p), p)
 	}},
 	noTypeCase("pool-leaving-no-type-several-pods", schedPool(onlyRequirement(apis.LabelArch, opIn, "non-existent-arch")),
@@ -42,7 +42,7 @@ var _ = register("scheduling",
 	noTypeCase("pool-zone-no-type-offers", schedPool(onlyRequirement(zone, opIn, "non-existent-zone-1", "non-existent-zone-2")),
 		unschedPod("zone-filtered-pod", "")),
 	conformanceCase{Name: "pod-without-resource-claims", Run: func(t *T) {
-		p := unschedPod("p", "1", schedRequests("memory", "1Gi"))
+		p := unschedPod("p", "1", requests("memory", "1Gi"))
 		res := newSchedWorld(schedPool()).solve(p)
 		claimOf(t, res, p)
 		if len(res.NodeClaims) != 1 || len(res.Unschedulable) != 0 {

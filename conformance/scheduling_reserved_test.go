@@ -83,7 +83,7 @@ func oneClaim(t *T, w *schedWorld, pods ...*corev1.Pod) (scheduling.NodeClaim, [
 	}
 	var left []*corev1.Pod
 	for _, p := range pods {
-		if boundTo(res, p) == "" && !contains(res.NodeClaims[0].Pods, podKey(p)) {
+		if boundTo(res, p) == "" && !contains(res.NodeClaims[0].Pods, apis.PodKey(p)) {
 			left = append(left, p)
 		}
 	}
@@ -104,7 +104,7 @@ func contains(list []string, s string) bool {
 func hostnameApart(n int, instanceType string, opts ...func(i int) podOption) []*corev1.Pod {
 	var out []*corev1.Pod
 	for i := range n {
-		p := unschedPod(fmt.Sprintf("p-%d", i), "", requires(nodeReq(apis.LabelInstanceType, opIn, instanceType)), func(p *corev1.Pod) {
+		p := unschedPod(fmt.Sprintf("p-%d", i), "", nodeRequirements(req(apis.LabelInstanceType, opIn, instanceType)), func(p *corev1.Pod) {
 			p.Spec.Affinity.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "test"}}, TopologyKey: apis.LabelHostname}}}
 		})
@@ -128,7 +128,7 @@ func (w *schedWorld) withCatalog(c instancetypes.Catalog) *schedWorld {
 var _ = register("scheduling",
 	conformanceCase{Name: "reserved-offering-before-other-capacity", Run: func(t *T) {
 		w := newWorldOf(reservedTypes(1, 1), schedPool())
-		pods := podsOf(3, "p", schedRequests("cpu", "1800m"))
+		pods := podsOf(3, "p", requests("cpu", "1800m"))
 		c, left := oneClaim(t, w, pods...)
 		reservedOn(t, w, c, "small-instance-type", "r-small-instance-type")
 		c, left = oneClaim(t, w.withCatalog(reservedTypes(1, 0)), left...)
@@ -141,7 +141,7 @@ var _ = register("scheduling",
 		np1.Name, np2.Name = "np-1", "np-2"
 		w := newWorldOf(reservedTypes(1, 1), np1, np2)
 		pods := hostnameApart(2, "small-instance-type", func(i int) podOption {
-			return requires(nodeReq(apis.LabelNodePool, opIn, fmt.Sprintf("np-%d", i+1)))
+			return nodeRequirements(req(apis.LabelNodePool, opIn, fmt.Sprintf("np-%d", i+1)))
 		})
 		for _, p := range pods {
 			// Both requirements in one term, as upstream's pods have.
@@ -160,7 +160,7 @@ var _ = register("scheduling",
 		w := newWorldOf(reservedTypes(1, 1), np1, np2)
 		w.in.NodePools[1].InstanceTypes = mustCatalog(sizedFake("small-instance-type", 2, map[string]int{"r-distinct": 1}))
 		pods := hostnameApart(2, "small-instance-type", func(i int) podOption {
-			return requires(nodeReq(apis.LabelNodePool, opIn, fmt.Sprintf("np-%d", i+1)))
+			return nodeRequirements(req(apis.LabelNodePool, opIn, fmt.Sprintf("np-%d", i+1)))
 		})
 		for _, p := range pods {
 			terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
@@ -193,7 +193,7 @@ var _ = register("scheduling",
 		}
 		var left []*corev1.Pod
 		for _, p := range pods {
-			if !contains(res.NodeClaims[0].Pods, podKey(p)) && !contains(res.NodeClaims[1].Pods, podKey(p)) {
+			if !contains(res.NodeClaims[0].Pods, apis.PodKey(p)) && !contains(res.NodeClaims[1].Pods, apis.PodKey(p)) {
 				left = append(left, p)
 			}
 		}
@@ -236,7 +236,7 @@ var _ = register("scheduling",
 		np1.Name, np2.Name = "np-1", "np-2"
 		w := newWorldOf(reservedTypes(1, 1), np1, np2)
 		w.in.NodePools[1].InstanceTypes = mustCatalog(sizedFake("small-instance-type", 2, map[string]int{"r-distinct": 1}))
-		pods := hostnameApart(2, "small-instance-type", func(int) podOption { return prefers(1, nodeReq(apis.LabelNodePool, opIn, "np-1")) })
+		pods := hostnameApart(2, "small-instance-type", func(int) podOption { return nodePreference(1, req(apis.LabelNodePool, opIn, "np-1")) })
 		c, left := oneClaim(t, w, pods...)
 		reservedOn(t, w, c, "small-instance-type", "r-small-instance-type")
 		if c.NodePool != "np-1" {
@@ -256,8 +256,8 @@ var _ = register("scheduling",
 		w := newWorldOf(reservedTypes(1, 1), np)
 		var pods []*corev1.Pod
 		for i := range 2 {
-			pods = append(pods, unschedPod(fmt.Sprintf("p-%d", i), "", requires(nodeReq(apis.LabelInstanceType, opIn, "small-instance-type"),
-				nodeReq(apis.LabelNodePool, opIn, "np-1"), nodeReq(apis.LabelCapacityType, opIn, apis.CapacityTypeReserved), nodeReq(zone, opIn, "test-zone-1")),
+			pods = append(pods, unschedPod(fmt.Sprintf("p-%d", i), "", nodeRequirements(req(apis.LabelInstanceType, opIn, "small-instance-type"),
+				req(apis.LabelNodePool, opIn, "np-1"), req(apis.LabelCapacityType, opIn, apis.CapacityTypeReserved), req(zone, opIn, "test-zone-1")),
 				func(p *corev1.Pod) {
 					p.Spec.Affinity.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
 						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "test"}}, TopologyKey: zone}}}

@@ -54,7 +54,7 @@ func volume(name string, terms ...corev1.NodeSelectorTerm) *corev1.PersistentVol
 }
 
 func zoneTerm(z ...string) corev1.NodeSelectorTerm {
-	return corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{nodeReq(zone, opIn, z...)}}
+	return corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(zone, opIn, z...)}}
 }
 
 func mounts(claims ...string) podOption {
@@ -343,7 +343,7 @@ var _ = register("scheduling",
 func hostnameOrZone(name string, kind func(*corev1.PersistentVolume)) conformanceCase {
 	return conformanceCase{Name: name, Run: func(t *T) {
 		pv := volume("hostname-or-zone-pv",
-			corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{nodeReq(apis.LabelHostname, opIn, "existing-host")}},
+			corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{req(apis.LabelHostname, opIn, "existing-host")}},
 			zoneTerm("invalid-zone"))
 		kind(pv)
 		w := newSchedWorld(schedPool())
