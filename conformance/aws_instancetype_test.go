@@ -70,7 +70,9 @@ func awsType(t *T, nc *apis.EC2NodeClass, opts instancetypes.AWSOptions, name st
 var noVMOverhead = instancetypes.AWSOptions{VMMemoryOverheadPercent: -1}
 
 // reserved is a kubelet reservation or eviction map of memory only.
-func memoryOnly(q string) map[string]string { return map[string]string{string(corev1.ResourceMemory): q} }
+func memoryOnly(q string) map[string]string {
+	return map[string]string{string(corev1.ResourceMemory): q}
+}
 
 // overheadCase checks m5.xlarge's overhead under kubelet settings.
 func overheadCase(alias string, k *apis.KubeletConfiguration, opts instancetypes.AWSOptions, check func(t *T, it *instancetypes.InstanceType)) func(t *T) {
