@@ -69,7 +69,7 @@ func awsType(t *T, nc *apis.EC2NodeClass, opts instancetypes.AWSOptions, name st
 // hypervisor, so capacity is the type's nominal memory.
 var noVMOverhead = instancetypes.AWSOptions{VMMemoryOverheadPercent: -1}
 
-// reserved is a kubelet reservation or eviction map of memory only.
+// memoryOnly is a kubelet reservation or eviction map of memory only.
 func memoryOnly(q string) map[string]string {
 	return map[string]string{string(corev1.ResourceMemory): q}
 }
@@ -283,5 +283,17 @@ var _ = register("aws-pods",
 			require.LessOrEqual(t, a.CPU(), cpu.MilliValue(), "%s cpu", name)
 			require.LessOrEqual(t, a.Memory(), mem.Value(), "%s memory", name)
 		}
+	}},
+)
+
+var _ = register("aws-capacity",
+	conformanceCase{Name: "vm-memory-overhead", Run: func(t *T) {
+		// t3.medium's nominal memory (4096Mi; upstream's fake type has
+		// 8192Mi) less the default 7.5% kept for the hypervisor, rounded
+		// up to whole MiB.
+		it := awsType(t, awsNodeClass("al2023@latest", nil), instancetypes.AWSOptions{}, "t3.medium")
+		const nominal = 4096
+		overheadMiB := (nominal*75 + 999) / 1000
+		require.Equal(t, int64(nominal-overheadMiB)<<20, it.Capacity.Memory())
 	}},
 )
