@@ -16,6 +16,7 @@ const (
 	AMIFamilyBottlerocket = "Bottlerocket"
 	AMIFamilyWindows2019  = "Windows2019"
 	AMIFamilyWindows2022  = "Windows2022"
+	AMIFamilyWindows2025  = "Windows2025"
 	AMIFamilyCustom       = "Custom"
 )
 
@@ -24,7 +25,7 @@ const AliasVersionLatest = "latest"
 
 // aliasFamilies are the families an amiSelectorTerms alias may name; the
 // alias spells them in lower case ("al2023@latest").
-var aliasFamilies = []string{AMIFamilyAL2, AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyWindows2019, AMIFamilyWindows2022}
+var aliasFamilies = []string{AMIFamilyAL2, AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyWindows2019, AMIFamilyWindows2022, AMIFamilyWindows2025}
 
 // EC2NodeClass is a karpenter.k8s.aws/v1 EC2NodeClass: the AWS settings
 // (AMI, subnets, security groups, disks, kubelet) of the nodes of the

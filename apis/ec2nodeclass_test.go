@@ -89,7 +89,7 @@ var ec2NodeClassValidationCases = []struct {
 		"spec.subnetSelectorTerms: required: at least one term, e.g. {tags: {karpenter.sh/discovery: my-cluster}}",
 		"spec.securityGroupSelectorTerms: required: at least one term, e.g. {tags: {karpenter.sh/discovery: my-cluster}}",
 		"spec.amiSelectorTerms: required: at least one term, e.g. {alias: al2023@latest}",
-		"spec.amiFamily: required when amiSelectorTerms has no alias (one of AL2, AL2023, Bottlerocket, Custom, Windows2019, Windows2022)",
+		"spec.amiFamily: required when amiSelectorTerms has no alias (one of AL2, AL2023, Bottlerocket, Custom, Windows2019, Windows2022, Windows2025)",
 	}},
 	{"subnet id with tags", func(nc *EC2NodeClass) { nc.Spec.SubnetSelectorTerms[1].Tags = map[string]string{"a": "b"} },
 		[]string{"spec.subnetSelectorTerms[1]: id selects one subnet and may not be combined with tags; use a separate term"}},

@@ -26,7 +26,7 @@ var (
 	// 59000Gi, 1G to 64000G, 1Ti to 58Ti or 1T to 64T.
 	volumeSizePattern = regexp.MustCompile(`^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$`)
 
-	amiFamilies           = []string{AMIFamilyAL2, AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyCustom, AMIFamilyWindows2019, AMIFamilyWindows2022}
+	amiFamilies           = []string{AMIFamilyAL2, AMIFamilyAL2023, AMIFamilyBottlerocket, AMIFamilyCustom, AMIFamilyWindows2019, AMIFamilyWindows2022, AMIFamilyWindows2025}
 	volumeTypes           = []string{"standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"}
 	instanceMatchCriteria = []string{"open", "targeted"}
 	// restrictedTagKeys are EC2 tags Karpenter or EKS set on instances.
@@ -197,7 +197,7 @@ func validateAlias(e *errs, path, alias string) {
 		known = known || strings.ToLower(f) == family
 	}
 	if !known {
-		e.add(path, "%q names an unknown family %q (use al2, al2023, bottlerocket, windows2019 or windows2022)", alias, family)
+		e.add(path, "%q names an unknown family %q (use al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)", alias, family)
 		return
 	}
 	if strings.HasPrefix(family, "windows") && version != AliasVersionLatest {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,12 +13,28 @@ import (
 )
 
 // upstreamCommit is the kubernetes-sigs/karpenter commit every inventory
-// file describes; line numbers are that commit's.
+// file of that repository describes; line numbers are that commit's.
 const upstreamCommit = "2266468104f36373ed002241afaee2d3bbc26078"
+
+// Repositories whose suites are inventoried, with the commit each one's
+// inventory files describe: Karpenter's core and its AWS provider, whose
+// instance-type and capacity-reservation suites check the allocatable,
+// overhead, max pods and offerings karpsim's AWS model computes.
+const (
+	coreRepo = "kubernetes-sigs/karpenter"
+	awsRepo  = "aws/karpenter-provider-aws"
+)
+
+var repoCommits = map[string]string{
+	coreRepo: upstreamCommit,
+	awsRepo:  "1d927085dd81a9df9301e613f371dac5b4d16bfe",
+}
 
 // inventory is one upstream spec file: specs/<path under pkg/controllers>.yaml.
 type inventory struct {
-	// Upstream is the file's path in kubernetes-sigs/karpenter.
+	// Repo is the upstream repository, "" meaning kubernetes-sigs/karpenter.
+	Repo string `yaml:"repo,omitempty"`
+	// Upstream is the file's path in the repository.
 	Upstream string `yaml:"upstream"`
 	// Commit is the upstream commit the lines refer to.
 	Commit string `yaml:"commit"`
@@ -67,13 +84,49 @@ func readInventories() ([]inventory, error) {
 		out = append(out, inv)
 		return nil
 	})
-	slices.SortFunc(out, func(a, b inventory) int { return strings.Compare(a.Upstream, b.Upstream) })
+	slices.SortFunc(out, func(a, b inventory) int {
+		// Karpenter's core first, then the provider.
+		return cmp.Or(boolOrder(a.repo() != coreRepo, b.repo() != coreRepo),
+			strings.Compare(a.repo(), b.repo()), strings.Compare(a.Upstream, b.Upstream))
+	})
 	return out, err
 }
 
+// boolOrder orders false before true.
+func boolOrder(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// repo is the inventory's repository, the core one by default.
+func (inv inventory) repo() string {
+	if inv.Repo == "" {
+		return coreRepo
+	}
+	return inv.Repo
+}
+
+// title names the upstream file: its path, prefixed with the repository
+// when that is not Karpenter's core.
+func (inv inventory) title() string {
+	if inv.repo() == coreRepo {
+		return inv.Upstream
+	}
+	return inv.repo() + ": " + inv.Upstream
+}
+
 func (inv inventory) check() error {
-	if inv.Upstream == "" || inv.Commit != upstreamCommit {
-		return fmt.Errorf("upstream path missing or commit is not %s", upstreamCommit)
+	commit, known := repoCommits[inv.repo()]
+	switch {
+	case !known:
+		return fmt.Errorf("repo %q is not one whose suites are inventoried", inv.Repo)
+	case inv.Upstream == "" || inv.Commit != commit:
+		return fmt.Errorf("upstream path missing or commit is not %s", commit)
 	}
 	for i, s := range inv.Specs {
 		switch {

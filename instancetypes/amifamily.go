@@ -52,6 +52,9 @@ var amiFamilies = []amiFamily{
 		ephemeralDevice: "/dev/sda1", ephemeralBytes: 50 * gib, windowsBuild: "10.0.17763"},
 	{name: apis.AMIFamilyWindows2022, podsPerCore: true,
 		ephemeralDevice: "/dev/sda1", ephemeralBytes: 50 * gib, windowsBuild: "10.0.20348"},
+	// Windows Server 2025 (AWS provider v1.9.0 and later, for EKS 1.35 and later).
+	{name: apis.AMIFamilyWindows2025, podsPerCore: true,
+		ephemeralDevice: "/dev/sda1", ephemeralBytes: 50 * gib, windowsBuild: "10.0.26100"},
 	// Custom AMIs bring their own volumes: karpsim cannot know which one is
 	// kubelet's.
 	{name: apis.AMIFamilyCustom, eniLimitedPods: true, podsPerCore: true, eniLimitedMemoryOverhead: true,
