@@ -51,6 +51,7 @@ const (
 	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
 	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
 	LabelInstanceCategory                     = AWSGroup + "/instance-category"
+	LabelInstanceCapabilityFlex               = AWSGroup + "/instance-capability-flex"
 	LabelInstanceFamily                       = AWSGroup + "/instance-family"
 	LabelInstanceGeneration                   = AWSGroup + "/instance-generation"
 	LabelInstanceLocalNVME                    = AWSGroup + "/instance-local-nvme"
@@ -112,6 +113,7 @@ var wellKnownLabels = sortedCopy([]string{
 	LabelInstanceHypervisor,
 	LabelInstanceEncryptionInTransitSupported,
 	LabelInstanceCategory,
+	LabelInstanceCapabilityFlex,
 	LabelInstanceFamily,
 	LabelInstanceGeneration,
 	LabelInstanceSize,

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +76,23 @@ var _ = register("aws-provisioning",
 			func(it *instancetypes.InstanceType) bool {
 				return it.Capacity.Get("vpc.amazonaws.com/PrivateIPv4Address") > 0
 			})
+	}},
+	conformanceCase{Name: "flex", Run: func(t *T) {
+		w := awsWorld(t, nil, instancetypes.AWSOptions{})
+		anyLaunch(t, w, unschedPod("p", "", nodeSelector(apis.LabelInstanceCapabilityFlex, "true")), func(it *instancetypes.InstanceType) bool {
+			return it.Labels()[apis.LabelInstanceCapabilityFlex] == "true" && strings.Contains(it.Name, "flex")
+		})
+	}},
+	conformanceCase{Name: "flex-disallowed", Run: func(t *T) {
+		w := awsWorld(t, nil, instancetypes.AWSOptions{}, withRequirement(apis.LabelInstanceCapabilityFlex, corev1.NodeSelectorOpNotIn, "true"))
+		p := unschedPod("p", "", nodeSelector(apis.LabelInstanceCapabilityFlex, "true"))
+		expectNotScheduled(t, w.solve(p), p)
+	}},
+	conformanceCase{Name: "non-flex", Run: func(t *T) {
+		w := awsWorld(t, nil, instancetypes.AWSOptions{})
+		anyLaunch(t, w, unschedPod("p", "", nodeSelector(apis.LabelInstanceCapabilityFlex, "false")), func(it *instancetypes.InstanceType) bool {
+			return it.Labels()[apis.LabelInstanceCapabilityFlex] == "false" && !strings.Contains(it.Name, "flex")
+		})
 	}},
 	conformanceCase{Name: "metal", Run: func(t *T) {
 		w := awsWorld(t, nil, instancetypes.AWSOptions{}, withRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpExists))

@@ -258,6 +258,10 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 		labels[apis.LabelInstanceFamily] = family
 		labels[apis.LabelInstanceSize] = size
 	}
+	// Flex types (m7i-flex, c7i-flex) trade sustained performance for
+	// price; the AWS provider labels them since v1.7.0.
+	family, _, _ := strings.Cut(f.InstanceType, ".")
+	labels[apis.LabelInstanceCapabilityFlex] = strconv.FormatBool(strings.Contains(family, "-flex"))
 	setPositive(labels, apis.LabelInstanceLocalNVME, f.LocalNVMeGB)
 	setPositive(labels, apis.LabelInstanceNetworkBandwidth, f.NetworkBandwidthMbps)
 	setPositive(labels, apis.LabelInstanceEBSBandwidth, f.EBSBandwidthMbps)
