@@ -49,11 +49,11 @@ are: edits that only narrow them save at most the gap to it; widening edits may 
 assumes the pods' images run on the architectures it allows (allow-arm64) and that they tolerate spot
 interruptions (allow-spot); a narrowed NodePool drifts existing nodes it no longer admits. Without -f
 it advises on the built-in example, as plan does.`,
-		Example: `  # NodePool changes that would make Karpenter cheaper on a cluster's pending pods
-  karpsim advise -f cluster.yaml
+		Example: `  # NodePool changes that would make Karpenter cheaper on some manifests' pending pods
+  karpsim advise -f testdata/advise/on-demand-fleet/input.yaml
 
   # The best 3, as JSON for tools
-  karpsim advise -f cluster.yaml --top 3 -o json`,
+  karpsim advise -f testdata/advise/two-pools-weight/input.yaml --top 3 -o json`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
