@@ -233,6 +233,9 @@ func apply(in scheduling.Input, edits []Edit) (scheduling.Input, []PoolChange) {
 	pools := slices.Clone(in.NodePools)
 	var changes []PoolChange
 	for i, np := range pools {
+		if np.NodePool == nil {
+			continue
+		}
 		var edited *apis.NodePool
 		for _, e := range edits {
 			if e.NodePool != np.NodePool.Name {

@@ -107,3 +107,33 @@ func cmpFloat(a, b float64) int {
 	}
 	return 0
 }
+
+// Letting spot into a pool that excludes it with NotIn removes the
+// requirement rather than leaving an empty NotIn, which Kubernetes
+// refuses.
+func TestAllowSpotOverNotIn(t *testing.T) {
+	pools := defaultPools()
+	np := pools[0].NodePool.DeepCopy()
+	for i, r := range np.Spec.Template.Spec.Requirements {
+		if r.Key == apis.LabelCapacityType {
+			np.Spec.Template.Spec.Requirements[i] = apis.NodeSelectorRequirementWithMinValues{Key: r.Key, Operator: "NotIn", Values: []string{apis.CapacityTypeSpot}}
+		}
+	}
+	pools[0].NodePool = np
+	r, err := advise.Advise(scheduling.Input{Pods: pods(10, "inflate", "1", "1Gi"), NodePools: pools}, advise.Options{Top: 20})
+	require.NoError(t, err)
+	found := false
+	for _, a := range r.Advice {
+		if !slices.ContainsFunc(a.Edits, func(e advise.Edit) bool { return e.Kind == advise.KindAllowSpot }) {
+			continue
+		}
+		found = true
+		for _, c := range a.NodePools {
+			assert.NoError(t, c.After.Validate(), "the advised NodePool is valid")
+			assert.False(t, slices.ContainsFunc(c.After.Spec.Template.Spec.Requirements, func(r apis.NodeSelectorRequirementWithMinValues) bool {
+				return r.Key == apis.LabelCapacityType
+			}), "the NotIn on the capacity type is gone")
+		}
+	}
+	assert.True(t, found, "allowing spot is advised: %v", r.Advice)
+}

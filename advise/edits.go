@@ -270,6 +270,11 @@ func widen(key, value string) func(*apis.NodePool) {
 				r.Values = slices.DeleteFunc(r.Values, func(v string) bool { return v == value })
 			}
 		}
+		// A NotIn left without values is not valid: it excluded nothing
+		// but the value, so it goes.
+		np.Spec.Template.Spec.Requirements = slices.DeleteFunc(reqs, func(r apis.NodeSelectorRequirementWithMinValues) bool {
+			return r.Key == key && r.Operator == corev1.NodeSelectorOpNotIn && len(r.Values) == 0
+		})
 	}
 }
 

@@ -19,7 +19,8 @@ import (
 // affinities and anti-affinities; existing nodes), every piece of advice,
 // solved again from its NodePools alone, schedules every pod Karpenter
 // schedules without it, keeps every invariant of a plan, and costs what
-// the advice says, less than Karpenter's plan.
+// the advice says, less than Karpenter's plan; and every advised NodePool
+// passes the API's validation.
 func TestAdviceNeverLeavesAPodPending(t *testing.T) {
 	seeds := 16
 	if testing.Short() {
@@ -42,6 +43,9 @@ func TestAdviceNeverLeavesAPodPending(t *testing.T) {
 		require.NoError(t, err, "seed %d", seed+1)
 		for _, a := range r.Advice {
 			advised++
+			for _, c := range a.NodePools {
+				require.NoError(t, c.After.Validate(), "seed %d, %v: the advised NodePool is valid", seed+1, a.Edits)
+			}
 			trial := in
 			trial.NodePools = nil
 			for _, np := range in.NodePools {
