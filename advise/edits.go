@@ -159,8 +159,12 @@ func widenEdits(pool string, reqs requirements.Requirements, catalog instancetyp
 		if !ok || r.Operator() != corev1.NodeSelectorOpIn {
 			continue
 		}
-		for _, v := range cheapestOutside(catalog, reqs, w.key, widenCandidates) {
-			edits = append(edits, Edit{Kind: w.kind, NodePool: pool, Change: fmt.Sprintf("also %s %s (%s In += %s)", w.what, v, w.key, v),
+		for _, c := range cheapestOutside(catalog, reqs, w.key, widenCandidates) {
+			v, note := c.value, ""
+			if c.arm64 {
+				note = ", arm64"
+			}
+			edits = append(edits, Edit{Kind: w.kind, NodePool: pool, Change: fmt.Sprintf("also %s %s%s (%s In += %s)", w.what, v, note, w.key, v),
 				slot: pool + "/" + w.key + "+=" + v, apply: widen(w.key, v)})
 		}
 	}
@@ -286,15 +290,25 @@ func allowNewerGenerations(np *apis.NodePool) {
 	})
 }
 
+// outside is a value of a label the pool keeps out, and whether the
+// cheapest type that has it is arm64 (which pods must be able to run on).
+type outside struct {
+	value   string
+	perCPU  float64
+	arm64   bool
+	visited bool
+}
+
 // cheapestOutside returns up to n values of key, sorted, that the pool's
 // requirements keep out but that some type of the catalog has and the
 // pool's other requirements allow: those whose cheapest offering costs
 // least per vCPU.
-func cheapestOutside(catalog instancetypes.Catalog, reqs requirements.Requirements, key string, n int) []string {
+func cheapestOutside(catalog instancetypes.Catalog, reqs requirements.Requirements, key string, n int) []outside {
 	others := reqs.Without(key)
-	best := map[string]float64{}
+	best := map[string]outside{}
 	for _, it := range catalog {
-		v, ok := it.Labels()[key]
+		labels := it.Labels()
+		v, ok := labels[key]
 		if !ok || reqs.Get(key).Has(v) || !it.Requirements.IntersectsFast(others) {
 			continue
 		}
@@ -304,17 +318,19 @@ func cheapestOutside(catalog instancetypes.Catalog, reqs requirements.Requiremen
 			continue
 		}
 		perCPU := o.Price / float64(cpu)
-		if old, seen := best[v]; !seen || perCPU < old {
-			best[v] = perCPU
+		if old := best[v]; !old.visited || perCPU < old.perCPU {
+			best[v] = outside{value: v, perCPU: perCPU, arm64: labels[apis.LabelArch] == apis.ArchitectureArm64, visited: true}
 		}
 	}
-	values := make([]string, 0, len(best))
-	for v := range best {
-		values = append(values, v)
+	values := make([]outside, 0, len(best))
+	for _, o := range best {
+		values = append(values, o)
 	}
-	slices.SortFunc(values, func(a, b string) int { return cmp.Or(cmp.Compare(best[a], best[b]), strings.Compare(a, b)) })
+	slices.SortFunc(values, func(a, b outside) int {
+		return cmp.Or(cmp.Compare(a.perCPU, b.perCPU), strings.Compare(a.value, b.value))
+	})
 	values = values[:min(n, len(values))]
-	slices.Sort(values)
+	slices.SortFunc(values, func(a, b outside) int { return strings.Compare(a.value, b.value) })
 	return values
 }
 

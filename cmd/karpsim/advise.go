@@ -46,9 +46,9 @@ then pairs of the five best edits and a greedy chain of up to three. An edit und
 schedules today would stay pending is never shown. Each piece of advice prints Karpenter's $/hour with
 it, the saving, and the NodePool diff to apply. The lower bound is proven for the NodePools as they
 are: edits that only narrow them save at most the gap to it; widening edits may go below it. Advice
-assumes the pods' images run on the architectures it allows (allow-arm64) and that they tolerate spot
-interruptions (allow-spot); a narrowed NodePool drifts existing nodes it no longer admits. Without -f
-it advises on the built-in example, as plan does.`,
+assumes the pods' images run on the architectures it allows (allow-arm64, a family or category marked
+arm64) and that they tolerate spot interruptions (allow-spot); a narrowed NodePool drifts existing
+nodes it no longer admits. Without -f it advises on the built-in example, as plan does.`,
 		Example: `  # NodePool changes that would make Karpenter cheaper on some manifests' pending pods
   karpsim advise -f testdata/advise/on-demand-fleet/input.yaml
 
