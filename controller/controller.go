@@ -194,6 +194,13 @@ type Config struct {
 	// simulator checks invariants on them. They must change neither.
 	Planned   func(in scheduling.Input, r scheduling.Result, now time.Time)
 	Evaluated func(c consolidation.Cluster, d consolidation.Decision, now time.Time)
+	// Planner makes each provisioning plan; nil is Karpenter's,
+	// scheduling.Solve. Another planner (optimize.Solve) must keep
+	// scheduling.Solve's contract: the same constraints, the input
+	// unchanged. When it fails, the pass records a planner-failed
+	// decision and uses scheduling.Solve's plan. Consolidation's
+	// replacements are always Karpenter's.
+	Planner func(in scheduling.Input) (scheduling.Result, error)
 }
 
 // Controller is Karpenter's loop. Build it with New, call Start once, then

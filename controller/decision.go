@@ -18,6 +18,9 @@ const (
 	KindExpire            = "expire"
 	KindDrifted           = "drifted"
 	KindInterruption      = "interruption"
+	// KindPlannerFailed: Config.Planner returned an error; the pass used
+	// Karpenter's plan instead.
+	KindPlannerFailed = "planner-failed"
 )
 
 // Disruption methods the loop adds to consolidation's Method* constants.

@@ -71,7 +71,7 @@ func (c *Controller) provision(ctx context.Context) {
 	}
 	in := scheduling.Input{Pods: pending, Nodes: nodes, NodePools: c.nodePools(now),
 		DaemonSets: c.cfg.Cluster.DaemonSets(), Options: c.cfg.Options.Scheduling}
-	res := scheduling.Solve(in)
+	res := c.plan(in)
 	if c.cfg.Planned != nil {
 		c.cfg.Planned(in, res, now)
 	}
@@ -104,6 +104,20 @@ func (c *Controller) provision(ctx context.Context) {
 	default:
 		c.lastUnschedulable = ""
 	}
+}
+
+// plan is the provisioning plan of Config.Planner, or Karpenter's when
+// there is none or it fails.
+func (c *Controller) plan(in scheduling.Input) scheduling.Result {
+	if c.cfg.Planner == nil {
+		return scheduling.Solve(in)
+	}
+	res, err := c.cfg.Planner(in)
+	if err != nil {
+		c.record(Decision{Kind: KindPlannerFailed, Pods: len(in.Pods), Reason: fmt.Sprintf("planner: %v: using Karpenter's plan", err)})
+		return scheduling.Solve(in)
+	}
+	return res
 }
 
 // launch creates a NodeClaim through the launcher and adds its node to the

@@ -48,6 +48,7 @@ import (
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -88,6 +89,11 @@ type Config struct {
 	Manifests []manifests.Stream
 	// Consolidation are the disruption options.
 	Consolidation consolidation.Options
+	// Planner makes Karpenter's provisioning plans (controller.Config's
+	// Planner): nil is Karpenter's own, scheduling.Solve; the CLI's
+	// simulate --optimize sets optimize.Solve. The Cluster Autoscaler
+	// ignores it.
+	Planner func(scheduling.Input) (scheduling.Result, error)
 	// Clock, when set, is the virtual clock the run advances (it is set to
 	// the scenario's start first): build a custom Launcher on it so that
 	// the instances it dates agree with simulated time.
@@ -253,7 +259,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if which == AutoscalerClusterAutoscaler {
 		s.auto, err = s.newCALoop()
 	} else {
-		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation}
+		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation, Planner: cfg.Planner}
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}

@@ -30,6 +30,7 @@ const (
 	KindExpire            = controller.KindExpire
 	KindDrifted           = controller.KindDrifted
 	KindInterruption      = controller.KindInterruption
+	KindPlannerFailed     = controller.KindPlannerFailed
 	KindNodePoolChanged   = "nodepool-changed"
 	KindNodeClassChanged  = "nodeclass-changed"
 	KindAMIReleased       = "ami-released"

@@ -25,6 +25,8 @@ type compareOptions struct {
 	seedSet bool
 	// report is the HTML report's file, "" for none.
 	report string
+	// optimize adds a third run: Karpenter with the optimizing planner.
+	optimize bool
 }
 
 // comparison is what `compare -o json` prints: each autoscaler's Result, as
@@ -34,6 +36,18 @@ type comparison struct {
 	Karpenter         *simulator.Result `json:"karpenter"`
 	ClusterAutoscaler *simulator.Result `json:"clusterAutoscaler"`
 	Difference        difference        `json:"difference"`
+	// KarpenterOptimized is Karpenter's loop provisioning with the
+	// optimizing planner (compare --optimize), and OptimizeSaved what it
+	// saves over Karpenter's own; both absent without --optimize.
+	KarpenterOptimized *simulator.Result   `json:"karpenterOptimized,omitempty"`
+	OptimizeSaved      *optimizeDifference `json:"optimizeSaved,omitempty"`
+}
+
+// optimizeDifference is Karpenter's cost less the optimizing planner's,
+// in USD over the run and as a share of Karpenter's (0 when that is 0).
+type optimizeDifference struct {
+	CostSaved        float64 `json:"costSaved"`
+	CostSavedPercent float64 `json:"costSavedPercent"`
 }
 
 // difference is what Karpenter saves over the Cluster Autoscaler: the
@@ -75,12 +89,18 @@ clusterAutoscaler node groups, or one on-demand m5.xlarge group without them). I
 peak and final nodes, pending-time percentiles, launches, disruptions and the requested-over-
 allocatable utilization averaged over the samples, beside what Karpenter saves. -o json prints
 {"karpenter": RESULT, "clusterAutoscaler": RESULT, "difference": {...}}, each RESULT as simulate
-prints it; every saving in "difference" is the Cluster Autoscaler's figure less Karpenter's.`,
+prints it; every saving in "difference" is the Cluster Autoscaler's figure less Karpenter's.
+--optimize adds a third run, Karpenter's loop provisioning with the optimizing planner (simulate
+--optimize), as a KARPENTER+OPTIMIZE column and "karpenterOptimized" and "optimizeSaved" (Karpenter's
+cost less the optimized run's) in JSON.`,
 		Example: `  # A day of traffic under both autoscalers
   karpsim compare -f testdata/scenarios/daily-traffic.yaml
 
   # Both results and the difference, as JSON, with another seed
-  karpsim compare -f testdata/scenarios/default.yaml -o json --seed 7`,
+  karpsim compare -f testdata/scenarios/default.yaml -o json --seed 7
+
+  # What the optimizing planner would save over Karpenter's, beside both
+  karpsim compare -f testdata/scenarios/optimize-batch.yaml --optimize`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -99,6 +119,7 @@ prints it; every saving in "difference" is the Cluster Autoscaler's figure less 
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for both runs")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the comparison's HTML report (see karpsim report) to `FILE`")
+	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "also run Karpenter's loop with the optimizing planner (as simulate --optimize), in a KARPENTER+OPTIMIZE column")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
 	return cmd
@@ -114,7 +135,7 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	// The two runs share nothing: Run changes nothing it is given.
 	var out comparison
-	var errs [2]error
+	var errs [3]error
 	var wg sync.WaitGroup
 	for i, which := range simulator.Autoscalers() {
 		wg.Go(func() {
@@ -127,15 +148,32 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 			}
 		})
 	}
+	if opts.optimize {
+		wg.Go(func() {
+			out.KarpenterOptimized, errs[2] = simulator.Run(context.Background(), sc,
+				simulator.Config{MeasureUtilization: true, Planner: optimizingPlanner})
+		})
+	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return fmt.Errorf("%s (%s): %w", scenarioSource(opts.file), simulator.Autoscalers()[i], err)
+			which := "karpenter+optimize"
+			if i < len(simulator.Autoscalers()) {
+				which = string(simulator.Autoscalers()[i])
+			}
+			return fmt.Errorf("%s (%s): %w", scenarioSource(opts.file), which, err)
 		}
 	}
 	printWarnings(stderr, out.Karpenter.Warnings)
 	printWarnings(stderr, out.ClusterAutoscaler.Warnings)
 	out.Difference = compareResults(out.Karpenter, out.ClusterAutoscaler)
+	if o := out.KarpenterOptimized; o != nil {
+		printWarnings(stderr, o.Warnings)
+		out.OptimizeSaved = &optimizeDifference{CostSaved: round4(out.Karpenter.TotalCost - o.TotalCost)}
+		if out.Karpenter.TotalCost > 0 {
+			out.OptimizeSaved.CostSavedPercent = math.Round((out.Karpenter.TotalCost-o.TotalCost)/out.Karpenter.TotalCost*1000) / 10
+		}
+	}
 	if opts.report != "" {
 		html, err := report.Compare(report.Comparison{Karpenter: out.Karpenter, ClusterAutoscaler: out.ClusterAutoscaler})
 		if err != nil {
@@ -181,32 +219,68 @@ func dollars(v float64) string {
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // writeCompareTable prints the two runs in columns and what Karpenter
-// saves.
+// saves, and with --optimize the optimized run in a last column.
 func writeCompareTable(w io.Writer, c comparison) error {
-	k, ca, d := c.Karpenter, c.ClusterAutoscaler, c.Difference
+	k, ca, d, o := c.Karpenter, c.ClusterAutoscaler, c.Difference, c.KarpenterOptimized
 	name := k.Scenario
 	if name == "" {
 		name = "(unnamed)"
 	}
 	fmt.Fprintf(w, "Scenario %s: %v from %s, seed %d\n\n", name, k.Duration.Duration, k.Start.UTC().Format(time.RFC3339), k.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\tKARPENTER\tCLUSTER AUTOSCALER\tKARPENTER SAVES")
-	fmt.Fprintf(tw, "total cost\t$%.4f\t$%.4f\t%s (%.1f%%)\n", k.TotalCost, ca.TotalCost, dollars(d.CostSaved), d.CostSavedPercent)
-	fmt.Fprintf(tw, "peak nodes (sampled)\t%d\t%d\t%d\n", peakNodes(k), peakNodes(ca), d.PeakNodes)
-	fmt.Fprintf(tw, "final nodes\t%d ($%.4f/hour)\t%d ($%.4f/hour)\t\n", k.Final.Nodes, k.Final.CostPerHour, ca.Final.Nodes, ca.Final.CostPerHour)
-	fmt.Fprintf(tw, "launches\t%d (%d failed)\t%d (%d failed)\t\n", k.Launches, k.LaunchFailures, ca.Launches, ca.LaunchFailures)
+	// row prints a line; opt is the optimized run's cell, left out
+	// without --optimize.
+	row := func(format string, opt func(r *simulator.Result) string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		if o != nil {
+			line += "\t" + opt(o)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	row("\tKARPENTER\tCLUSTER AUTOSCALER\tKARPENTER SAVES", func(*simulator.Result) string { return "KARPENTER+OPTIMIZE" })
+	row("total cost\t$%.4f\t$%.4f\t%s (%.1f%%)", func(r *simulator.Result) string {
+		return fmt.Sprintf("$%.4f (%s, %.1f%% less than Karpenter)", r.TotalCost, dollars(c.OptimizeSaved.CostSaved), c.OptimizeSaved.CostSavedPercent)
+	}, k.TotalCost, ca.TotalCost, dollars(d.CostSaved), d.CostSavedPercent)
+	row("peak nodes (sampled)\t%d\t%d\t%d", func(r *simulator.Result) string { return fmt.Sprint(peakNodes(r)) }, peakNodes(k), peakNodes(ca), d.PeakNodes)
+	row("final nodes\t%d ($%.4f/hour)\t%d ($%.4f/hour)\t", func(r *simulator.Result) string {
+		return fmt.Sprintf("%d ($%.4f/hour)", r.Final.Nodes, r.Final.CostPerHour)
+	}, k.Final.Nodes, k.Final.CostPerHour, ca.Final.Nodes, ca.Final.CostPerHour)
+	row("launches\t%d (%d failed)\t%d (%d failed)\t", func(r *simulator.Result) string {
+		return fmt.Sprintf("%d (%d failed)", r.Launches, r.LaunchFailures)
+	}, k.Launches, k.LaunchFailures, ca.Launches, ca.LaunchFailures)
 	kp, cp, dp := k.PendingTime, ca.PendingTime, d.PendingTimeSaved
-	fmt.Fprintf(tw, "pods bound\t%d (%d still pending)\t%d (%d still pending)\t\n", kp.Count, kp.StillPending, cp.Count, cp.StillPending)
-	for _, row := range []struct {
+	row("pods bound\t%d (%d still pending)\t%d (%d still pending)\t", func(r *simulator.Result) string {
+		return fmt.Sprintf("%d (%d still pending)", r.PendingTime.Count, r.PendingTime.StillPending)
+	}, kp.Count, kp.StillPending, cp.Count, cp.StillPending)
+	for _, p := range []struct {
 		name    string
 		k, c, d metav1.Duration
-	}{{"pending p50", kp.P50, cp.P50, dp.P50}, {"pending p90", kp.P90, cp.P90, dp.P90}, {"pending p99", kp.P99, cp.P99, dp.P99}, {"pending max", kp.Max, cp.Max, dp.Max}} {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\n", row.name, row.k.Duration, row.c.Duration, row.d.Duration)
+		of      func(simulator.Percentiles) metav1.Duration
+	}{
+		{"pending p50", kp.P50, cp.P50, dp.P50, func(p simulator.Percentiles) metav1.Duration { return p.P50 }},
+		{"pending p90", kp.P90, cp.P90, dp.P90, func(p simulator.Percentiles) metav1.Duration { return p.P90 }},
+		{"pending p99", kp.P99, cp.P99, dp.P99, func(p simulator.Percentiles) metav1.Duration { return p.P99 }},
+		{"pending max", kp.Max, cp.Max, dp.Max, func(p simulator.Percentiles) metav1.Duration { return p.Max }},
+	} {
+		row("%s\t%v\t%v\t%v", func(r *simulator.Result) string { return fmt.Sprint(p.of(r.PendingTime).Duration) }, p.name, p.k.Duration, p.c.Duration, p.d.Duration)
 	}
-	fmt.Fprintf(tw, "disruptions\t%s\t%s\t\n", disruptionsCell(k.DisruptionsByMethod), disruptionsCell(ca.DisruptionsByMethod))
+	row("disruptions\t%s\t%s\t", func(r *simulator.Result) string { return disruptionsCell(r.DisruptionsByMethod) },
+		disruptionsCell(k.DisruptionsByMethod), disruptionsCell(ca.DisruptionsByMethod))
 	if k.Utilization != nil && ca.Utilization != nil {
-		fmt.Fprintf(tw, "cpu requested / allocatable\t%.1f%%\t%.1f%%\t%+.1f points\n", k.Utilization.CPU*100, ca.Utilization.CPU*100, d.UtilizationGained.CPU*100)
-		fmt.Fprintf(tw, "memory requested / allocatable\t%.1f%%\t%.1f%%\t%+.1f points\n", k.Utilization.Memory*100, ca.Utilization.Memory*100, d.UtilizationGained.Memory*100)
+		row("cpu requested / allocatable\t%.1f%%\t%.1f%%\t%+.1f points", func(r *simulator.Result) string { return utilizationCell(r, true) },
+			k.Utilization.CPU*100, ca.Utilization.CPU*100, d.UtilizationGained.CPU*100)
+		row("memory requested / allocatable\t%.1f%%\t%.1f%%\t%+.1f points", func(r *simulator.Result) string { return utilizationCell(r, false) },
+			k.Utilization.Memory*100, ca.Utilization.Memory*100, d.UtilizationGained.Memory*100)
 	}
 	return tw.Flush()
+}
+
+func utilizationCell(r *simulator.Result, cpu bool) string {
+	switch {
+	case r.Utilization == nil:
+		return "-"
+	case cpu:
+		return fmt.Sprintf("%.1f%%", r.Utilization.CPU*100)
+	}
+	return fmt.Sprintf("%.1f%%", r.Utilization.Memory*100)
 }

@@ -126,6 +126,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 	root.SetHelpCommand(newHelpCommand())
 	root.SetUsageTemplate(usageTemplate)
 	root.AddCommand(
+		newAdviseCommand(env),
 		newCompareCommand(),
 		newDisruptCommand(env),
 		newExplainCommand(env),

@@ -167,9 +167,15 @@ func planSchedulingOptions(opts planOptions) scheduling.Options {
 // planSnapshot reads the objects the flags name (the cluster, the -f
 // paths, or the built-in example) and builds the snapshot plan decides on.
 func planSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer) (*snapshot.Snapshot, error) {
-	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, func() (*manifests.Set, error) {
+	return snapshotOrExample(env, opts, command, stdin, stderr, func() (*manifests.Set, error) {
 		return loadPlanInput(nil, stdin, stderr)
 	})
+}
+
+// snapshotOrExample is planSnapshot with the objects read by example when
+// no -f and no cluster is given.
+func snapshotOrExample(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer, example func() (*manifests.Set, error)) (*snapshot.Snapshot, error) {
+	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, example)
 	if err != nil {
 		return nil, err
 	}

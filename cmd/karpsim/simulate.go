@@ -14,7 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/karpsim/karpsim/optimize"
 	"github.com/karpsim/karpsim/report"
+	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/simulator"
 )
 
@@ -37,6 +39,8 @@ type simulateOptions struct {
 	autoscaler string
 	// check runs the invariant checker on every decision.
 	check bool
+	// optimize provisions with the optimizing planner.
+	optimize bool
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -56,7 +60,9 @@ error. "-f -" reads the scenario from standard input; its relative manifest path
 the working directory, where a scenario file's are read from the file's folder. The same scenario
 and seed give byte-identical output. "--autoscaler cluster-autoscaler" runs the Cluster Autoscaler
 model instead, over the scenario's clusterAutoscaler node groups, with the same cloud, kube-scheduler
-and workloads; "karpsim compare" runs both side by side.`,
+and workloads; "karpsim compare" runs both side by side. "--optimize" runs Karpenter's loop with the
+optimizing planner (plan --optimize's) for every provisioning pass; consolidation's replacements stay
+Karpenter's.`,
 		Example: `  # The built-in scenario
   karpsim simulate
 
@@ -78,6 +84,9 @@ and workloads; "karpsim compare" runs both side by side.`,
 			if err := checkAutoscaler(opts.autoscaler); err != nil {
 				return err
 			}
+			if opts.optimize && opts.autoscaler != string(simulator.AutoscalerKarpenter) {
+				return fmt.Errorf("%w: --optimize changes Karpenter's provisioning: it does not apply to --autoscaler %s", errUsage, opts.autoscaler)
+			}
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -87,6 +96,7 @@ and workloads; "karpsim compare" runs both side by side.`,
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "check every decision and the cluster after every event against the invariants (package invariants): any violation is printed and the exit code is 1")
+	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "provision with the optimizing planner (as plan --optimize) instead of Karpenter's: what it would save over the run")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
 	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),
@@ -104,6 +114,9 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 		sc.Seed = opts.seed
 	}
 	cfg := simulator.Config{Autoscaler: simulator.Autoscaler(opts.autoscaler), CheckInvariants: opts.check}
+	if opts.optimize {
+		cfg.Planner = optimizingPlanner
+	}
 	if isTerminal(stderr) {
 		cfg.Progress = newProgressLine(stderr, time.Now).report
 	}
@@ -135,6 +148,12 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	}
 	// The run's own output comes first; a broken invariant is the error.
 	return res.InvariantError()
+}
+
+// optimizingPlanner is the optimizing planner in the controller's
+// Planner form.
+func optimizingPlanner(in scheduling.Input) (scheduling.Result, error) {
+	return optimize.Solve(in, optimize.SolveOptions{})
 }
 
 func autoscalerNames() []string {

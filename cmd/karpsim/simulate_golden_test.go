@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,5 +34,44 @@ func TestSimulateGolden(t *testing.T) {
 				t.Errorf("scenario %s has no %s.md saying why its timeline is Karpenter's", file, filepath.Base(base))
 			}
 		})
+	}
+}
+
+// TestSimulateOptimizeGolden runs `karpsim simulate --optimize` on the
+// scenario made for it and compares the output with its
+// NAME.optimize.json; NAME.md says what the optimized timeline shows.
+func TestSimulateOptimizeGolden(t *testing.T) {
+	base := filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	matchGolden(t, base+".optimize.json", stdout.Bytes(), "simulate --optimize of "+base+".yaml")
+}
+
+// compare --optimize adds the optimized run and what it saves over
+// Karpenter's, measured over the run; without the flag neither appears.
+func TestCompareOptimize(t *testing.T) {
+	file := filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch.yaml")
+	var c comparison
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"compare", "-f", file, "--optimize", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.KarpenterOptimized == nil || c.OptimizeSaved == nil {
+		t.Fatalf("no optimized run in %s", stdout.String())
+	}
+	if c.OptimizeSaved.CostSaved <= 0 || c.KarpenterOptimized.TotalCost >= c.Karpenter.TotalCost {
+		t.Errorf("the optimizing planner saves nothing: %+v", c.OptimizeSaved)
+	}
+	stdout.Reset()
+	if code := run([]string{"compare", "-f", file}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if strings.Contains(stdout.String(), "OPTIMIZE") {
+		t.Errorf("compare without --optimize shows the optimized run:\n%s", stdout.String())
 	}
 }

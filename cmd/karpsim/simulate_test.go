@@ -73,6 +73,7 @@ func TestSimulateExitCodes(t *testing.T) {
 		{"unknown field", []string{"simulate", "-f", badField}, 1, "bad.yaml"},
 		{"no duration", []string{"simulate", "-f", noDuration}, 1, "short.yaml: invalid scenario: duration must be positive"},
 		{"refused manifest", []string{"simulate", "-f", badManifest}, 1, "manifest.yaml"},
+		{"optimize under the Cluster Autoscaler", []string{"simulate", "--optimize", "--autoscaler", "cluster-autoscaler"}, 2, "--optimize changes Karpenter's provisioning"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCmd(tc.args...)

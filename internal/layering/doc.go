@@ -11,8 +11,9 @@
 //	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
 //	4  consolidation, optimize, kube            the disruption decision, lower bounds on cost; a real
 //	                                            cluster through client-go
-//	5  snapshot, invariants                     manifests or a cluster's state → decision inputs;
-//	                                            the rules every decision must keep
+//	5  snapshot, invariants, advise             manifests or a cluster's state → decision inputs;
+//	                                            the rules every decision must keep; NodePool edits that
+//	                                            make Karpenter's own plan cheaper
 //	6  controller, clusterautoscaler            Karpenter's loop; the Cluster Autoscaler model beside it
 //	7  simulator                                the world around the autoscaler in virtual time
 //	8  plantest, sweep, conformance,            capacity tests, many runs at once, Karpenter's own
@@ -22,7 +23,7 @@
 //	10 cmd/karpsim, examples                    what users run
 //
 // The decision core (requirements, resources, instancetypes, pricing, optimize,
-// scheduling, budgets, drift, consolidation, invariants) does no I/O and
+// advise, scheduling, budgets, drift, consolidation, invariants) does no I/O and
 // imports neither manifests nor cloud: it takes plain structs and returns
 // decisions.
 //

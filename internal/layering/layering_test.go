@@ -18,7 +18,7 @@ var layer = map[string]int{
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3,
 	"consolidation": 4, "optimize": 4, "kube": 4,
-	"snapshot": 5, "invariants": 5,
+	"snapshot": 5, "invariants": 5, "advise": 5,
 	"controller": 6, "clusterautoscaler": 6,
 	"simulator": 7,
 	"plantest":  8, "sweep": 8, "conformance": 8, "kube/kubetest": 8, "internal/scenariogen": 8,
@@ -27,7 +27,7 @@ var layer = map[string]int{
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
-var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation", "optimize", "invariants"}
+var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation", "optimize", "advise", "invariants"}
 
 // ioPackages are the standard packages that reach outside the process.
 var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}
