@@ -57,6 +57,13 @@ type claim struct {
 	slack     resources.Vector
 	prices    []float64
 	poolOrder bool
+	// extra remembers extraPrice's last answer for a pod the slack does
+	// not hold, until cheapest is worked out again.
+	extra struct {
+		valid    bool
+		requests resources.Vector
+		price    float64
+	}
 	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
 	// fewer distinct values than a minValues requirement asks for; the
 	// result says so in its warnings.

@@ -152,6 +152,19 @@ func (c *claim) extraPrice(p *podInfo, s *solver) float64 {
 	if p.requests.Fits(c.slack) {
 		return 0
 	}
+	// Pods of one workload ask for the same: the answer for the last
+	// pod holds until the claim changes.
+	if c.extra.valid && c.extra.requests.Equal(p.requests) {
+		return c.extra.price
+	}
+	price := c.extraPriceScan(p)
+	c.extra.valid, c.extra.requests, c.extra.price = true, p.requests, price
+	return price
+}
+
+// extraPriceScan is extraPrice for a pod the claim's slack does not hold:
+// the cheapest option that would hold it, less the claim's price now.
+func (c *claim) extraPriceScan(p *podInfo) float64 {
 	after := c.requests.Add(p.requests)
 	current, next := c.prices[c.options[c.cheapest].index], math.Inf(1)
 	for _, o := range c.options[c.cheapest+1:] {
@@ -178,7 +191,7 @@ func (c *claim) extraPrice(p *podInfo, s *solver) float64 {
 // until a pod joins (commit) or stale options go (settle).
 func (c *claim) priceCheapest(scratch *scratchSpace) {
 	c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
-	c.cheapest = len(c.options)
+	c.cheapest, c.extra.valid = len(c.options), false
 	for i, o := range c.options {
 		if c.requests.Fits(o.room) && (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) {
 			c.cheapest, c.slack = i, o.room.Sub(c.requests)
