@@ -24,9 +24,15 @@ const (
 	// StrategyCheapestPacking is scheduling.Solve with
 	// scheduling.PackCheapest: each pod where it adds least to the price.
 	StrategyCheapestPacking = "cheapest-packing"
-	// StrategyNarrowedCheapestPacking is cheapest packing with the
-	// NodePools narrowed to the types the aggregate program buys.
-	StrategyNarrowedCheapestPacking = "narrowed+cheapest-packing"
+	// StrategyEfficientPacking is scheduling.Solve with
+	// scheduling.PackEfficient: cheapest packing into claims opened for
+	// the type that packs their first pod most cheaply.
+	StrategyEfficientPacking = "efficient-packing"
+	// StrategyNarrowedCheapestPacking and StrategyNarrowedEfficientPacking
+	// are those packings with the NodePools narrowed to the types the
+	// aggregate program buys.
+	StrategyNarrowedCheapestPacking  = "narrowed+cheapest-packing"
+	StrategyNarrowedEfficientPacking = "narrowed+efficient-packing"
 	// StrategyNarrowed is Karpenter's packing with the NodePools narrowed
 	// to the types the aggregate program buys (Narrow).
 	StrategyNarrowed = "narrowed"
@@ -88,10 +94,14 @@ func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
 //     instead of the claim with fewest pods. Claims then grow only while
 //     growing is cheaper than a new node, and each launches the cheapest
 //     type that holds its pods, as every claim does.
-//  3. Cheapest packing with each NodePool narrowed to the types the
-//     aggregate linear program buys at its optimum (with and without its
-//     anti-affinity rows), which cover the pods' requests most cheaply.
-//  4. Karpenter's packing with those narrowed NodePools (Narrow).
+//  3. Efficient packing (scheduling.PackEfficient): the same, with each
+//     claim opened for the type that packs pods like its first most
+//     cheaply per pod, whose room counts as paid for.
+//  4. Both packings, then Karpenter's, with each NodePool narrowed to the
+//     types the aggregate linear program buys at its optimum (with and
+//     without its anti-affinity rows), which cover the pods' requests
+//     most cheaply. Karpenter's packing of narrowed NodePools (Narrow) is
+//     a change users can make to their NodePools.
 //
 // The cheapest candidate that schedules at least as many pods as
 // Karpenter's wins, ties going to the earlier. Narrowing only takes types
@@ -126,27 +136,31 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		}
 		return true
 	}
-	cheapest := in
-	cheapest.Options.Packing = scheduling.PackCheapest
-	if !consider(StrategyCheapestPacking, cheapest, nil) {
-		return o.finish(), nil
+	for _, c := range []struct {
+		strategy string
+		packing  scheduling.Packing
+	}{{StrategyCheapestPacking, scheduling.PackCheapest}, {StrategyEfficientPacking, scheduling.PackEfficient}} {
+		trial := in
+		trial.Options.Packing = c.packing
+		if !consider(c.strategy, trial, nil) {
+			return o.finish(), nil
+		}
 	}
 	narrowings, err := lpNarrowings(in, base)
 	if err != nil {
 		return o.finish(), err
 	}
-	for _, n := range narrowings {
-		trial := cheapest
-		trial.NodePools = n.pools
-		if !consider(StrategyNarrowedCheapestPacking, trial, n.narrowed) {
-			return o.finish(), nil
-		}
-	}
-	for _, n := range narrowings {
-		trial := in
-		trial.NodePools = n.pools
-		if !consider(StrategyNarrowed, trial, n.narrowed) {
-			break
+	for _, c := range []struct {
+		strategy string
+		packing  scheduling.Packing
+	}{{StrategyNarrowedCheapestPacking, scheduling.PackCheapest}, {StrategyNarrowedEfficientPacking, scheduling.PackEfficient}, {StrategyNarrowed, scheduling.PackFewestPods}} {
+		for _, n := range narrowings {
+			trial := in
+			trial.NodePools = n.pools
+			trial.Options.Packing = c.packing
+			if !consider(c.strategy, trial, n.narrowed) {
+				return o.finish(), nil
+			}
 		}
 	}
 	return o.finish(), nil

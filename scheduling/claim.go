@@ -48,7 +48,7 @@ type claim struct {
 	stale     bool
 	hostPorts []hostPort
 	// cheapest is the index in options of the cheapest option that holds
-	// the requests, -1 until priceIndex works it out again (PackCheapest).
+	// the requests, -1 until priceIndex works it out again (PackCheapest, PackEfficient).
 	cheapest int
 	// slack is that option's room less the requests; prices are the
 	// pool's options' prices under the claim's requirements, by index,
@@ -57,6 +57,11 @@ type claim struct {
 	slack     resources.Vector
 	prices    []float64
 	poolOrder bool
+	// target is, under PackEfficient, the type the claim was opened for
+	// (efficientOption), and floor the price of its cheapest option that
+	// holds the requests, which target may be dearer than.
+	target *typeOption
+	floor  float64
 	// extra remembers extraPrice's last answer for a pod the slack does
 	// not hold, until cheapest is worked out again.
 	extra struct {

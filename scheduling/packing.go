@@ -8,6 +8,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 )
 
 // Packing is how a solve chooses among the claims that could take a pod.
@@ -31,6 +32,13 @@ const (
 	// claims; this packs them first-fit by price instead, for package
 	// optimize.
 	PackCheapest
+	// PackEfficient is PackCheapest with each claim opened for the type
+	// that packs pods like its first most cheaply (efficientOption): the
+	// room of that type counts as paid for, so pods fill it before the
+	// claim is deemed to grow. It suits catalogs whose price per cpu or
+	// GiB varies by family and size, where the cheapest type for one pod
+	// is rarely the cheapest per pod.
+	PackEfficient
 )
 
 // ErrStopped is the reason given to the pods a solve left unplaced when
@@ -51,7 +59,7 @@ func (s *solver) priceFloor() float64 {
 			c.priceCheapest(&s.scratch)
 		}
 		if c.cheapest < len(c.options) {
-			total += c.prices[c.options[c.cheapest].index]
+			total += c.floor
 		}
 	}
 	return total
@@ -200,6 +208,42 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 			}
 		}
 	}
+	c.floor = math.Inf(1)
+	if c.cheapest < len(c.options) {
+		c.floor = c.prices[c.options[c.cheapest].index]
+	}
+	// A claim sized for its target type counts the target's room as paid
+	// for while the target still holds its pods.
+	if t := c.target; t != nil && c.requests.Fits(t.room) && c.prices[t.index] > c.floor {
+		if i, ok := slices.BinarySearchFunc(c.options, t.index, func(o *typeOption, index int) int { return cmp.Compare(o.index, index) }); ok {
+			c.cheapest, c.slack = i, t.room.Sub(c.requests)
+		}
+	}
+}
+
+// efficientOption is the claim's option that holds the pod at the lowest
+// price per share of it the pod uses (its largest share of any resource),
+// ties going to the earlier: the type a node of pods like it packs most
+// cheaply, rather than the cheapest that holds it alone.
+func (c *claim) efficientOption(p *podInfo, scratch *scratchSpace) *typeOption {
+	prices, _ := c.tmpl.pricesUnder(c.requirements, scratch)
+	var best *typeOption
+	bestRate := math.Inf(1)
+	for _, o := range c.options {
+		if !p.requests.Fits(o.room) {
+			continue
+		}
+		share := 0.0
+		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
+			if room := o.room.Slot(slot); room > 0 {
+				share = max(share, float64(p.requests.Slot(slot))/float64(room))
+			}
+		}
+		if rate := prices[o.index] * share; rate < bestRate {
+			best, bestRate = o, rate
+		}
+	}
+	return best
 }
 
 // pricesUnder returns, by option index, the price of each of the pool's

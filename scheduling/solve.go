@@ -293,7 +293,7 @@ func (s *solver) add(p *podInfo, why bool) error {
 		answers = s.topo.affinityAnswers(p, s.scratch.answers)
 		s.scratch.answers = answers
 	}
-	if s.opts.Packing == PackCheapest {
+	if s.opts.Packing != PackFewestPods {
 		return s.addCheapest(p, why, a, claims, answers)
 	}
 	for i, c := range claims {
@@ -406,6 +406,9 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 		largest.Raise(&o.it.Capacity)
 	}
 	t.limits.charge(largest)
+	if s.opts.Packing == PackEfficient {
+		c.target = c.efficientOption(p, &s.scratch)
+	}
 	s.claimCreated(c)
 	return nil
 }
