@@ -34,6 +34,14 @@ func checkOptimized(t *testing.T, name string, in scheduling.Input) optimize.Out
 	for _, v := range invariants.CheckPlan(in, o.Result) {
 		t.Errorf("%s: the %s plan breaks a rule: %s", name, o.Strategy, v)
 	}
+	// Every packing's plan obeys the rules, chosen or not.
+	for _, packing := range []scheduling.Packing{scheduling.PackCheapest, scheduling.PackEfficient} {
+		trial := in
+		trial.Options.Packing = packing
+		for _, v := range invariants.CheckPlan(in, scheduling.Solve(trial)) {
+			t.Errorf("%s: packing %d breaks a rule: %s", name, packing, v)
+		}
+	}
 	if got, want := o.Result.Summary.ScheduledPods, base.Summary.ScheduledPods; got < want {
 		t.Errorf("%s: the %s plan schedules %d pods, Karpenter's %d", name, o.Strategy, got, want)
 	}
