@@ -2,7 +2,9 @@ package optimize_test
 
 import (
 	"fmt"
+	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -95,6 +97,110 @@ func BenchmarkLowerBoundUniform(b *testing.B) {
 			})
 		}
 	}
+}
+
+// workload is one of issue 12's benchmark workloads.
+type workload struct {
+	name string
+	in   func() scheduling.Input
+}
+
+// issueWorkloads are the workloads of issue 12's targets: Karpenter's
+// diverse benchmark, and the generic AWS ones on karpsim's default
+// NodePool without limits (uniform, mixed sizes, awkward 3.5 cpu/3Gi).
+func issueWorkloads() []workload {
+	return []workload{
+		{"diverse", func() scheduling.Input {
+			return scheduling.Input{Pods: workloads.NewGenerator(workloads.DefaultSeed).Diverse(10000), NodePools: benchPool()}
+		}},
+		{"1000x1cpu-ondemand", func() scheduling.Input {
+			return scheduling.Input{Pods: pods(1000, "app", "1", "2Gi", withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand)), NodePools: unlimited(defaultPool())}
+		}},
+		{"mixed", func() scheduling.Input {
+			return scheduling.Input{Pods: mixedPods(), NodePools: unlimited(defaultPool())}
+		}},
+		{"500x3.5cpu", func() scheduling.Input {
+			return scheduling.Input{Pods: pods(500, "app", "3500m", "3Gi"), NodePools: unlimited(defaultPool())}
+		}},
+	}
+}
+
+// mixedPods are 1,000 pods of five sizes, as a cluster of several
+// Deployments has them: small web pods, memory-heavy caches, cpu-heavy
+// workers and a few large ones.
+func mixedPods() []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, d := range []struct {
+		n           int
+		name        string
+		cpu, memory string
+	}{{400, "web", "250m", "512Mi"}, {250, "api", "1", "2Gi"}, {150, "cache", "500m", "6Gi"}, {150, "worker", "2", "1Gi"}, {50, "batch", "4", "16Gi"}} {
+		out = append(out, pods(d.n, d.name, d.cpu, d.memory)...)
+	}
+	return out
+}
+
+// BenchmarkSolve holds the optimizing planner against issue 12's targets:
+// on each workload it reports Karpenter's plan (default-$/h), the
+// optimized one (optimized-$/h), the proven lower bound (bound-$/h), the
+// saving and the distance above the bound in percent, and the time of
+// the optimized solve over the default one's (time-x, wall clock, and
+// cpu-x, CPU time of the process, steadier on a shared machine).
+func BenchmarkSolve(b *testing.B) {
+	for _, w := range issueWorkloads() {
+		b.Run(w.name, func(b *testing.B) {
+			in := w.in()
+			base := scheduling.Solve(in)
+			bound, err := optimize.LowerBound(in, base, optimize.BoundOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			// The default solve is timed over enough runs to rise above
+			// the clocks' granularity.
+			runs := 0
+			defaultWall, defaultCPU := timed(func() {
+				for start := time.Now(); runs == 0 || time.Since(start) < 200*time.Millisecond; runs++ {
+					scheduling.Solve(in)
+				}
+			})
+			defaultWall, defaultCPU = defaultWall/time.Duration(runs), defaultCPU/time.Duration(runs)
+			var o optimize.Outcome
+			wall, cpu := time.Duration(0), time.Duration(0)
+			for b.Loop() {
+				w, c := timed(func() {
+					if o, err = optimize.Search(in, optimize.SolveOptions{}); err != nil {
+						b.Fatal(err)
+					}
+				})
+				wall, cpu = wall+w, cpu+c
+			}
+			if o.Result.Summary.ScheduledPods < base.Summary.ScheduledPods {
+				b.Fatalf("optimized plan schedules %d pods, Karpenter's %d", o.Result.Summary.ScheduledPods, base.Summary.ScheduledPods)
+			}
+			b.ReportMetric(o.KarpenterPerHour, "default-$/h")
+			b.ReportMetric(o.PerHour, "optimized-$/h")
+			b.ReportMetric(bound.PerHour, "bound-$/h")
+			b.ReportMetric(100*o.Saving/o.KarpenterPerHour, "saving-%")
+			b.ReportMetric(100*(o.PerHour-bound.PerHour)/bound.PerHour, "above-bound-%")
+			b.ReportMetric(float64(wall)/float64(b.N)/float64(defaultWall), "time-x")
+			b.ReportMetric(float64(cpu)/float64(b.N)/float64(defaultCPU), "cpu-x")
+			b.Logf("%s: chosen %s of %+v", w.name, o.Strategy, o.Candidates)
+		})
+	}
+}
+
+// timed runs f and returns the wall-clock and process CPU time it took.
+func timed(f func()) (wall, cpu time.Duration) {
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	start := time.Now()
+	f()
+	wall = time.Since(start)
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	used := func(r *syscall.Rusage) time.Duration {
+		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+	}
+	return wall, used(&after) - used(&before)
 }
 
 // BenchmarkNarrow reports how much narrowing the NodePools to the types

@@ -3,6 +3,7 @@ package optimize
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/karpsim/karpsim/instancetypes"
@@ -43,9 +44,41 @@ type NarrowedPool struct {
 // it proves nothing (LowerBound does), and narrowing can make a plan
 // dearer, which Narrow then does not return. The input is not changed.
 func Narrow(in scheduling.Input, r scheduling.Result) (Narrowing, bool, error) {
-	m, err := buildModel(in, r)
+	candidates, err := lpNarrowings(in, r)
 	if err != nil {
 		return Narrowing{}, false, err
+	}
+	best, found := Narrowing{PerHour: PlanPerHour(r)}, false
+	for _, c := range candidates {
+		trial := in
+		trial.NodePools = c.pools
+		plan := scheduling.Solve(trial)
+		cost := PlanPerHour(plan)
+		if plan.Summary.ScheduledPods >= r.Summary.ScheduledPods && cost < best.PerHour*(1-1e-9) {
+			best, found = Narrowing{Result: plan, PerHour: cost, NodePools: c.narrowed}, true
+		}
+	}
+	if found {
+		best.Saving = PlanPerHour(r) - best.PerHour
+	}
+	return best, found, nil
+}
+
+// narrowing is the input's NodePools cut to the instance types an
+// aggregate program buys, and which pools that cut.
+type narrowing struct {
+	pools    []scheduling.NodePool
+	narrowed []NarrowedPool
+}
+
+// lpNarrowings returns the distinct narrowings of the input's NodePools to
+// the types the aggregate linear program buys at its optimum, with and
+// without the anti-affinity rows; those that cut no pool are left out.
+// r is the plan the program bounds (its unschedulable pods are left out).
+func lpNarrowings(in scheduling.Input, r scheduling.Result) ([]narrowing, error) {
+	m, err := buildModel(in, r)
+	if err != nil {
+		return nil, err
 	}
 	var candidates [][]bool
 	for _, spread := range []bool{true, false} {
@@ -58,7 +91,7 @@ func Narrow(in scheduling.Input, r scheduling.Result) (Narrowing, bool, error) {
 		}
 		_, x, err := p.duals(len(p.b) <= gonumMaxRows)
 		if err != nil {
-			return Narrowing{}, false, fmt.Errorf("aggregate program: %w", err)
+			return nil, fmt.Errorf("aggregate program: %w", err)
 		}
 		used := make([]bool, len(m.columns))
 		any := false
@@ -71,24 +104,15 @@ func Narrow(in scheduling.Input, r scheduling.Result) (Narrowing, bool, error) {
 			candidates = append(candidates, used)
 		}
 	}
-	best, found := Narrowing{PerHour: PlanPerHour(r)}, false
+	var out []narrowing
 	for _, used := range candidates {
-		narrowed, pools := narrowPools(in, m, used)
-		if len(pools) == 0 {
-			continue
-		}
-		trial := in
-		trial.NodePools = narrowed
-		plan := scheduling.Solve(trial)
-		cost := PlanPerHour(plan)
-		if plan.Summary.ScheduledPods >= r.Summary.ScheduledPods && cost < best.PerHour*(1-1e-9) {
-			best, found = Narrowing{Result: plan, PerHour: cost, NodePools: pools}, true
+		pools, narrowed := narrowPools(in, m, used)
+		same := func(n narrowing) bool { return reflect.DeepEqual(n.narrowed, narrowed) }
+		if len(narrowed) > 0 && !slices.ContainsFunc(out, same) {
+			out = append(out, narrowing{pools: pools, narrowed: narrowed})
 		}
 	}
-	if found {
-		best.Saving = PlanPerHour(r) - best.PerHour
-	}
-	return best, found, nil
+	return out, nil
 }
 
 // narrowPools returns the input's NodePools with each pool's catalog cut

@@ -1,9 +1,76 @@
 package optimize
 
-import "github.com/karpsim/karpsim/scheduling"
+import (
+	"slices"
 
-// SolveOptions are the knobs of the optimizing planner.
-type SolveOptions struct{}
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// SolveOptions are the knobs of the optimizing planner. The zero value is
+// the default.
+type SolveOptions struct {
+	// MaxSolves caps how many candidate plans the search computes besides
+	// Karpenter's, each one solve by package scheduling: 0 means every
+	// candidate (see Search), a negative value none. The budget counts
+	// solves rather than time so that the same input always gives the
+	// same plan.
+	MaxSolves int
+}
+
+// Strategies name how a candidate plan was found.
+const (
+	// StrategyKarpenter is Karpenter's own plan, scheduling.Solve's.
+	StrategyKarpenter = "karpenter"
+	// StrategyCheapestPacking is scheduling.Solve with
+	// scheduling.PackCheapest: each pod where it adds least to the price.
+	StrategyCheapestPacking = "cheapest-packing"
+	// StrategyEfficientPacking is scheduling.Solve with
+	// scheduling.PackEfficient: cheapest packing into claims opened for
+	// the type that packs their first pod most cheaply.
+	StrategyEfficientPacking = "efficient-packing"
+	// StrategyNarrowedCheapestPacking and StrategyNarrowedEfficientPacking
+	// are those packings with the NodePools narrowed to the types the
+	// aggregate program buys.
+	StrategyNarrowedCheapestPacking  = "narrowed+cheapest-packing"
+	StrategyNarrowedEfficientPacking = "narrowed+efficient-packing"
+	// StrategyNarrowed is Karpenter's packing with the NodePools narrowed
+	// to the types the aggregate program buys (Narrow).
+	StrategyNarrowed = "narrowed"
+)
+
+// Outcome is what Search found: the cheapest plan, how, and every
+// candidate it weighed.
+type Outcome struct {
+	// Result is the plan: Karpenter's unless a candidate was cheaper.
+	Result scheduling.Result `json:"result"`
+	// KarpenterPerHour is what Karpenter's plan costs an hour, PerHour
+	// what Result costs, and Saving the difference (PlanPerHour, unrounded).
+	KarpenterPerHour float64 `json:"karpenterPerHour"`
+	PerHour          float64 `json:"perHour"`
+	Saving           float64 `json:"saving"`
+	// Strategy is how Result was found (a Strategy* constant).
+	Strategy string `json:"strategy"`
+	// NodePools are the NodePools Result's search narrowed, with the
+	// types each kept; empty when none was.
+	NodePools []NarrowedPool `json:"nodePools,omitempty"`
+	// Candidates are the plans weighed, Karpenter's first, in the order
+	// they were solved.
+	Candidates []Candidate `json:"candidates"`
+}
+
+// Candidate is one plan the search weighed.
+type Candidate struct {
+	Strategy string `json:"strategy"`
+	// PerHour is the plan's cost, ScheduledPods the pods it places.
+	PerHour       float64 `json:"perHour"`
+	ScheduledPods int     `json:"scheduledPods"`
+	// Stopped is set when the solve was given up once it certainly cost
+	// more than the best plan before it: PerHour and ScheduledPods are
+	// then those of the claims it had made.
+	Stopped bool `json:"stopped,omitempty"`
+	// Chosen is set on the plan Search returned.
+	Chosen bool `json:"chosen"`
+}
 
 // Solve is the optimizing planner: it returns a plan for in that obeys
 // every constraint scheduling.Solve obeys, schedules at least as many pods,
@@ -12,10 +79,102 @@ type SolveOptions struct{}
 // scheduling.Solve, so a caller can use either as its planner. The input is
 // not changed.
 func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
+	o, err := Search(in, opts)
+	return o.Result, err
+}
+
+// Search is Solve with what it weighed. Every candidate is a plan of
+// scheduling's own solver, so every constraint is checked by the code
+// that checks Karpenter's plans, one home per rule; the candidates differ
+// in how pods are packed and which instance types the NodePools offer:
+//
+//  1. Karpenter's plan, scheduling.Solve(in): the plan to beat.
+//  2. Cheapest packing (scheduling.PackCheapest): each pod joins the
+//     claim it makes least dearer, or a new claim when that is cheaper,
+//     instead of the claim with fewest pods. Claims then grow only while
+//     growing is cheaper than a new node, and each launches the cheapest
+//     type that holds its pods, as every claim does.
+//  3. Efficient packing (scheduling.PackEfficient): the same, with each
+//     claim opened for the type that packs pods like its first most
+//     cheaply per pod, whose room counts as paid for.
+//  4. Both packings, then Karpenter's, with each NodePool narrowed to the
+//     types the aggregate linear program buys at its optimum (with and
+//     without its anti-affinity rows), which cover the pods' requests
+//     most cheaply. Karpenter's packing of narrowed NodePools (Narrow) is
+//     a change users can make to their NodePools.
+//
+// The cheapest candidate that schedules at least as many pods as
+// Karpenter's wins, ties going to the earlier. Narrowing only takes types
+// away, so a narrowed plan is a plan of the NodePools as they are.
+func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	base := scheduling.Solve(in)
-	n, ok, err := Narrow(in, base)
-	if err != nil || !ok {
-		return base, err
+	o := Outcome{Result: base, KarpenterPerHour: PlanPerHour(base), PerHour: PlanPerHour(base), Strategy: StrategyKarpenter,
+		Candidates: []Candidate{{Strategy: StrategyKarpenter, PerHour: PlanPerHour(base), ScheduledPods: base.Summary.ScheduledPods, Chosen: true}}}
+	budget := opts.MaxSolves
+	if budget == 0 {
+		budget = -1 // every candidate
+	} else if budget < 0 {
+		return o, nil
 	}
-	return n.Result, nil
+	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool) bool {
+		if budget == 0 {
+			return false
+		}
+		budget--
+		// A candidate is given up once it certainly costs more than the
+		// best plan so far.
+		trial.Options.StopAbovePrice = o.PerHour
+		r := scheduling.Solve(trial)
+		cost := PlanPerHour(r)
+		stopped := slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() })
+		o.Candidates = append(o.Candidates, Candidate{Strategy: strategy, PerHour: cost, ScheduledPods: r.Summary.ScheduledPods, Stopped: stopped})
+		if !stopped && r.Summary.ScheduledPods >= base.Summary.ScheduledPods && cost < o.PerHour*(1-1e-9) {
+			o.Result, o.PerHour, o.Strategy, o.NodePools = r, cost, strategy, narrowed
+			for i := range o.Candidates {
+				o.Candidates[i].Chosen = i == len(o.Candidates)-1
+			}
+		}
+		return true
+	}
+	for _, c := range []struct {
+		strategy string
+		packing  scheduling.Packing
+	}{{StrategyCheapestPacking, scheduling.PackCheapest}, {StrategyEfficientPacking, scheduling.PackEfficient}} {
+		trial := in
+		trial.Options.Packing = c.packing
+		if !consider(c.strategy, trial, nil) {
+			return o.finish(), nil
+		}
+	}
+	narrowings, err := lpNarrowings(in, base)
+	if err != nil {
+		return o.finish(), err
+	}
+	hopeless := make([]bool, len(narrowings))
+	for _, c := range []struct {
+		strategy string
+		packing  scheduling.Packing
+	}{{StrategyNarrowedCheapestPacking, scheduling.PackCheapest}, {StrategyNarrowedEfficientPacking, scheduling.PackEfficient}, {StrategyNarrowed, scheduling.PackFewestPods}} {
+		for i, n := range narrowings {
+			if hopeless[i] {
+				continue
+			}
+			trial := in
+			trial.NodePools = n.pools
+			trial.Options.Packing = c.packing
+			if !consider(c.strategy, trial, n.narrowed) {
+				return o.finish(), nil
+			}
+			// A narrowing whose first packing was given up as dearer
+			// than the best plan is not tried with the others: narrowed
+			// types that lose packed by price rarely win packed otherwise.
+			hopeless[i] = o.Candidates[len(o.Candidates)-1].Stopped
+		}
+	}
+	return o.finish(), nil
+}
+
+func (o Outcome) finish() Outcome {
+	o.Saving = o.KarpenterPerHour - o.PerHour
+	return o
 }

@@ -290,6 +290,11 @@ func (v Vector) Exceeding(capacity Vector) []corev1.ResourceName {
 	return out
 }
 
+// Equal reports whether v and o hold the same amount of every resource.
+func (v Vector) Equal(o Vector) bool {
+	return v.slots == o.slots && slices.Equal(v.extra, o.extra)
+}
+
 // IsZero reports whether every amount is 0.
 func (v Vector) IsZero() bool {
 	return v.slots == [numSlots]int64{} && len(v.extra) == 0

@@ -47,6 +47,28 @@ type claim struct {
 	witness   *typeOption
 	stale     bool
 	hostPorts []hostPort
+	// cheapest is the index in options of the cheapest option that holds
+	// the requests, -1 until priceIndex works it out again (PackCheapest, PackEfficient).
+	cheapest int
+	// slack is that option's room less the requests; prices are the
+	// pool's options' prices under the claim's requirements, by index,
+	// and poolOrder is set when they rise with the index, the order of
+	// the options.
+	slack     resources.Vector
+	prices    []float64
+	poolOrder bool
+	// target is, under PackEfficient, the type the claim was opened for
+	// (efficientOption), and floor the price of its cheapest option that
+	// holds the requests, which target may be dearer than.
+	target *typeOption
+	floor  float64
+	// extra remembers extraPrice's last answer for a pod the slack does
+	// not hold, until cheapest is worked out again.
+	extra struct {
+		valid    bool
+		requests resources.Vector
+		price    float64
+	}
 	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
 	// fewer distinct values than a minValues requirement asks for; the
 	// result says so in its warnings.
@@ -299,7 +321,7 @@ func (m *requirementMemo) allowsAny(values []string) bool {
 
 // commit records the pod on the claim.
 func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topology) {
-	c.requirements, c.lookup.valid = reqs, false
+	c.requirements, c.lookup.valid, c.cheapest = reqs, false, -1
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
 	if topo != nil {
@@ -319,7 +341,7 @@ func (c *claim) settle() {
 		c.options, c.shared = slices.Clone(c.options), false
 	}
 	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
-	c.stale = false
+	c.stale, c.cheapest = false, -1
 }
 
 // roomier prefers, as the witness, the option with the most CPU room, then
@@ -338,6 +360,8 @@ type scratchSpace struct {
 	keys    []string
 	topo    []requirements.Requirement
 	answers []affinityAnswer
+	// ranked is PackCheapest's order of the claims.
+	ranked []rankedClaim
 	// signature, keep and priced are priceClaim's.
 	signature []byte
 	keep      []bool

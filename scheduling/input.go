@@ -101,6 +101,16 @@ type Options struct {
 	// during consolidation); by default such a pod waits instead, neither
 	// relaxed nor moved to other capacity, as Karpenter provisions.
 	ReservedFallback bool
+	// Packing chooses among the claims that could take a pod. The zero
+	// value, PackFewestPods, is Karpenter's; package optimize searches
+	// with the others, which are not.
+	Packing Packing
+	// StopAbovePrice, when positive, gives up a solve as soon as its
+	// claims certainly cost more an hour (each at least its cheapest
+	// option that holds its pods so far): the pods not yet placed are
+	// reported unschedulable with ErrStopped. It is for a search that
+	// only wants a plan cheaper than one it has; Karpenter never stops.
+	StopAbovePrice float64
 }
 
 func (o Options) maxInstanceTypes() int {

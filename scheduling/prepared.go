@@ -63,7 +63,7 @@ func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 	narrowed := false
 	for i, t := range p.templates {
 		fresh := *t
-		fresh.claims, fresh.limits, fresh.priced = 0, newLimits(t.limitList), nil
+		fresh.claims, fresh.limits, fresh.priced, fresh.prices = 0, newLimits(t.limitList), nil, nil
 		if maxPrice > 0 {
 			n := cheaperCount(t.options, maxPrice)
 			if n > 0 && n < len(t.options) && n < p.opts.maxInstanceTypes() {

@@ -196,7 +196,11 @@ func (s *solver) run() {
 		q.pods = append(q.pods, p)
 	}
 	slices.SortStableFunc(q.pods, comparePods)
-	for {
+	for n := 0; ; n++ {
+		if s.opts.StopAbovePrice > 0 && n%stopCheckEvery == 0 && s.priceFloor() > s.opts.StopAbovePrice {
+			s.stop(q.pods)
+			break
+		}
 		p, ok := q.pop()
 		if !ok {
 			break
@@ -289,6 +293,9 @@ func (s *solver) add(p *podInfo, why bool) error {
 		answers = s.topo.affinityAnswers(p, s.scratch.answers)
 		s.scratch.answers = answers
 	}
+	if s.opts.Packing != PackFewestPods {
+		return s.addCheapest(p, why, a, claims, answers)
+	}
 	for i, c := range claims {
 		if len(answers) > 0 && c.excludes(answers) {
 			continue
@@ -300,6 +307,13 @@ func (s *solver) add(p *podInfo, why bool) error {
 			return nil
 		}
 	}
+	return s.addNewClaim(p, why, a)
+}
+
+// addNewClaim places the pod on a new claim from the first NodePool, in
+// weight order, that takes it, or returns why none did (errRefused or
+// errRefusedReservations unless why is set).
+func (s *solver) addNewClaim(p *podInfo, why bool, a *Attempt) error {
 	if len(s.templates) == 0 {
 		return fmt.Errorf("no NodePool to launch a node from")
 	}
@@ -376,7 +390,7 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	if s.topo != nil {
 		s.topo.registerClaim(hostname)
 	}
-	c := &claim{tmpl: t, options: options, shared: shared, requirements: reqs, hostname: hostname}
+	c := &claim{tmpl: t, options: options, shared: shared, requirements: reqs, hostname: hostname, cheapest: -1}
 	if !c.tryAdd(p, s) {
 		err := errRefused
 		if why || t.reserved && !s.opts.ReservedFallback {
@@ -392,6 +406,9 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 		largest.Raise(&o.it.Capacity)
 	}
 	t.limits.charge(largest)
+	if s.opts.Packing == PackEfficient {
+		c.target = c.efficientOption(p, &s.scratch)
+	}
 	s.claimCreated(c)
 	return nil
 }
@@ -403,6 +420,9 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 // claimGrew moves the claim at i, which just gained a pod, behind the claims
 // that still have fewer pods and ahead of those it now equals.
 func (s *solver) claimGrew(i int) {
+	if s.opts.Packing != PackFewestPods {
+		return
+	}
 	c, n := s.claims[i], len(s.claims[i].pods)
 	j := i
 	for j+1 < len(s.claims) && len(s.claims[j+1].pods) < n {
@@ -414,6 +434,11 @@ func (s *solver) claimGrew(i int) {
 
 // claimCreated places a new claim behind every claim with as few pods.
 func (s *solver) claimCreated(c *claim) {
+	if s.opts.Packing != PackFewestPods {
+		// Other packings keep the claims in creation order.
+		s.claims = append(s.claims, c)
+		return
+	}
 	i, _ := slices.BinarySearchFunc(s.claims, len(c.pods)+1, func(x *claim, n int) int { return cmp.Compare(len(x.pods), n) })
 	s.claims = slices.Insert(s.claims, i, c)
 }

@@ -32,6 +32,9 @@ type template struct {
 	// priced memoizes the options priced and sorted under each offering
 	// filter claims of this pool have, keyed by appendOfferingSignature.
 	priced map[string][]pricedOption
+	// prices memoizes, for PackCheapest, the options' prices under each
+	// offering filter claims of this pool have.
+	prices map[string]optionPrices
 	// limitList is the NodePool's limits, which limits counts down.
 	limitList corev1.ResourceList
 	// reserved is set when some option has a reserved offering.

@@ -76,7 +76,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
-	f.BoolVar(&opts.optimize, "optimize", false, "look for a plan cheaper than Karpenter's that schedules as many pods: each NodePool narrowed to the instance types the bound's linear program buys, solved again by Karpenter's rules (stderr says what changed)")
+	f.BoolVar(&opts.optimize, "optimize", false, "print the cheapest plan found that obeys every constraint Karpenter's does and schedules as many pods: Karpenter's, or one packed by cost per pod and/or with NodePools narrowed to the types the bound's linear program buys (stderr and the optimization field say what changed)")
 	f.BoolVar(&opts.lowerBound, "lower-bound", true, "prove a lower bound on the cost of any plan for the same pods and print how far this plan is above it (--lower-bound=false skips it)")
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
@@ -98,24 +98,27 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 		return explainPod(stdout, stderr, snap, in, opts.explain, opts.output)
 	}
 	result := scheduling.Solve(in)
+	base := result
 	printWarnings(stderr, result.Warnings)
 	var optimization *planOptimization
 	if opts.optimize {
-		n, ok, err := optimize.Narrow(in, result)
+		o, err := optimize.Search(in, optimize.SolveOptions{})
 		if err != nil {
 			return fmt.Errorf("optimize: %w", err)
 		}
-		if !ok {
-			fmt.Fprintf(stderr, "optimize: no plan cheaper than Karpenter's ($%.4f/hour) was found: printing Karpenter's\n", optimize.PlanPerHour(result))
+		if o.Strategy == optimize.StrategyKarpenter {
+			fmt.Fprintf(stderr, "optimize: no plan cheaper than Karpenter's ($%.4f/hour) was found: printing Karpenter's\n", o.KarpenterPerHour)
 		} else {
-			for _, p := range n.NodePools {
+			fmt.Fprintf(stderr, "optimize: found by %s\n", o.Strategy)
+			for _, p := range o.NodePools {
 				fmt.Fprintf(stderr, "optimize: NodePool %s narrowed to %d instance types (%s)\n", p.NodePool, len(p.InstanceTypes), strings.Join(p.InstanceTypes, ", "))
 			}
-			fmt.Fprintf(stderr, "optimize: $%.4f/hour, $%.4f/hour less than Karpenter's plan\n", n.PerHour, n.Saving)
-			optimization = &planOptimization{KarpenterPerHour: optimize.PlanPerHour(result), PerHour: n.PerHour,
-				SavingPerHour: n.Saving, NodePools: n.NodePools}
-			result = n.Result
+			fmt.Fprintf(stderr, "optimize: $%.4f/hour, $%.4f/hour less than Karpenter's plan\n", o.PerHour, o.Saving)
 		}
+		optimization = &planOptimization{KarpenterPerHour: o.KarpenterPerHour, PerHour: o.PerHour, SavingPerHour: o.Saving,
+			Strategy: o.Strategy, NodePools: o.NodePools, Candidates: o.Candidates}
+		result = o.Result
+		printWarnings(stderr, newWarnings(result.Warnings, base.Warnings))
 	}
 	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}, Optimization: optimization}
 	if opts.lowerBound {
@@ -136,20 +139,38 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 type planOutput struct {
 	scheduling.Result
 	Summary planSummary `json:"summary"`
-	// Optimization says how --optimize changed the NodePools and what it
-	// saved, when it found a cheaper plan.
+	// Optimization says what --optimize found and weighed, and what it
+	// saved; absent without --optimize.
 	Optimization *planOptimization `json:"optimization,omitempty"`
 	// gap is how far the plan is above the bound, (plan − bound) / bound.
 	gap float64
 }
 
-// planOptimization is what --optimize changed: the NodePools narrowed and
-// the cost of Karpenter's own plan beside the one printed.
+// planOptimization is what --optimize did: Karpenter's plan's cost
+// beside the one printed, how that one was found (optimize.Search), and
+// every candidate weighed. It is printed whether or not a cheaper plan
+// was found (Strategy "karpenter", no saving, when none was).
 type planOptimization struct {
-	KarpenterPerHour float64                 `json:"karpenterPerHour"`
-	PerHour          float64                 `json:"perHour"`
-	SavingPerHour    float64                 `json:"savingPerHour"`
-	NodePools        []optimize.NarrowedPool `json:"nodePools"`
+	KarpenterPerHour float64 `json:"karpenterPerHour"`
+	PerHour          float64 `json:"perHour"`
+	SavingPerHour    float64 `json:"savingPerHour"`
+	// Strategy is how the printed plan was found, NodePools the
+	// NodePools its search narrowed, with the types each kept.
+	Strategy   string                  `json:"strategy"`
+	NodePools  []optimize.NarrowedPool `json:"nodePools,omitempty"`
+	Candidates []optimize.Candidate    `json:"candidates"`
+}
+
+// newWarnings are the warnings of the optimized plan that Karpenter's,
+// already printed, did not give.
+func newWarnings(optimized, printed []string) []string {
+	var out []string
+	for _, w := range optimized {
+		if !slices.Contains(printed, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 type planSummary struct {

@@ -1,0 +1,153 @@
+package optimize_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/internal/scenariogen"
+	"github.com/karpsim/karpsim/invariants"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/optimize"
+	"github.com/karpsim/karpsim/scheduling"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// checkOptimized holds an optimized plan to Solve's contract against
+// Karpenter's plan of the same input: it passes every check of package
+// invariants, schedules at least as many pods, and costs no more.
+func checkOptimized(t *testing.T, name string, in scheduling.Input) optimize.Outcome {
+	t.Helper()
+	base := scheduling.Solve(in)
+	before := fmt.Sprint(in.Pods, in.Nodes, in.NodePools)
+	o, err := optimize.Search(in, optimize.SolveOptions{})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if after := fmt.Sprint(in.Pods, in.Nodes, in.NodePools); after != before {
+		t.Fatalf("%s: the input changed", name)
+	}
+	for _, v := range invariants.CheckPlan(in, o.Result) {
+		t.Errorf("%s: the %s plan breaks a rule: %s", name, o.Strategy, v)
+	}
+	// Every packing's plan obeys the rules, chosen or not.
+	for _, packing := range []scheduling.Packing{scheduling.PackCheapest, scheduling.PackEfficient} {
+		trial := in
+		trial.Options.Packing = packing
+		for _, v := range invariants.CheckPlan(in, scheduling.Solve(trial)) {
+			t.Errorf("%s: packing %d breaks a rule: %s", name, packing, v)
+		}
+	}
+	if got, want := o.Result.Summary.ScheduledPods, base.Summary.ScheduledPods; got < want {
+		t.Errorf("%s: the %s plan schedules %d pods, Karpenter's %d", name, o.Strategy, got, want)
+	}
+	if got, want := optimize.PlanPerHour(o.Result), optimize.PlanPerHour(base); got > want*(1+1e-9) {
+		t.Errorf("%s: the %s plan costs $%.6f, Karpenter's $%.6f", name, o.Strategy, got, want)
+	}
+	if o.PerHour != optimize.PlanPerHour(o.Result) || o.KarpenterPerHour != optimize.PlanPerHour(base) || o.Saving != o.KarpenterPerHour-o.PerHour {
+		t.Errorf("%s: outcome %+v does not add up", name, o)
+	}
+	return o
+}
+
+// TestSolveRandomClusters holds Solve to its contract on random clusters:
+// optimize's own small ones (odd types, limits, zones, capacity types,
+// anti-affinity, existing nodes, DaemonSets) and scenariogen's, read from
+// manifests over the EC2 catalog (NodePools with taints, weights, limits
+// and minValues; Deployments with every kind of constraint). The same
+// input always gives the same plan.
+func TestSolveRandomClusters(t *testing.T) {
+	cases, scenarios := 200, 60
+	if testing.Short() {
+		cases, scenarios = 50, 15
+	}
+	rng := rand.New(rand.NewPCG(12, 3))
+	cheaper := 0
+	for c := range cases {
+		in := randomInput(rng)
+		o := checkOptimized(t, fmt.Sprintf("case %d", c), in)
+		if o.Saving > 0 {
+			cheaper++
+		}
+		if c%10 == 0 {
+			again, err := optimize.Search(in, optimize.SolveOptions{})
+			if err != nil || !reflect.DeepEqual(again, o) {
+				t.Fatalf("case %d: a second search differs", c)
+			}
+		}
+	}
+	catalogs := map[string]instancetypes.Catalog{}
+	opts := snapshot.Options{Catalog: func(nc *apis.EC2NodeClass) (instancetypes.Catalog, error) {
+		key, err := json.Marshal(nc)
+		if err != nil {
+			return nil, err
+		}
+		if c, ok := catalogs[string(key)]; ok {
+			return c, nil
+		}
+		c, err := snapshot.Options{}.CatalogFor(nc)
+		catalogs[string(key)] = c
+		return c, err
+	}}
+	for seed := range uint64(scenarios) {
+		sc := scenariogen.Generate(seed, false).Scenario()
+		set, err := manifests.Decode("inline", []byte(sc.Inline))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		snap, err := snapshot.FromSet(set, opts)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if o := checkOptimized(t, fmt.Sprintf("scenario seed %d", seed), snap.Input(scheduling.Options{})); o.Saving > 0 {
+			cheaper++
+		}
+	}
+	t.Logf("%d of %d plans cheaper than Karpenter's", cheaper, cases+scenarios)
+}
+
+// Eight pods of 1 cpu, nodes of 2 cpu at $1 and 16 cpu at $16: Karpenter
+// keeps adding pods to its one claim, which only the $16 type then holds;
+// cheapest packing opens a $1 node whenever growing the claim would cost
+// more, and pays $4.
+func TestSolveStopsClaimsGrowingDear(t *testing.T) {
+	in := scheduling.Input{
+		Pods:      pods(8, "web", "1", "1Gi"),
+		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 16)), nil)},
+	}
+	o := checkOptimized(t, "growing claims", in)
+	if o.KarpenterPerHour != 16 || o.PerHour != 4 || o.Strategy != optimize.StrategyCheapestPacking {
+		t.Errorf("Karpenter $%.2f, optimized $%.2f by %s; want $16, then $4 by cheapest packing (%+v)", o.KarpenterPerHour, o.PerHour, o.Strategy, o.Candidates)
+	}
+	for _, c := range o.Result.NodeClaims {
+		if c.InstanceType != "n2" || len(c.Pods) != 2 {
+			t.Errorf("claim %s: %s with %d pods, want n2 with 2", c.Name, c.InstanceType, len(c.Pods))
+		}
+	}
+	if r, err := optimize.Solve(in, optimize.SolveOptions{MaxSolves: -1}); err != nil || optimize.PlanPerHour(r) != 16 {
+		t.Errorf("with no solve to spare, Solve returns $%.2f (%v), want Karpenter's $16", optimize.PlanPerHour(r), err)
+	}
+}
+
+// A solve told to stop above a price gives up once its claims certainly
+// cost more, and says so for every pod it did not place.
+func TestSolveStopAbovePrice(t *testing.T) {
+	in := scheduling.Input{
+		Pods:      pods(200, "web", "1", "1Gi"),
+		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1)), nil)},
+	}
+	in.Options.StopAbovePrice = 10
+	r := scheduling.Solve(in)
+	if r.Summary.UnschedulablePods == 0 || r.Summary.ScheduledPods < 20 {
+		t.Fatalf("%d pods scheduled, %d not: want the 20 that $10 buys at least, and the others refused", r.Summary.ScheduledPods, r.Summary.UnschedulablePods)
+	}
+	for _, u := range r.Unschedulable {
+		if u.Reason != scheduling.ErrStopped.Error() {
+			t.Fatalf("pod %s: %s", u.Pod, u.Reason)
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package scheduling
+
+import (
+	"cmp"
+	"errors"
+	"math"
+	"slices"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// Packing is how a solve chooses among the claims that could take a pod.
+// Whichever it is, a pod joins a claim only if every check passes it: the
+// packing changes which plan is found, never which constraints it obeys.
+type Packing int
+
+const (
+	// PackFewestPods is Karpenter's: the existing nodes first, then the
+	// claims of the solve, fewest pods first, and a new claim only when
+	// none takes the pod.
+	PackFewestPods Packing = iota
+	// PackCheapest places each pod where it adds least to the plan's
+	// price: the existing nodes first (they cost nothing more), then the
+	// claims in order of how much dearer the pod makes their cheapest
+	// instance type (zero when it fits the room the claim pays for
+	// already), and a new claim before any claim the pod would make
+	// dearer by more than a new node for it costs. Claims keep their
+	// creation order. It is not Karpenter's: Karpenter grows claims until
+	// only large types hold them and spreads pods over the emptiest
+	// claims; this packs them first-fit by price instead, for package
+	// optimize.
+	PackCheapest
+	// PackEfficient is PackCheapest with each claim opened for the type
+	// that packs pods like its first most cheaply (efficientOption): the
+	// room of that type counts as paid for, so pods fill it before the
+	// claim is deemed to grow. It suits catalogs whose price per cpu or
+	// GiB varies by family and size, where the cheapest type for one pod
+	// is rarely the cheapest per pod.
+	PackEfficient
+)
+
+// ErrStopped is the reason given to the pods a solve left unplaced when
+// Options.StopAbovePrice stopped it.
+var ErrStopped = errors.New("the solve stopped: its plan would cost more than Options.StopAbovePrice")
+
+// stopCheckEvery is how many pods a solve with StopAbovePrice places
+// between looks at its price.
+const stopCheckEvery = 64
+
+// priceFloor is what the claims cost an hour at least: each its cheapest
+// option, under its requirements, that holds its pods so far. Options
+// only go as pods join, so the plan's launch prices are no lower.
+func (s *solver) priceFloor() float64 {
+	total := 0.0
+	for _, c := range s.claims {
+		if c.cheapest < 0 {
+			c.priceCheapest(&s.scratch)
+		}
+		if c.cheapest < len(c.options) {
+			total += c.floor
+		}
+	}
+	return total
+}
+
+// stop gives up the solve: the queued pods are unschedulable.
+func (s *solver) stop(queued []*podInfo) {
+	for _, p := range queued {
+		s.failed[p] = ErrStopped
+	}
+}
+
+// rankedClaim is a claim of the solve, by index, with what adding the
+// pod adds to its price.
+type rankedClaim struct {
+	extra float64
+	index int
+}
+
+func compareRanked(a, b rankedClaim) int {
+	return cmp.Or(cmp.Compare(a.extra, b.extra), cmp.Compare(a.index, b.index))
+}
+
+// addCheapest is add's walk of the claims under PackCheapest: the claims,
+// less those the shortcuts rule out (answers), in order of the price the
+// pod adds to them, then of creation, with a new claim tried before the
+// first claim the pod would make dearer than a new node for it costs.
+func (s *solver) addCheapest(p *podInfo, why bool, a *Attempt, claims []*claim, answers []affinityAnswer) error {
+	try := func(i int) bool {
+		c := claims[i]
+		ok := c.tryAdd(p, s)
+		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
+		return ok
+	}
+	// The claims the pod makes no dearer come first, in creation order:
+	// they are tried as they are found, most pods joining one of them.
+	// The others are ranked.
+	ranked := s.scratch.ranked[:0]
+	defer func() { s.scratch.ranked = ranked[:0] }()
+	for i, c := range claims {
+		if len(answers) > 0 && c.excludes(answers) {
+			continue
+		}
+		switch extra := c.extraPrice(p, s); {
+		case extra == 0:
+			if try(i) {
+				return nil
+			}
+		case !math.IsInf(extra, 1) || why:
+			// A claim no option of which would hold the pod is only
+			// asked, to say why it refuses, when reasons are wanted.
+			ranked = append(ranked, rankedClaim{extra: extra, index: i})
+		}
+	}
+	fresh := s.newClaimPrice(p)
+	// A new claim is most often cheaper than the cheapest of the others,
+	// which are then sorted only if it is refused.
+	sorted := len(ranked) == 0
+	if !sorted && slices.MinFunc(ranked, compareRanked).extra <= fresh {
+		slices.SortFunc(ranked, compareRanked)
+		sorted = true
+	}
+	triedNew := false
+	var newErr error
+	for k := 0; k < len(ranked); k++ {
+		if !triedNew && ranked[k].extra > fresh {
+			triedNew = true
+			if newErr = s.addNewClaim(p, why, a); newErr == nil {
+				return nil
+			}
+			if !sorted {
+				slices.SortFunc(ranked, compareRanked)
+				sorted = true
+			}
+		}
+		if try(ranked[k].index) {
+			return nil
+		}
+	}
+	if triedNew {
+		return newErr
+	}
+	return s.addNewClaim(p, why, a)
+}
+
+// extraPrice is how much dearer the pod makes the cheapest option that
+// holds the claim's requests, by the cheapest offering the claim's
+// requirements allow of each, +Inf when no option would hold it. It is
+// an estimate, used to order the claims: the launch prefers capacity
+// types in launch order before price.
+func (c *claim) extraPrice(p *podInfo, s *solver) float64 {
+	if c.cheapest < 0 {
+		c.priceCheapest(&s.scratch)
+	}
+	if c.cheapest == len(c.options) {
+		return math.Inf(1)
+	}
+	if p.requests.Fits(c.slack) {
+		return 0
+	}
+	// Pods of one workload ask for the same: the answer for the last
+	// pod holds until the claim changes.
+	if c.extra.valid && c.extra.requests.Equal(p.requests) {
+		return c.extra.price
+	}
+	price := c.extraPriceScan(p)
+	c.extra.valid, c.extra.requests, c.extra.price = true, p.requests, price
+	return price
+}
+
+// extraPriceScan is extraPrice for a pod the claim's slack does not hold:
+// the cheapest option that would hold it, less the claim's price now.
+func (c *claim) extraPriceScan(p *podInfo) float64 {
+	after := c.requests.Add(p.requests)
+	current, next := c.prices[c.options[c.cheapest].index], math.Inf(1)
+	for _, o := range c.options[c.cheapest+1:] {
+		if after.Fits(o.room) {
+			next = min(next, c.prices[o.index])
+			if c.poolOrder {
+				break
+			}
+		}
+	}
+	if !c.poolOrder {
+		// Cheaper options may come before the current one.
+		for _, o := range c.options[:c.cheapest] {
+			if after.Fits(o.room) {
+				next = min(next, c.prices[o.index])
+			}
+		}
+	}
+	return max(0, next-current)
+}
+
+// priceCheapest works out the claim's prices under its requirements and
+// its cheapest option that holds its requests, which stays the cheapest
+// until a pod joins (commit) or stale options go (settle).
+func (c *claim) priceCheapest(scratch *scratchSpace) {
+	c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
+	c.cheapest, c.extra.valid = len(c.options), false
+	for i, o := range c.options {
+		if c.requests.Fits(o.room) && (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) {
+			c.cheapest, c.slack = i, o.room.Sub(c.requests)
+			if c.poolOrder {
+				break
+			}
+		}
+	}
+	c.floor = math.Inf(1)
+	if c.cheapest < len(c.options) {
+		c.floor = c.prices[c.options[c.cheapest].index]
+	}
+	// A claim sized for its target type counts the target's room as paid
+	// for while the target still holds its pods.
+	if t := c.target; t != nil && c.requests.Fits(t.room) && c.prices[t.index] > c.floor {
+		if i, ok := slices.BinarySearchFunc(c.options, t.index, func(o *typeOption, index int) int { return cmp.Compare(o.index, index) }); ok {
+			c.cheapest, c.slack = i, t.room.Sub(c.requests)
+		}
+	}
+}
+
+// efficientOption is the claim's option that holds the pod at the lowest
+// price per share of it the pod uses (its largest share of any resource),
+// ties going to the earlier: the type a node of pods like it packs most
+// cheaply, rather than the cheapest that holds it alone.
+func (c *claim) efficientOption(p *podInfo, scratch *scratchSpace) *typeOption {
+	prices, _ := c.tmpl.pricesUnder(c.requirements, scratch)
+	var best *typeOption
+	bestRate := math.Inf(1)
+	for _, o := range c.options {
+		if !p.requests.Fits(o.room) {
+			continue
+		}
+		share := 0.0
+		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
+			if room := o.room.Slot(slot); room > 0 {
+				share = max(share, float64(p.requests.Slot(slot))/float64(room))
+			}
+		}
+		if rate := prices[o.index] * share; rate < bestRate {
+			best, bestRate = o, rate
+		}
+	}
+	return best
+}
+
+// pricesUnder returns, by option index, the price of each of the pool's
+// options under the requirements (its cheapest offering they allow, +Inf
+// for none), worked out once per distinct offering filter, and whether
+// the prices rise with the index, as the pool's own do: a scan for the
+// cheapest option may then stop at the first that fits.
+func (t *template) pricesUnder(reqs requirements.Requirements, scratch *scratchSpace) ([]float64, bool) {
+	key := appendOfferingSignature(scratch.signature[:0], reqs)
+	scratch.signature = key
+	if t.prices == nil {
+		t.prices = map[string]optionPrices{}
+	}
+	prices, ok := t.prices[string(key)]
+	if !ok {
+		prices = optionPrices{byIndex: make([]float64, len(t.options)), rising: true}
+		for _, p := range priceOptions(t.options, reqs, true) {
+			prices.byIndex[p.option.index] = p.cheapest
+		}
+		for i := 1; i < len(prices.byIndex); i++ {
+			prices.rising = prices.rising && prices.byIndex[i-1] <= prices.byIndex[i]
+		}
+		t.prices[string(key)] = prices
+	}
+	return prices.byIndex, prices.rising
+}
+
+// optionPrices are a pool's options' prices under one offering filter.
+type optionPrices struct {
+	byIndex []float64
+	rising  bool
+}
+
+// newClaimPrice is what a new node for the pod alone costs: the cheapest
+// option that holds it, under the pod's and the pool's requirements, in
+// the first NodePool that can launch anything; +Inf when none can.
+func (s *solver) newClaimPrice(p *podInfo) float64 {
+	for _, t := range s.templates {
+		if t.refused != "" {
+			continue
+		}
+		reqs := t.requirements
+		for _, key := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID} {
+			if _, ok := p.reqs.Lookup(key); ok {
+				if t.requirements.CompatibleFast(p.reqs, t.undefined) {
+					reqs = t.requirements.Intersect(p.reqs)
+				}
+				break
+			}
+		}
+		prices, poolOrder := t.pricesUnder(reqs, &s.scratch)
+		cheapest := math.Inf(1)
+		for _, o := range t.options {
+			if p.requests.Fits(o.room) {
+				cheapest = min(cheapest, prices[o.index])
+				if poolOrder {
+					break
+				}
+			}
+		}
+		return cheapest
+	}
+	return math.Inf(1)
+}
