@@ -62,6 +62,10 @@ func LoadWith(paths []string, streams ...Stream) (*Set, error) {
 type Input struct {
 	Path   string
 	Stream Stream
+	// Reader, when not nil, is read in place of Stream.Data, as
+	// LoadReader reads it, named Stream.Name: standard input is decoded
+	// as it arrives.
+	Reader io.Reader
 }
 
 // LoadInputs reads the inputs in the order given, files and folders as Load
@@ -71,7 +75,11 @@ type Input struct {
 func LoadInputs(inputs ...Input) (*Set, error) {
 	l := newLoader()
 	for _, in := range inputs {
-		if in.Path == "" {
+		switch {
+		case in.Path == "" && in.Reader != nil:
+			l.decodeReader(in.Stream.Name, in.Reader, 0)
+			continue
+		case in.Path == "":
 			l.decodeStream(in.Stream.Name, in.Stream.Data)
 			continue
 		}
