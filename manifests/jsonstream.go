@@ -269,7 +269,7 @@ func (l *loader) streamList(j *jsonReader, doc document) bool {
 // the workers as it reads them, and returns them once the array is read;
 // nil means the array is not one of objects, or is empty.
 func (l *loader) streamItems(j *jsonReader, doc document) *items {
-	p := l.startItems(doc, "", "")
+	p := l.startItems(doc, "", "", true)
 	j.pos++
 	for j.space() && j.buf[j.pos] == '{' {
 		start, end, ok := j.next()

@@ -46,7 +46,7 @@ func TestJSONStreamMatchesReference(t *testing.T) {
 	for name, data := range inputs {
 		reference := decodeWith(t, name, data, func(l *loader) { l.reference, l.listItems = true, 1 })
 		for _, chunk := range []int{1, 7, 300, 0} {
-			for _, workers := range []int{1, 3} {
+			for _, workers := range []int{1, 3, 0} {
 				got := decodeWith(t, name, data, func(l *loader) { l.workers, l.readChunk, l.listItems = workers, chunk, 1 })
 				if got != reference {
 					t.Errorf("%s in %d-byte buffers on %d workers differs from the reference:\n%s", name, chunk, workers, firstDifference(got, reference))

@@ -55,7 +55,7 @@ func (l *loader) decodeListDocument(doc document) bool {
 	if !l.admit(doc.src, len(items)) {
 		return true
 	}
-	p := l.startItems(doc, apiVersion, itemKind)
+	p := l.startItems(doc, apiVersion, itemKind, false)
 	for _, item := range items {
 		p.submit(item)
 	}
@@ -69,9 +69,7 @@ func (l *loader) decodeListDocument(doc document) bool {
 
 // addItems adds a List's decoded items to the loader.
 func (l *loader) addItems(p *items) {
-	into := l.child()
-	p.into(into)
-	l.absorb(into)
+	l.absorb(p.into)
 	l.listItems += p.n
 }
 
@@ -97,21 +95,24 @@ func parseQuiet(data []byte, isJSON bool) (map[string]any, bool) {
 const listWindow = 16
 
 // items decodes the items of one List on GOMAXPROCS workers as they are
-// submitted, and keeps the results in item order. A stream that meets the
-// List's apiVersion and kind only after its items (kubectl prints them
-// last) submits them with none, and redo decodes again, once the List is
-// read, the items that lacked their own.
+// submitted, and adds the results to a loader of its own in item order. A
+// stream that meets the List's apiVersion and kind only after its items
+// (kubectl prints them last) submits them as provisional: from the first
+// item that lacks its own apiVersion or kind on, the results are held, and
+// redo decodes those items again once the List is read.
 type items struct {
-	l          *loader
-	doc        document
-	apiVersion string
-	itemKind   string
+	l           *loader
+	doc         document
+	apiVersion  string
+	itemKind    string
+	provisional bool
 
 	jobs    chan itemJob
 	pending chan chan itemResult
 	done    chan struct{}
 	n       int
-	results []itemResult
+	into    *loader
+	held    []itemResult
 	// abandon is set once an item could not be parsed: the List then goes
 	// down the whole-document path, and the rest need not be decoded.
 	abandon atomic.Bool
@@ -128,17 +129,19 @@ type itemJob struct {
 // apiVersion and kind, so that a typed List's would change how it decodes.
 type itemResult struct {
 	loader    *loader
+	index     int
 	data      []byte
 	lacksType bool
 }
 
-func (l *loader) startItems(doc document, apiVersion, itemKind string) *items {
+func (l *loader) startItems(doc document, apiVersion, itemKind string, provisional bool) *items {
 	workers := l.workerCount()
 	p := &items{
-		l: l, doc: doc, apiVersion: apiVersion, itemKind: itemKind,
+		l: l, doc: doc, apiVersion: apiVersion, itemKind: itemKind, provisional: provisional,
 		jobs:    make(chan itemJob, workers),
 		pending: make(chan chan itemResult, workers*listWindow),
 		done:    make(chan struct{}),
+		into:    l.child(),
 	}
 	for range workers {
 		go func() {
@@ -153,11 +156,15 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string) *items {
 	}
 	go func() {
 		for out := range p.pending {
-			r := <-out
-			if r.loader == nil {
+			switch r := <-out; {
+			case r.loader == nil:
 				p.abandon.Store(true)
+			case p.abandon.Load():
+			case len(p.held) > 0 || p.provisional && r.lacksType:
+				p.held = append(p.held, r)
+			default:
+				p.into.absorb(r.loader)
 			}
-			p.results = append(p.results, r)
 		}
 		close(p.done)
 	}()
@@ -182,27 +189,20 @@ func (p *items) finish() bool {
 	return !p.abandon.Load()
 }
 
-// redo decodes again, with the List's apiVersion and item kind, the items
-// that may lack their own; the others decode the same either way.
+// redo decodes again, with the List's apiVersion and item kind, the held
+// items that may lack their own (the others decode the same either way),
+// and adds the held items; false means one could not be parsed.
 func (p *items) redo(apiVersion, itemKind string) bool {
-	if apiVersion == p.apiVersion && itemKind == p.itemKind {
-		return true
-	}
-	for i, r := range p.results {
-		if r.lacksType {
-			if p.results[i] = p.l.decodeItem(p.doc, itemJob{index: i, data: r.data}, apiVersion, itemKind); p.results[i].loader == nil {
+	for _, r := range p.held {
+		if r.lacksType && (apiVersion != p.apiVersion || itemKind != p.itemKind) {
+			if r = p.l.decodeItem(p.doc, itemJob{index: r.index, data: r.data}, apiVersion, itemKind); r.loader == nil {
 				return false
 			}
 		}
+		p.into.absorb(r.loader)
 	}
+	p.held = nil
 	return true
-}
-
-// into adds the decoded items to a loader, in item order.
-func (p *items) into(into *loader) {
-	for _, r := range p.results {
-		into.absorb(r.loader)
-	}
 }
 
 func (l *loader) workerCount() int {
@@ -262,7 +262,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 func (l *loader) decodeTree(src Source, data []byte, obj map[string]any, apiVersion, itemKind string) itemResult {
 	lacksType := stringField(obj, "apiVersion") == "" || stringField(obj, "kind") == ""
 	l.decodeObject(src, obj, apiVersion, itemKind, 1)
-	return itemResult{loader: l, data: data, lacksType: lacksType}
+	return itemResult{loader: l, index: src.Item - 1, data: data, lacksType: lacksType}
 }
 
 // child returns an empty loader with l's settings, whose results absorb
