@@ -97,3 +97,28 @@ func ExampleLoadReader() {
 	// 1 <nil>
 	// <stdin>:1 item 1
 }
+
+// FuzzJSONStream holds the streaming reader, in small buffers, against the
+// whole-stream reference on arbitrary JSON (managedFields aside, whose
+// syntax errors the lean pass does not see).
+func FuzzJSONStream(f *testing.F) {
+	for _, s := range jsonStreams {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !bytes.Contains(data, []byte("items")) || bytes.Contains(data, []byte("managedFields")) {
+			t.Skip()
+		}
+		summary := func(setup func(*loader)) string {
+			l := newLoader()
+			setup(l)
+			l.decodeStream("fuzz.json", data)
+			set, err := l.done()
+			return fmt.Sprintf("%v %d pods %d nodes %d warnings", err, len(set.Pods), len(set.Nodes), len(set.Warnings))
+		}
+		want := summary(func(l *loader) { l.reference = true })
+		if got := summary(func(l *loader) { l.readChunk, l.workers = 5, 2 }); got != want {
+			t.Fatalf("the stream decodes\n%q\nwith %s; the reference with %s", data, got, want)
+		}
+	})
+}
