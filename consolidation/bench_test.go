@@ -14,6 +14,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/internal/clusterdump"
 	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -126,9 +127,11 @@ func BenchmarkEvaluate(b *testing.B) {
 			c := benchCluster(n, 1)
 			var d Decision
 			b.ReportAllocs()
+			cpu := clusterdump.CPUTime()
 			for b.Loop() {
 				d = Evaluate(c, now, Options{})
 			}
+			b.ReportMetric((clusterdump.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			if len(d.Commands) != 0 {
 				b.Fatalf("the packed cluster should have nothing to do, got %v", summary(d))
 			}

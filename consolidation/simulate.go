@@ -104,7 +104,7 @@ func newSimulator(e *evaluation) *simulator {
 		s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: pr.np, InstanceTypes: pr.catalog})
 	}
 	// Every simulation passes the same *Node of a destination, unchanged.
-	s.prepared.RememberNodeLabels()
+	s.prepared.RememberNodes()
 	for _, n := range e.nodes {
 		if n.in.Node != nil {
 			s.addNode(e, n)

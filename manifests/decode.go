@@ -44,6 +44,9 @@ type loader struct {
 	// blockDocumentToJSON, strict decoding), for tests that hold them
 	// against the reference path: a YAML parser, a tree, decodeTyped.
 	reference bool
+	// readChunk, when not 0, is the size of the buffers a JSON stream is
+	// read into, for tests that cut items across buffers.
+	readChunk int
 	// listItems counts the items decoded item by item.
 	listItems int
 	// strings holds one copy of the strings decoded objects repeat.

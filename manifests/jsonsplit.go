@@ -3,13 +3,11 @@ package manifests
 // Cutting JSON without decoding it: a List into its items, a stream into
 // its values, an object into its members.
 
-// jsonMember locates one member of a JSON object: data[key:colon] is the
-// quoted key (white space after it included), data[value:end] the value.
-type jsonMember struct{ key, colon, value, end int }
-
-// jsonStop marks the bytes skipValue stops at inside a collection, and
-// jsonPlainEnd those that end a number or literal.
-var jsonStop, jsonPlainEnd [256]bool
+// jsonStop marks the bytes skipValue stops at inside a collection,
+// jsonPlainEnd those that end a number or literal, and jsonPlain the bytes
+// of numbers and literals (and of anything else that is not punctuation, a
+// quote or white space).
+var jsonStop, jsonPlainEnd, jsonPlain [256]bool
 
 // splitJSONList cuts the JSON List object data starts with into its items
 // and an object of its other members, in one pass, and returns where the
@@ -58,45 +56,6 @@ func splitJSONList(data []byte) (header []byte, items [][]byte, end int, ok bool
 	return nil, nil, 0, false
 }
 
-// jsonMembers lists the members of the JSON object data. It checks the
-// object's own punctuation; each key and value is checked where it is
-// parsed.
-func jsonMembers(data []byte) ([]jsonMember, bool) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, false
-	}
-	var members []jsonMember
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return nil, true
-	}
-	for i < len(data) && data[i] == '"' {
-		m := jsonMember{key: i}
-		i = skipString(data, i)
-		m.colon = i
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != ':' {
-			return nil, false
-		}
-		m.value = skipSpace(data, i+1)
-		m.end = skipValue(data, m.value)
-		if m.end == m.value {
-			return nil, false
-		}
-		members = append(members, m)
-		i = skipSpace(data, m.end)
-		if i < len(data) && data[i] == '}' {
-			return members, true
-		}
-		if i >= len(data) || data[i] != ',' {
-			return nil, false
-		}
-		i = skipSpace(data, i+1)
-	}
-	return nil, false
-}
-
 // jsonElements returns the elements of the JSON array at data[i:], each an
 // object, and the index after it, checking the array's own punctuation.
 func jsonElements(data []byte, i int) ([][]byte, int, bool) {
@@ -136,6 +95,9 @@ func init() {
 	}
 	for _, c := range []byte(",}] \t\r\n") {
 		jsonPlainEnd[c] = true
+	}
+	for c := range jsonPlain {
+		jsonPlain[c] = !jsonStop[c] && !jsonPlainEnd[c] && c != ':'
 	}
 }
 

@@ -55,14 +55,22 @@ func (l *loader) decodeListDocument(doc document) bool {
 	if !l.admit(doc.src, len(items)) {
 		return true
 	}
-	into := l.child()
-	if !l.decodeItems(into, doc, items, apiVersion, itemKind) {
+	p := l.startItems(doc, apiVersion, itemKind, false)
+	for _, item := range items {
+		p.submit(item)
+	}
+	if !p.finish() {
 		l.objects -= len(items)
 		return false
 	}
-	l.absorb(into)
-	l.listItems += len(items)
+	l.addItems(p)
 	return true
+}
+
+// addItems adds a List's decoded items to the loader.
+func (l *loader) addItems(p *items) {
+	l.absorb(p.into)
+	l.listItems += p.n
 }
 
 // parseQuiet parses a small document into a tree, reporting nothing: the
@@ -86,50 +94,115 @@ func parseQuiet(data []byte, isJSON bool) (map[string]any, bool) {
 // item being added to the Set.
 const listWindow = 16
 
+// items decodes the items of one List on GOMAXPROCS workers as they are
+// submitted, and adds the results to a loader of its own in item order. A
+// stream that meets the List's apiVersion and kind only after its items
+// (kubectl prints them last) submits them as provisional: from the first
+// item that lacks its own apiVersion or kind on, the results are held, and
+// redo decodes those items again once the List is read.
+type items struct {
+	l           *loader
+	doc         document
+	apiVersion  string
+	itemKind    string
+	provisional bool
+
+	jobs    chan itemJob
+	pending chan chan itemResult
+	done    chan struct{}
+	n       int
+	into    *loader
+	held    []itemResult
+	// abandon is set once an item could not be parsed: the List then goes
+	// down the whole-document path, and the rest need not be decoded.
+	abandon atomic.Bool
+}
+
 type itemJob struct {
 	index int
 	data  []byte
-	out   chan *loader
+	out   chan itemResult
 }
 
-// decodeItems decodes the items of a List into the loader into, in order, in parallel,
-// and reports whether every item could be cut and parsed.
-func (l *loader) decodeItems(into *loader, doc document, items [][]byte, apiVersion, itemKind string) bool {
-	workers := min(l.workerCount(), len(items))
-	jobs := make(chan itemJob, workers)
-	pending := make(chan chan *loader, workers*listWindow)
-	var abandon atomic.Bool
-	go func() {
-		for i, item := range items {
-			out := make(chan *loader, 1)
-			pending <- out
-			jobs <- itemJob{index: i, data: item, out: out}
-		}
-		close(jobs)
-		close(pending)
-	}()
+// itemResult is one decoded item; loader is nil when the item could not be
+// parsed as an object. lacksType is set when the item may not name its own
+// apiVersion and kind, so that a typed List's would change how it decodes.
+type itemResult struct {
+	loader    *loader
+	index     int
+	data      []byte
+	lacksType bool
+}
+
+func (l *loader) startItems(doc document, apiVersion, itemKind string, provisional bool) *items {
+	workers := l.workerCount()
+	p := &items{
+		l: l, doc: doc, apiVersion: apiVersion, itemKind: itemKind, provisional: provisional,
+		jobs:    make(chan itemJob, workers),
+		pending: make(chan chan itemResult, workers*listWindow),
+		done:    make(chan struct{}),
+		into:    l.child(),
+	}
 	for range workers {
 		go func() {
-			for job := range jobs {
-				if abandon.Load() {
-					job.out <- nil
+			for job := range p.jobs {
+				if p.abandon.Load() {
+					job.out <- itemResult{}
 					continue
 				}
-				job.out <- l.decodeItem(doc, job, apiVersion, itemKind)
+				job.out <- l.decodeItem(doc, job, p.apiVersion, p.itemKind)
 			}
 		}()
 	}
-	for out := range pending {
-		item := <-out
-		if item == nil {
-			abandon.Store(true)
-			continue
+	go func() {
+		for out := range p.pending {
+			switch r := <-out; {
+			case r.loader == nil:
+				p.abandon.Store(true)
+			case p.abandon.Load():
+			case len(p.held) > 0 || p.provisional && r.lacksType:
+				p.held = append(p.held, r)
+			default:
+				p.into.absorb(r.loader)
+			}
 		}
-		if !abandon.Load() {
-			into.absorb(item)
+		close(p.done)
+	}()
+	return p
+}
+
+// submit queues the next item; it blocks while the workers are a window
+// behind.
+func (p *items) submit(data []byte) {
+	out := make(chan itemResult, 1)
+	p.pending <- out
+	p.jobs <- itemJob{index: p.n, data: data, out: out}
+	p.n++
+}
+
+// finish waits for the items submitted and reports whether every one could
+// be parsed.
+func (p *items) finish() bool {
+	close(p.jobs)
+	close(p.pending)
+	<-p.done
+	return !p.abandon.Load()
+}
+
+// redo decodes again, with the List's apiVersion and item kind, the held
+// items that may lack their own (the others decode the same either way),
+// and adds the held items; false means one could not be parsed.
+func (p *items) redo(apiVersion, itemKind string) bool {
+	for _, r := range p.held {
+		if r.lacksType && (apiVersion != p.apiVersion || itemKind != p.itemKind) {
+			if r = p.l.decodeItem(p.doc, itemJob{index: r.index, data: r.data}, apiVersion, itemKind); r.loader == nil {
+				return false
+			}
 		}
+		p.into.absorb(r.loader)
 	}
-	return !abandon.Load()
+	p.held = nil
+	return true
 }
 
 func (l *loader) workerCount() int {
@@ -146,49 +219,57 @@ func (l *loader) workerCount() int {
 // that does not decode) goes straight from its JSON to its Go type; any
 // other item is decoded through a tree, as whole documents are, so that
 // every message is the same.
-func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind string) *loader {
+func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind string) itemResult {
 	src := doc.src
 	src.Item = job.index + 1
 	item := l.child()
 	var j []byte
 	var version, kind string
 	if doc.json {
-		j, version, kind = stripManagedFieldsJSON(job.data)
+		var ok bool
+		if j, version, kind, ok = leanJSON(job.data); !ok {
+			j = job.data
+		}
 	} else {
 		var ok bool
 		if j, version, kind, ok = blockYAMLToJSON(job.data); !ok {
 			var err error
 			if j, err = yaml.YAMLToJSONStrict(stripManagedFieldsYAML(job.data)); err != nil {
-				return nil
+				return itemResult{}
 			}
 			var seq []any
 			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
-				return nil
+				return itemResult{}
 			}
 			obj, _ := seq[0].(map[string]any)
 			if obj == nil {
-				return nil
+				return itemResult{}
 			}
-			item.decodeObject(src, obj, apiVersion, itemKind, 1)
-			return item
+			return item.decodeTree(src, job.data, obj, apiVersion, itemKind)
 		}
 	}
 	if item.decodeStrict(src, j, version, kind) {
-		return item
+		return itemResult{loader: item}
 	}
 	var obj map[string]any
 	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil || obj == nil {
-		return nil
+		return itemResult{}
 	}
-	item.decodeObject(src, obj, apiVersion, itemKind, 1)
-	return item
+	return item.decodeTree(src, job.data, obj, apiVersion, itemKind)
+}
+
+// decodeTree decodes one List item's tree into the loader.
+func (l *loader) decodeTree(src Source, data []byte, obj map[string]any, apiVersion, itemKind string) itemResult {
+	lacksType := stringField(obj, "apiVersion") == "" || stringField(obj, "kind") == ""
+	l.decodeObject(src, obj, apiVersion, itemKind, 1)
+	return itemResult{loader: l, index: src.Item - 1, data: data, lacksType: lacksType}
 }
 
 // child returns an empty loader with l's settings, whose results absorb
 // adds to l. It interns no strings: the loader at the root does, once.
 func (l *loader) child() *loader {
 	c := &loader{set: &Set{}}
-	c.part, c.limits, c.workers, c.reference = l.part, l.limits, l.workers, l.reference
+	c.part, c.limits, c.workers, c.reference, c.readChunk = l.part, l.limits, l.workers, l.reference, l.readChunk
 	return c
 }
 

@@ -89,7 +89,7 @@ func listInputs(t *testing.T) map[string][]byte {
 func TestListPathMatchesWholeDocuments(t *testing.T) {
 	for name, data := range listInputs(t) {
 		whole := decodeWith(t, name, data, func(l *loader) { l.reference = true })
-		for _, workers := range []int{1, 2, 5} {
+		for _, workers := range []int{1, 2, 5, 0} { // 0: GOMAXPROCS
 			got := decodeWith(t, name, data, func(l *loader) { l.workers = workers })
 			if got != whole {
 				t.Errorf("%s with %d workers differs from the whole document:\n%s", name, workers, firstDifference(got, whole))
@@ -113,7 +113,7 @@ func TestDocumentsMatchReference(t *testing.T) {
 	}
 	for name, data := range inputs {
 		reference := decodeWith(t, name, data, func(l *loader) { l.reference, l.listItems = true, 1 })
-		for _, workers := range []int{1, 2, 5} {
+		for _, workers := range []int{1, 2, 5, 0} { // 0: GOMAXPROCS
 			got := decodeWith(t, name, data, func(l *loader) { l.workers, l.listItems = workers, 1 })
 			if got != reference {
 				t.Errorf("%s with %d workers differs from the reference path:\n%s", name, workers, firstDifference(got, reference))

@@ -62,6 +62,10 @@ func LoadWith(paths []string, streams ...Stream) (*Set, error) {
 type Input struct {
 	Path   string
 	Stream Stream
+	// Reader, when not nil, is read in place of Stream.Data, as
+	// LoadReader reads it, named Stream.Name: standard input is decoded
+	// as it arrives.
+	Reader io.Reader
 }
 
 // LoadInputs reads the inputs in the order given, files and folders as Load
@@ -71,7 +75,11 @@ type Input struct {
 func LoadInputs(inputs ...Input) (*Set, error) {
 	l := newLoader()
 	for _, in := range inputs {
-		if in.Path == "" {
+		switch {
+		case in.Path == "" && in.Reader != nil:
+			l.decodeReader(in.Stream.Name, in.Reader, 0)
+			continue
+		case in.Path == "":
 			l.decodeStream(in.Stream.Name, in.Stream.Data)
 			continue
 		}
@@ -169,10 +177,6 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 
 // decodeStream decodes every document of one stream held in memory.
 func (l *loader) decodeStream(file string, data []byte) {
-	if trimmed := bytes.TrimPrefix(data, utf8BOM); isJSON(file, trimmed) && !l.tooLarge(file, int64(len(data))) {
-		l.decodeJSON(file, trimmed)
-		return
-	}
 	l.decodeReader(file, bytes.NewReader(data), int64(len(data)))
 }
 
@@ -202,8 +206,9 @@ func documentMarker(line []byte) (bool, []byte) {
 	return false, nil
 }
 
-// splitJSON cuts a stream of concatenated JSON values.
-func (l *loader) splitJSON(file string, data []byte) []document {
+// splitJSON cuts a stream of concatenated JSON values, the rest of a
+// stream after before values, data starting on line first.
+func (l *loader) splitJSON(file string, data []byte, before, first int) []document {
 	var docs []document
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
@@ -214,12 +219,12 @@ func (l *loader) splitJSON(file string, data []byte) []document {
 			return docs
 		}
 		offset := start + int64(len(data[start:])-len(bytes.TrimLeft(data[start:], " \t\r\n")))
-		line := 1 + bytes.Count(data[:offset], []byte("\n"))
-		src := Source{File: file, Document: len(docs) + 1, Line: line}
+		line := first + bytes.Count(data[:offset], []byte("\n"))
+		src := Source{File: file, Document: before + len(docs) + 1, Line: line}
 		if err != nil {
 			var syntax *json.SyntaxError
 			if errors.As(err, &syntax) {
-				line = 1 + bytes.Count(data[:min(int(syntax.Offset), len(data))], []byte("\n"))
+				line = first + bytes.Count(data[:min(int(syntax.Offset), len(data))], []byte("\n"))
 			}
 			l.fail(src, "", "", ErrMalformed, fmt.Sprintf("document %d: line %d: %s", src.Document, line, strings.TrimPrefix(err.Error(), "json: ")))
 			return docs

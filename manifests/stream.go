@@ -35,14 +35,7 @@ func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
 		l.fail(Source{File: file}, "", "", ErrRead, err.Error())
 		return
 	} else if json {
-		buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, l.limits.maxBytes())+bytes.MinRead))
-		if _, err := buf.ReadFrom(br); err != nil {
-			l.fail(Source{File: file}, "", "", ErrRead, err.Error())
-			return
-		}
-		if !l.tooLarge(file, int64(buf.Len())) {
-			l.decodeJSON(file, buf.Bytes())
-		}
+		l.decodeJSONReader(file, br)
 		return
 	}
 	docs := &yamlReader{r: br, file: file, hint: sizeHint}
@@ -163,20 +156,22 @@ func (l *loader) decodeWholeDocument(doc document) *loader {
 	return c
 }
 
-// decodeJSON decodes a stream of JSON values, cutting one value at a time:
-// a List is cut into its items in the same pass and checked as they are
-// decoded; any other value is checked before it is decoded. A syntax error
-// is reported as the whole-stream decoder reports it, before the problems
-// of the values before it, and ends the stream.
-func (l *loader) decodeJSON(file string, data []byte) {
-	mark := len(l.errs)
+// decodeJSONFrom decodes the rest of a stream of JSON values, held in
+// memory, after the values it has before (line is the line data starts
+// on), cutting one value at a time: a List is cut into its items in the
+// same pass and checked as they are decoded; any other value is checked
+// before it is decoded. A syntax error is reported as the whole-stream
+// decoder reports it, before the problems of the values before it (those
+// from the error mark on), and ends the stream.
+func (l *loader) decodeJSONFrom(file string, data []byte, mark, before, line int) {
+	first := line
 	syntaxError := func() {
-		before := len(l.errs)
-		l.splitJSON(file, data)
-		syntax := slices.Clone(l.errs[before:])
-		l.errs = slices.Insert(l.errs[:before], mark, syntax...)
+		at := len(l.errs)
+		l.splitJSON(file, data, before, first)
+		syntax := slices.Clone(l.errs[at:])
+		l.errs = slices.Insert(l.errs[:at], mark, syntax...)
 	}
-	line, counted, values := 1, 0, 0
+	counted, values := 0, before
 	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {
 		line += bytes.Count(data[counted:i], []byte("\n"))
 		counted = i

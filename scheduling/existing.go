@@ -31,7 +31,7 @@ type existingNode struct {
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
 // initialized nodes first, then by name. The warnings name the bound pods
 // whose requests could not be read.
-func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) ([]*existingNode, []string) {
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]*nodeBase) ([]*existingNode, []string) {
 	out := make([]*existingNode, 0, len(nodes))
 	var warnings []string
 	for _, n := range nodes {
@@ -50,26 +50,51 @@ func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known ma
 	return out, warnings
 }
 
-func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]requirements.Requirements) (*existingNode, []string) {
-	e := &existingNode{node: n, taints: n.Taints, labels: nodeRequirements(n, known), volumes: volumeUsage{}}
+func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node]*nodeBase) (*existingNode, []string) {
+	b := readNode(n, daemons, known)
+	// hostPorts is clipped so that the ports of pods placed here are
+	// appended to a copy.
+	e := &existingNode{node: n, taints: b.taints, labels: b.labels, room: b.room, hostPorts: slices.Clip(b.hostPorts), volumes: volumeUsage{}}
+	for _, p := range n.Pods {
+		if _, uses, err := vols.forPod(p); err == nil {
+			e.volumes.add(uses)
+		}
+	}
+	return e, b.warnings
+}
+
+// nodeBase is what a solve reads from an existing node before it places
+// any pod there, but its volumes: the same in every solve over one *Node
+// with the same DaemonSets, so that a Prepared remembering nodes reads it
+// once (reading every bound pod's requests again in each of the hundreds
+// of solves of a consolidation was most of their cost).
+type nodeBase struct {
+	taints    []corev1.Taint
+	labels    requirements.Requirements
+	room      resources.Vector
+	hostPorts []hostPort
+	warnings  []string
+}
+
+func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase {
+	if b, ok := known[n]; ok {
+		return b
+	}
+	b := &nodeBase{taints: n.Taints, labels: nodeRequirements(n)}
 	if !n.Initialized {
-		e.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
+		b.taints = withoutTaints(withoutTaints(n.Taints, ephemeralTaints), n.StartupTaints)
 	}
 	var bound, boundDaemons resources.Vector
-	var warnings []string
 	for _, p := range n.Pods {
 		requests, err := resources.BoundRequests(p)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("node %s: bound pod %s: %v; counted as one pod without requests", n.Name, apis.PodKey(p), err))
+			b.warnings = append(b.warnings, fmt.Sprintf("node %s: bound pod %s: %v; counted as one pod without requests", n.Name, apis.PodKey(p), err))
 		}
 		bound = bound.Add(requests)
 		if apis.IsDaemonSetPod(p) {
 			boundDaemons = boundDaemons.Add(requests)
 		}
-		e.hostPorts = append(e.hostPorts, podHostPorts(p)...)
-		if _, uses, err := vols.forPod(p); err == nil {
-			e.volumes.add(uses)
-		}
+		b.hostPorts = append(b.hostPorts, podHostPorts(p)...)
 	}
 	// DaemonSet pods that would run here but are not bound yet still need
 	// their room, as far as their requests exceed what is bound.
@@ -79,14 +104,17 @@ func newExistingNode(n *Node, daemons []*podInfo, vols *volumes, known map[*Node
 			continue
 		}
 		if slices.ContainsFunc(d.daemonReqs(), func(reqs requirements.Requirements) bool {
-			return e.labels.CompatibleFast(reqs, requirements.DenyUndefined)
+			return b.labels.CompatibleFast(reqs, requirements.DenyUndefined)
 		}) {
 			expected = expected.Add(d.requests)
 		}
 	}
 	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
-	e.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
-	return e, warnings
+	b.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
+	if known != nil {
+		known[n] = b
+	}
+	return b
 }
 
 // tryAdd binds the pod to the node if evaluate passes it.
@@ -160,10 +188,7 @@ func (e *existingNode) volumeLimitsExceeded(p *podInfo) error {
 
 // nodeRequirements are the node's labels as requirements, read from known
 // when it holds them; a non-nil known remembers them.
-func nodeRequirements(n *Node, known map[*Node]requirements.Requirements) requirements.Requirements {
-	if r, ok := known[n]; ok {
-		return r
-	}
+func nodeRequirements(n *Node) requirements.Requirements {
 	labels := n.Labels
 	if _, ok := labels[apis.LabelHostname]; !ok {
 		// The kubelet sets the hostname label; until it does, the node's
@@ -174,9 +199,5 @@ func nodeRequirements(n *Node, known map[*Node]requirements.Requirements) requir
 		}
 		labels[apis.LabelHostname] = n.Name
 	}
-	r := requirements.FromLabels(labels)
-	if known != nil {
-		known[n] = r
-	}
-	return r
+	return requirements.FromLabels(labels)
 }

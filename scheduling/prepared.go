@@ -2,8 +2,6 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/karpsim/karpsim/requirements"
 )
 
 // Prepared is a set of NodePools and DaemonSets compiled once, for callers
@@ -16,24 +14,25 @@ type Prepared struct {
 	daemons   []*podInfo
 	templates []*template
 	opts      Options
-	// nodeLabels holds each node's labels as requirements, by pointer,
-	// once RememberNodeLabels was called.
-	nodeLabels map[*Node]requirements.Requirements
+	// nodes holds what each node offers before any pod is placed, by
+	// pointer, once RememberNodes was called.
+	nodes map[*Node]*nodeBase
 }
 
-// RememberNodeLabels makes the solves that follow read each Node's labels
-// once, remembering them by pointer: for a caller that solves many times
-// over Nodes whose Labels it does not change, as consolidation does. A
-// Node whose Labels changed must then be passed as a new *Node.
-func (p *Prepared) RememberNodeLabels() {
-	if p.nodeLabels == nil {
-		p.nodeLabels = map[*Node]requirements.Requirements{}
+// RememberNodes makes the solves that follow read each Node (its labels,
+// taints, bound pods and the room they leave) once, remembering it by
+// pointer: for a caller that solves many times over Nodes it does not
+// change, as consolidation does. A Node that changed must then be passed
+// as a new *Node.
+func (p *Prepared) RememberNodes() {
+	if p.nodes == nil {
+		p.nodes = map[*Node]*nodeBase{}
 	}
 }
 
 // Clone returns a Prepared sharing p's compiled NodePools and DaemonSets,
-// without the node labels p remembered: for a caller that keeps a
-// preparation across solves of Nodes whose labels may have changed.
+// without the nodes p remembered: for a caller that keeps a preparation
+// across solves of Nodes that may have changed.
 func (p *Prepared) Clone() *Prepared {
 	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts}
 }
@@ -72,7 +71,7 @@ func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 		}
 		templates[i] = &fresh
 	}
-	s := newSolverWith(in, p.daemons, templates, p.nodeLabels)
+	s := newSolverWith(in, p.daemons, templates, p.nodes)
 	s.run()
 	return s.result(), narrowed
 }

@@ -14,7 +14,10 @@ func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
 	pools := []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
 	daemons := []*corev1.Pod{daemonSet("logging", "100m", "64Mi")}
 	p := Prepare(pools, daemons, Options{})
+	busy := makeNode("node-b", "default", true, "8", "16Gi")
+	busy.Pods = append(pods(3, "bound", "1", "1Gi"), daemonSet("logging", "100m", "64Mi"))
 	for _, in := range []Input{
+		{Pods: pods(12, "web", "700m", "1Gi"), Nodes: []*Node{busy, makeNode("node-a", "default", true, "4", "8Gi")}},
 		{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}},
 		{Pods: pods(6, "spread", "1", "1Gi", withLabels("app", "s"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))},
 		{Pods: pods(30, "limited", "1", "1Gi")},
@@ -23,16 +26,16 @@ func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
 		assert.Equal(t, want, p.Solve(in))
 		assert.Equal(t, want, p.Solve(in), "a second solve starts from the same state: limits and claim names are per solve")
 		remembering := Prepare(pools, daemons, Options{})
-		remembering.RememberNodeLabels()
+		remembering.RememberNodes()
 		assert.Equal(t, want, remembering.Solve(in))
-		assert.Equal(t, want, remembering.Solve(in), "remembered labels solve alike")
+		assert.Equal(t, want, remembering.Solve(in), "remembered nodes solve alike")
 	}
 }
 
-func TestRememberNodeLabelsReadsEachNodeOnce(t *testing.T) {
+func TestRememberNodesReadsEachNodeOnce(t *testing.T) {
 	pools := []NodePool{pool(newPool("default"))}
 	p := Prepare(pools, nil, Options{})
-	p.RememberNodeLabels()
+	p.RememberNodes()
 	node := makeNode("node-a", "default", true, "4", "8Gi")
 	node.Labels["team"] = "a"
 	in := Input{Pods: pods(2, "web", "1", "1Gi", withNodeSelector("team", "a")), Nodes: []*Node{node}}

@@ -135,7 +135,7 @@ type solver struct {
 
 // newSolverWith reads the input's pods and nodes against compiled
 // templates, which the solve may change (its claim counts and limits).
-func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]requirements.Requirements) *solver {
+func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
 	vols := newVolumes(in)
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)

@@ -85,4 +85,22 @@ func BenchmarkDisruptFromDump(b *testing.B) {
 		}
 		b.ReportMetric((clusterdump.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	})
+	// The decision alone, on the cluster read once.
+	b.Run(fmt.Sprintf("nodes=%d/evaluate", nodes), func(b *testing.B) {
+		set, err := manifests.Load(dump)
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := snapshot.LatestTime(set)
+		d, err := snapshot.ForDisruption(set, snapshot.Options{}, now)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		cpu := clusterdump.CPUTime()
+		for b.Loop() {
+			consolidation.Evaluate(d.Cluster, now, consolidation.Options{})
+		}
+		b.ReportMetric((clusterdump.CPUTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+	})
 }

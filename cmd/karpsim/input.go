@@ -50,26 +50,53 @@ func countStdin(files []string) int {
 
 // loadManifests reads the -f paths in the order given, "-" being standard
 // input, into one Set checked as a whole: a NodePool piped in may use an
-// EC2NodeClass from a file.
+// EC2NodeClass from a file. Standard input is decoded as it arrives.
 func loadManifests(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	inputs := make([]manifests.Input, 0, len(files))
+	var piped *contentReader
 	for _, path := range files {
 		if path != stdinPath {
 			inputs = append(inputs, manifests.Input{Path: path})
 			continue
 		}
-		data, err := readStdin(stdin, stderr)
-		if err != nil {
-			return nil, err
+		if isTerminal(stdin) {
+			fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
 		}
-		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName, Data: data}})
+		piped = &contentReader{r: stdin}
+		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName}, Reader: piped})
 	}
-	return manifests.LoadInputs(inputs...)
+	set, err := manifests.LoadInputs(inputs...)
+	if piped != nil && !piped.content && piped.err == nil {
+		return nil, errEmptyStdin
+	}
+	return set, err
 }
 
-// readStdin reads all of standard input. An empty input is an error: it is
-// what a failed `kubectl get` leaves in the pipe, and planning nothing
-// would hide that.
+// An empty standard input is an error: it is what a failed `kubectl get`
+// leaves in the pipe, and planning nothing would hide that.
+var errEmptyStdin = fmt.Errorf("%s: standard input is empty: pipe manifests in, e.g. kubectl get ... -o yaml | karpsim plan -f -", stdinName)
+
+// contentReader notes whether what it reads holds anything but white
+// space.
+type contentReader struct {
+	r       io.Reader
+	content bool
+	err     error
+}
+
+func (c *contentReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if !c.content && len(bytes.TrimSpace(p[:n])) > 0 {
+		c.content = true
+	}
+	if err != nil && err != io.EOF {
+		c.err = err
+	}
+	return n, err
+}
+
+// readStdin reads all of standard input, for the commands that read one
+// scenario rather than manifests.
 func readStdin(stdin io.Reader, stderr io.Writer) ([]byte, error) {
 	if isTerminal(stdin) {
 		fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
@@ -79,7 +106,7 @@ func readStdin(stdin io.Reader, stderr io.Writer) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", stdinName, err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: standard input is empty: pipe manifests in, e.g. kubectl get ... -o yaml | karpsim plan -f -", stdinName)
+		return nil, errEmptyStdin
 	}
 	return data, nil
 }
