@@ -33,6 +33,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -95,6 +96,10 @@ type Snapshot struct {
 	// workload controllers, and the pods of nodes being deleted (which keep
 	// their spec.nodeName). DaemonSet and mirror pods are never pending.
 	Pending []*corev1.Pod
+	// Buffers are the virtual pods of the Set's CapacityBuffers
+	// (BufferPods), sorted by namespace/name: provisioning places them
+	// after the pending pods, and no node ever runs them.
+	Buffers []*corev1.Pod
 	// Bound are the active pods bound to a node that stays, sorted by
 	// namespace/name. Each is also in its node's Pods when that node is
 	// known.
@@ -131,7 +136,7 @@ type Snapshot struct {
 // input shares the snapshot's slices and objects; Solve changes neither.
 func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 	return scheduling.Input{
-		Pods:                   s.Pending,
+		Pods:                   s.pods(),
 		Nodes:                  s.Nodes,
 		NodePools:              s.NodePools,
 		DaemonSets:             s.DaemonSets,
@@ -140,6 +145,15 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 		StorageClasses:         s.StorageClasses,
 		Options:                o,
 	}
+}
+
+// pods are the pods provisioning places: the pending ones, then the
+// buffers' virtual pods.
+func (s *Snapshot) pods() []*corev1.Pod {
+	if len(s.Buffers) == 0 {
+		return s.Pending
+	}
+	return slices.Concat(s.Pending, s.Buffers)
 }
 
 // FromSet builds the snapshot of a Set. The stages run in this order
@@ -166,7 +180,9 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.finish(), nil
+	snap := b.finish()
+	snap.Buffers = SetBufferPods(set, time.Time{})
+	return snap, nil
 }
 
 // runStages runs FromSet's stages over the objects and returns the builder

@@ -118,6 +118,14 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 		}
 	}
 	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}, Optimization: optimization}
+	if len(snap.Buffers) > 0 {
+		// What the buffers cost is what the plan costs above the same plan
+		// without them.
+		without := in
+		without.Pods = snap.Pending
+		cost := math.Round((result.Summary.PricePerHour-scheduling.Solve(without).Summary.PricePerHour)*1e6) / 1e6
+		out.Summary.BufferPricePerHour = &cost
+	}
 	if opts.lowerBound {
 		b, err := optimize.LowerBound(in, result, optimize.BoundOptions{})
 		if err != nil {
@@ -158,6 +166,10 @@ type planSummary struct {
 	// NodeClaims of any plan that schedules the same pods (package
 	// optimize); absent with --lower-bound=false.
 	LowerBoundPerHour *float64 `json:"lowerBoundPerHour,omitempty"`
+	// BufferPricePerHour is what the CapacityBuffers' virtual pods add to
+	// the plan's $/hour: its price less that of the plan without them;
+	// absent without buffers.
+	BufferPricePerHour *float64 `json:"bufferPricePerHour,omitempty"`
 }
 
 func planSchedulingOptions(opts planOptions) scheduling.Options {
@@ -273,7 +285,7 @@ func writeYAML(w io.Writer, v any) error {
 // capacity type.
 type claimGroup struct {
 	nodePool, instanceType, capacityType string
-	count, pods                          int
+	count, pods, bufferPods              int
 	zones                                []string
 	price                                float64
 }
@@ -293,6 +305,7 @@ func groupClaims(claims []scheduling.NodeClaim) []*claimGroup {
 		g := groups[i]
 		g.count++
 		g.pods += len(c.Pods)
+		g.bufferPods += c.BufferPods
 		g.price += c.PricePerHour
 		if !slices.Contains(g.zones, c.Zone) {
 			g.zones = append(g.zones, c.Zone)
@@ -325,7 +338,7 @@ func writePlanTable(w io.Writer, r planOutput) error {
 	if len(r.NodeClaims) > 0 {
 		fmt.Fprintln(tw, "NODEPOOL\tINSTANCE TYPE\tCAPACITY TYPE\tNODES\tPODS\tZONES\t$/HOUR")
 		for _, g := range groupClaims(r.NodeClaims) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%.4f\n", g.nodePool, orDash(g.instanceType), orDash(g.capacityType), g.count, g.pods, orDash(strings.Join(g.zones, ",")), g.price)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%.4f\n", g.nodePool, orDash(g.instanceType), orDash(g.capacityType), g.count, withBuffer(g.pods, g.bufferPods), orDash(strings.Join(g.zones, ",")), g.price)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -333,7 +346,7 @@ func writePlanTable(w io.Writer, r planOutput) error {
 	if len(perNode) > 0 {
 		fmt.Fprintln(tw, "EXISTING NODE\tPODS")
 		for _, n := range perNode {
-			fmt.Fprintf(tw, "%s\t%d\n", n.node, n.pods)
+			fmt.Fprintf(tw, "%s\t%s\n", n.node, withBuffer(n.pods, n.bufferPods))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -351,6 +364,13 @@ func writePlanTable(w io.Writer, r planOutput) error {
 			fmt.Fprintf(w, "lower bound $%.4f/hour\n", *b)
 		}
 	}
+	if s.BufferPods > 0 {
+		fmt.Fprintf(w, "capacity buffers: %s placed of %d", plural(s.ScheduledBufferPods, "virtual pod"), s.BufferPods)
+		if c := s.BufferPricePerHour; c != nil {
+			fmt.Fprintf(w, ", costing $%.4f/hour", *c)
+		}
+		fmt.Fprintln(w)
+	}
 	if len(r.Unschedulable) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -364,8 +384,17 @@ func writePlanTable(w io.Writer, r planOutput) error {
 }
 
 type nodePods struct {
-	node string
-	pods int
+	node             string
+	pods, bufferPods int
+}
+
+// withBuffer is a pod count, with how many of them are buffer pods when
+// any are: "5 (2 buffer)".
+func withBuffer(pods, buffer int) string {
+	if buffer == 0 {
+		return fmt.Sprint(pods)
+	}
+	return fmt.Sprintf("%d (%d buffer)", pods, buffer)
 }
 
 // bindingsPerNode counts the pods bound to each existing node, by node name.
@@ -378,6 +407,9 @@ func bindingsPerNode(bindings []scheduling.Binding) []nodePods {
 			i = len(out) - 1
 		}
 		out[i].pods++
+		if b.Buffer {
+			out[i].bufferPods++
+		}
 	}
 	slices.SortFunc(out, func(a, b nodePods) int { return strings.Compare(a.node, b.node) })
 	return out
