@@ -106,6 +106,10 @@ type Config struct {
 	// and records what they find in Result.Violations. Checking changes
 	// no decision; it only costs time.
 	CheckInvariants bool
+	// IgnoreBuffers runs Karpenter with its CapacityBuffer feature gate
+	// off: the scenario's CapacityBuffers are read and never acted on.
+	// CompareBuffers runs a scenario both ways.
+	IgnoreBuffers bool
 	// Progress, when set, is called as virtual time passes each
 	// hundredth of the run and once at its end, with the virtual time
 	// simulated so far and the run's duration. It must not call back
@@ -184,6 +188,8 @@ type sim struct {
 	interrupts   map[int]*rand.Rand     // random interruptions, by step index
 	// check is nil unless Config.CheckInvariants.
 	check *checker
+	// buffers are the CapacityBuffers of the run (buffers.go).
+	buffers buffers
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -206,7 +212,13 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
-	return s.finish(), nil
+	res := s.finish()
+	if s.buffersOn() {
+		if err := compareBuffers(ctx, sc, cfg, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, error) {
@@ -257,6 +269,9 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}
+		if s.buffersOn() {
+			ccfg.BufferPods = s.bufferPods
+		}
 		var ctrl *controller.Controller
 		ctrl, err = controller.New(ccfg)
 		s.auto = karpenterLoop{s: s, c: ctrl}
@@ -268,6 +283,11 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		s.q.schedule(event{at: start.Add(st.at), kind: evStep, index: i})
 	}
 	s.auto.start(start)
+	if s.buffersOn() && len(s.buffers.list) > 0 {
+		// The buffer controller reconciles each buffer as it appears and
+		// triggers a provisioning pass.
+		s.auto.trigger(start)
+	}
 	s.q.schedule(event{at: start, kind: evSample})
 	s.bindDirty = len(s.pending) > 0
 	return s, nil

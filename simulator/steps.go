@@ -37,6 +37,8 @@ func (s *sim) step(i int) {
 		s.traffic(i, 0)
 	case st.arrivals != nil:
 		err = s.startArrivals(i)
+	case st.buffer != nil:
+		err = s.changeBuffer(st.buffer)
 	}
 	if err != nil {
 		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
