@@ -63,6 +63,12 @@ type Options struct {
 	// a manifest asking for billions of replicas is refused instead of
 	// exhausting memory; 0 means DefaultMaxPods.
 	MaxPods int
+	// DRA models dynamic resource allocation as Karpenter does with
+	// --ignore-dra-requests=false (package dra): GPU instance types offer
+	// their devices, and pods' ResourceClaims become device requests.
+	// Without it pods that claim devices are unschedulable, as Karpenter
+	// ignores them by default.
+	DRA bool
 }
 
 // DefaultMaxPods is the default bound on expanded pods: well beyond the
@@ -182,6 +188,11 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	}
 	snap := b.finish()
 	snap.Buffers = SetBufferPods(set, time.Time{})
+	if opts.DRA {
+		if err := errors.Join(snap.applyDRA(set, opts.Origin)...); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
 }
 

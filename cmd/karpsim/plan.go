@@ -37,9 +37,11 @@ type planOptions struct {
 	// optimize looks for a cheaper plan than Karpenter's.
 	optimize        bool
 	minValuesPolicy string
-	region          string
-	zones           string
-	cluster         clusterOptions
+	// dra models dynamic resource allocation (--ignore-dra-requests=false).
+	dra     bool
+	region  string
+	zones   string
+	cluster clusterOptions
 }
 
 func newPlanCommand(env environment) *cobra.Command {
@@ -80,6 +82,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.BoolVar(&opts.lowerBound, "lower-bound", true, "prove a lower bound on the cost of any plan for the same pods and print how far this plan is above it (--lower-bound=false skips it)")
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
+	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: GPU instance types offer their devices, pods' ResourceClaims request them (without it, Karpenter's default, pods that claim devices are unschedulable)")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.cluster)
@@ -185,7 +188,7 @@ func planSnapshot(env environment, opts planOptions, command string, stdin io.Re
 	if err != nil {
 		return nil, err
 	}
-	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return nil, err
 	}
