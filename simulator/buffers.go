@@ -125,6 +125,18 @@ func (s *sim) bufferPods() []*corev1.Pod {
 			pods = append(pods, snapshot.BufferPods(b, chunks[i], s.now)...)
 		}
 	}
+	if s.dra != nil {
+		// A chunk that claims devices keeps room for them too; one that
+		// cannot be translated is left out, as Karpenter's buffer
+		// controller leaves a buffer it cannot resolve.
+		pods = slices.DeleteFunc(pods, func(p *corev1.Pod) bool {
+			out, err := s.dra.Pod(p)
+			if err == nil {
+				*p = *out
+			}
+			return err != nil
+		})
+	}
 	s.buffers.pods, s.buffers.key = pods, key.String()
 	return pods
 }

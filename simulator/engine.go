@@ -46,6 +46,7 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
@@ -190,6 +191,9 @@ type sim struct {
 	check *checker
 	// buffers are the CapacityBuffers of the run (buffers.go).
 	buffers buffers
+	// dra translates the claims of pods the run creates (Scenario.DRA);
+	// nil without DRA.
+	dra *dra.Translator
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -230,6 +234,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		return nil, fmt.Errorf("%w: Config.Clock reads %s, after the scenario's start %s; the clock cannot run backwards",
 			ErrInvalidScenario, cfg.Clock.Now().UTC().Format(time.RFC3339), start.Format(time.RFC3339))
 	}
+	cfg.Snapshot.DRA = cfg.Snapshot.DRA || sc.DRA
 	s := &sim{
 		ctx: ctx, cfg: cfg, sc: sc, steps: steps, start: start, end: start.Add(sc.Duration.Duration), now: start,
 		clock:       runClock(cfg.Clock, start),

@@ -105,6 +105,15 @@ func (s *sim) load() error {
 	}
 	s.daemonSets, s.pdbs = snap.DaemonSets, snap.PDBs
 	s.loadBuffers(set)
+	if s.cfg.Snapshot.DRA {
+		// FromSet checked the DRA objects: the translator builds.
+		s.dra, _ = snapshot.DRATranslator(set, "")
+		for _, p := range set.Pods {
+			if p.Spec.NodeName != "" {
+				s.dra.Allocates(p)
+			}
+		}
+	}
 	if err := s.loadNodes(snap); err != nil {
 		return err
 	}

@@ -59,6 +59,12 @@ type Scenario struct {
 	// defaults stand in. Karpenter runs ignore it, as CA runs ignore
 	// NodePools.
 	ClusterAutoscaler *clusterautoscaler.Spec `json:"clusterAutoscaler,omitempty"`
+	// DRA models dynamic resource allocation as Karpenter does with
+	// --ignore-dra-requests=false (package dra): GPU instance types offer
+	// their devices, pods' ResourceClaims request them. Without it pods
+	// that claim devices stay pending, as Karpenter ignores them by
+	// default.
+	DRA bool `json:"dra,omitempty"`
 	// Steps happen at their offsets from the start, in order; steps at the
 	// same offset happen in the order listed.
 	Steps []Step `json:"steps,omitempty"`

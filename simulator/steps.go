@@ -74,6 +74,11 @@ func (s *sim) expand(d *appsv1.Deployment, replicas int32) ([]*simPod, error) {
 	key := objectKey(d.Namespace, d.Name)
 	out := make([]*simPod, 0, len(snap.Pending))
 	for _, p := range snap.Pending {
+		if s.dra != nil {
+			if p, err = s.dra.Pod(p); err != nil {
+				return nil, err
+			}
+		}
 		p.CreationTimestamp = metav1.NewTime(s.now)
 		out = append(out, &simPod{key: p.Namespace + "/" + p.Name, pod: p, owner: key})
 	}
@@ -200,6 +205,9 @@ func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
 		}
 	}
 	s.classes[nc.Name] = nc
+	if s.dra != nil {
+		catalog = s.dra.Catalog(catalog)
+	}
 	s.catalogs[nc.Name] = catalog
 	s.auto.nodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
