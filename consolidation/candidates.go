@@ -232,7 +232,7 @@ func (n *nodeInfo) consolidationBlock() string {
 func (n *nodeInfo) underutilizedBlock() string {
 	labels := n.labels()
 	switch {
-	case n.empty():
+	case n.empty() && n.in.BufferPods == 0:
 		return "empty: left to emptiness"
 	case n.pool.policy() == apis.ConsolidationPolicyWhenEmpty:
 		return fmt.Sprintf("NodePool %s has consolidation policy WhenEmpty and the node is not empty", n.poolName)
@@ -249,7 +249,7 @@ func (n *nodeInfo) underutilizedBlock() string {
 // standingBlock is what stops every graceful method whatever the others
 // find: pod blocks, consolidateAfter, the NodePool's policy.
 func (n *nodeInfo) standingBlock() string {
-	if why := n.consolidationBlock(); why != "" || n.empty() {
+	if why := n.consolidationBlock(); why != "" || (n.empty() && n.in.BufferPods == 0) {
 		return why
 	}
 	return n.underutilizedBlock()

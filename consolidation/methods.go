@@ -25,6 +25,10 @@ func (e *evaluation) emptiness() []Command {
 	var empty []*nodeInfo
 	for _, n := range e.nodes {
 		if n.blocked == "" && n.empty() {
+			if n.in.BufferPods > 0 {
+				n.note("hosts %s: not empty", plural(n.in.BufferPods, "capacity-buffer pod"))
+				continue
+			}
 			if why := n.consolidationBlock(); why != "" {
 				n.note("%s", why)
 				continue

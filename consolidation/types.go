@@ -62,6 +62,12 @@ type Node struct {
 	// LastPodEventAt is when a pod was last bound to the node or left it
 	// (terminal or terminating); consolidateAfter counts from it.
 	LastPodEventAt time.Time
+	// BufferPods counts the CapacityBuffer virtual pods the last
+	// provisioning pass placed on the node: Karpenter's emptiness leaves
+	// such a node alone (it is not empty: the buffer's room is there), and
+	// other methods delete it only if the virtual pods, which are in
+	// Cluster.Pending, fit elsewhere.
+	BufferPods int
 	// Drift is the node's drift, nil when it has not drifted. The caller
 	// runs drift detection (package drift) and passes the result in.
 	Drift *DriftStatus

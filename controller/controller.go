@@ -55,6 +55,10 @@ const (
 	// DisruptionRecheck bounds how long an unchanged cluster goes without
 	// a disruption evaluation (budget schedules, drift age).
 	DisruptionRecheck = 5 * time.Minute
+	// BufferResync is how often Karpenter's CapacityBuffer controller
+	// reconciles each buffer and triggers a provisioning pass, which
+	// refills a buffer real pods have taken.
+	BufferResync = 30 * time.Second
 )
 
 // Timings are the loop's intervals. Zero fields take Karpenter's values;
@@ -62,7 +66,7 @@ const (
 // BATCH_MAX_DURATION settings, the others are fixed in Karpenter and worth
 // changing only to run the loop faster in a test.
 type Timings struct {
-	BatchIdle, BatchMax, DisruptionInterval, ValidationDelay, UnschedulableRetry, DisruptionRecheck time.Duration
+	BatchIdle, BatchMax, DisruptionInterval, ValidationDelay, UnschedulableRetry, DisruptionRecheck, BufferResync time.Duration
 	// NominationWindow is how long a node chosen for pending pods is no
 	// disruption candidate; zero means Karpenter's
 	// max(2 × BatchMax, 10s).
@@ -81,6 +85,7 @@ func (t Timings) withDefaults() Timings {
 	def(&t.ValidationDelay, ValidationDelay)
 	def(&t.UnschedulableRetry, UnschedulableRetry)
 	def(&t.DisruptionRecheck, DisruptionRecheck)
+	def(&t.BufferResync, BufferResync)
 	def(&t.NominationWindow, max(2*t.BatchMax, 10*time.Second))
 	return t
 }
@@ -96,8 +101,8 @@ type StateNode = consolidation.Node
 
 // Node is a node, launched or in flight, as the loop sees it: its
 // StateNode, and what the loop adds. The Cluster owns it; the loop reads it
-// and changes it only through the Cluster, except NominatedAt and Drift,
-// which are the loop's own memory: it sets them before each disruption
+// and changes it only through the Cluster, except NominatedAt, BufferPods
+// and Drift, which are the loop's own memory: it sets them before each disruption
 // evaluation, and a Cluster leaves them alone.
 //
 // Deleting is set while the node carries the karpenter.sh/disrupted taint
@@ -166,6 +171,9 @@ const (
 	WakeDisrupt
 	// WakeValidate validates the consolidation command found earlier.
 	WakeValidate
+	// WakeBuffers is the CapacityBuffer controller's resync: it triggers
+	// a provisioning pass while any buffer has virtual pods.
+	WakeBuffers
 )
 
 // Timers wakes the loop: the host calls Controller.Wake(w) at, or after,
@@ -201,6 +209,13 @@ type Config struct {
 	// decision and uses scheduling.Solve's plan. Consolidation's
 	// replacements are always Karpenter's.
 	Planner func(in scheduling.Input) (scheduling.Result, error)
+	// BufferPods, when set, returns the CapacityBuffers' virtual pods now
+	// (snapshot.BufferPods): Karpenter's CapacityBuffer feature gate.
+	// Provisioning places them after the pending pods, consolidation
+	// simulations place them as pending pods, and emptiness leaves alone
+	// the nodes the last provisioning pass put them on. They are never
+	// bound, launched for as pods or counted among the cluster's pods.
+	BufferPods func() []*corev1.Pod
 }
 
 // Controller is Karpenter's loop. Build it with New, call Start once, then
@@ -225,6 +240,9 @@ type Controller struct {
 	// each node's drift status: Karpenter's in-memory cluster state.
 	nominated map[string]time.Time
 	drift     map[string]*consolidation.DriftStatus
+	// bufferNodes counts the virtual pods the last provisioning pass
+	// placed on each existing node.
+	bufferNodes map[string]int
 	// driftDirty asks the next poll to check every node for drift.
 	driftDirty bool
 	// generation counts the loop's own changes that alter a disruption
@@ -271,6 +289,9 @@ func New(cfg Config) (*Controller, error) {
 func (c *Controller) Start(now time.Time) {
 	c.at = now
 	c.cfg.Timers.WakeAt(c.now().Add(c.t.DisruptionInterval), WakeDisrupt)
+	if c.cfg.BufferPods != nil {
+		c.cfg.Timers.WakeAt(c.now().Add(c.t.BufferResync), WakeBuffers)
+	}
 }
 
 // Wake runs, at now, what the timer w was set for.
@@ -284,6 +305,11 @@ func (c *Controller) Wake(ctx context.Context, w Wake, now time.Time) {
 		c.cfg.Timers.WakeAt(c.now().Add(c.t.DisruptionInterval), WakeDisrupt)
 	case WakeValidate:
 		c.validate(ctx)
+	case WakeBuffers:
+		if len(c.bufferPods()) > 0 {
+			c.Trigger(c.now())
+		}
+		c.cfg.Timers.WakeAt(c.now().Add(c.t.BufferResync), WakeBuffers)
 	}
 }
 
@@ -311,6 +337,16 @@ func (c *Controller) record(d Decision) { c.cfg.Record(d) }
 func (c *Controller) forget(name string) {
 	delete(c.nominated, name)
 	delete(c.drift, name)
+	delete(c.bufferNodes, name)
+}
+
+// bufferPods are the CapacityBuffers' virtual pods now; none without
+// Config.BufferPods.
+func (c *Controller) bufferPods() []*corev1.Pod {
+	if c.cfg.BufferPods == nil {
+		return nil
+	}
+	return c.cfg.BufferPods()
 }
 
 // generationNow is the cluster's generation and the loop's own, together:

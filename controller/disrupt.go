@@ -339,12 +339,12 @@ func (c *Controller) consolidationCluster() consolidation.Cluster {
 	nodes := cl.Nodes(true)
 	out := consolidation.Cluster{
 		Nodes:      make([]*consolidation.Node, 0, len(nodes)),
-		Pending:    cl.Pending(),
+		Pending:    slices.Concat(cl.Pending(), c.bufferPods()),
 		DaemonSets: cl.DaemonSets(),
 		PDBs:       cl.PDBs(),
 	}
 	for _, n := range nodes {
-		n.NominatedAt, n.Drift = c.nominated[n.Name()], c.drift[n.Name()]
+		n.NominatedAt, n.Drift, n.BufferPods = c.nominated[n.Name()], c.drift[n.Name()], c.bufferNodes[n.Name()]
 		out.Nodes = append(out.Nodes, &n.StateNode)
 	}
 	pools := c.nodePools(c.now())

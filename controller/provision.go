@@ -42,7 +42,7 @@ func (c *Controller) batchDeadline() time.Time {
 // check is a retry for pods that fit nowhere, and opens one.
 func (c *Controller) batchCheck(ctx context.Context) {
 	if c.batchStart.IsZero() {
-		if len(c.cfg.Cluster.Pending()) > 0 {
+		if len(c.cfg.Cluster.Pending()) > 0 || len(c.bufferPods()) > 0 {
 			c.Trigger(c.now())
 		}
 		return
@@ -57,8 +57,16 @@ func (c *Controller) batchCheck(ctx context.Context) {
 // provision is one provisioning pass: every pending pod against every live
 // node (initialized or in flight, not cordoned) and every NodePool; pods
 // that fit a node are nominated to it, new NodeClaims are launched.
+//
+// The CapacityBuffers' virtual pods join the pass after the pending pods,
+// as Karpenter appends them: where they fit an existing node the buffer's
+// room is there (and the node is remembered, for emptiness); where they
+// do not, new NodeClaims are launched for them too.
 func (c *Controller) provision(ctx context.Context) {
 	pending := c.cfg.Cluster.Pending()
+	if virtual := c.bufferPods(); len(virtual) > 0 {
+		pending = slices.Concat(pending, virtual)
+	}
 	if len(pending) == 0 {
 		return
 	}
@@ -75,14 +83,22 @@ func (c *Controller) provision(ctx context.Context) {
 	if c.cfg.Planned != nil {
 		c.cfg.Planned(in, res, now)
 	}
+	c.bufferNodes = map[string]int{}
 	for _, b := range res.Bindings {
-		if c.cfg.Cluster.Node(b.Node) != nil {
+		switch {
+		case b.Buffer:
+			c.bufferNodes[b.Node]++
+		case c.cfg.Cluster.Node(b.Node) != nil:
 			c.nominated[b.Node] = now
 		}
 	}
 	iced := false
 	for _, claim := range res.NodeClaims {
-		if _, err := c.launch(ctx, claim, "provisioning", fmt.Sprintf("%d pending pods", len(claim.Pods))); err != nil {
+		detail := fmt.Sprintf("%d pending pods", len(claim.Pods)-claim.BufferPods)
+		if claim.BufferPods > 0 {
+			detail += fmt.Sprintf(" and %d capacity-buffer pods", claim.BufferPods)
+		}
+		if _, err := c.launch(ctx, claim, "provisioning", detail); err != nil {
 			iced = true
 		}
 	}
@@ -91,13 +107,15 @@ func (c *Controller) provision(ctx context.Context) {
 		// The pods of a failed launch go into the next batch, which sees
 		// the offering unavailable.
 		c.cfg.Timers.WakeAt(now.Add(c.t.BatchIdle), WakeBatch)
-	case len(res.Unschedulable) > 0:
-		u := res.Unschedulable[0]
-		why := fmt.Sprintf("%d pods fit nowhere; first, %s: %s", len(res.Unschedulable), u.Pod, u.Reason)
+	case slices.ContainsFunc(res.Unschedulable, isReal):
+		// Virtual pods that fit nowhere wait for the buffers' resync.
+		stuck := slices.DeleteFunc(slices.Clone(res.Unschedulable), func(u scheduling.Unschedulable) bool { return u.Buffer })
+		u := stuck[0]
+		why := fmt.Sprintf("%d pods fit nowhere; first, %s: %s", len(stuck), u.Pod, u.Reason)
 		// A retry that finds the same pods stuck for the same reason is
 		// not news.
 		if why != c.lastUnschedulable {
-			c.record(Decision{Kind: KindUnschedulable, Pods: len(res.Unschedulable), Reason: why})
+			c.record(Decision{Kind: KindUnschedulable, Pods: len(stuck), Reason: why})
 		}
 		c.lastUnschedulable = why
 		c.cfg.Timers.WakeAt(now.Add(c.t.UnschedulableRetry), WakeBatch)
@@ -331,3 +349,5 @@ func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis
 	}
 	return drift.Stamp(out, np, nc)
 }
+
+func isReal(u scheduling.Unschedulable) bool { return !u.Buffer }

@@ -9,7 +9,7 @@ func TestTimingsDefaults(t *testing.T) {
 	got := Timings{}.withDefaults()
 	want := Timings{BatchIdle: time.Second, BatchMax: 10 * time.Second, DisruptionInterval: 10 * time.Second,
 		ValidationDelay: 15 * time.Second, UnschedulableRetry: time.Minute, DisruptionRecheck: 5 * time.Minute,
-		NominationWindow: 20 * time.Second}
+		BufferResync: 30 * time.Second, NominationWindow: 20 * time.Second}
 	if got != want {
 		t.Errorf("defaults %+v, want %+v", got, want)
 	}

@@ -328,3 +328,15 @@ func compareOfferings(a, b Offering) int {
 		cmp.Compare(a.ReservationID, b.ReservationID),
 	)
 }
+
+// WithCapacity returns a copy of the type with the given capacity and its
+// allocatable recomputed (capacity less the type's overhead); the type
+// itself is not changed. Package dra gives GPU types their devices this
+// way.
+func (it *InstanceType) WithCapacity(capacity resources.Vector) *InstanceType {
+	out := *it
+	out.Capacity = capacity
+	out.allocatable = allocatable(capacity, it.Overhead)
+	out.built = true
+	return &out
+}

@@ -181,6 +181,30 @@ func TestCheckCluster(t *testing.T) {
 	}
 }
 
+// bufferPod is a CapacityBuffer's virtual pod.
+func bufferPod(name string) *corev1.Pod {
+	p := newPod(name, "1")
+	p.Annotations = map[string]string{apis.AnnotationBufferPod: "true", apis.AnnotationBufferName: "b", apis.AnnotationBufferNamespace: "default"}
+	return p
+}
+
+// TestCheckClusterLeavesVirtualPodsOut: a buffer's virtual pods are no
+// pods of the cluster: pending, they are not counted (no "unknown pod"),
+// and bound to a node they are a violation.
+func TestCheckClusterLeavesVirtualPodsOut(t *testing.T) {
+	c := cluster(newPool("default"), managed(node("a", "default", "test-zone-1", 2, newPod("x", "1"))))
+	c.Pending = []*corev1.Pod{bufferPod("capacity-buffer-b-1")}
+	if vs := CheckCluster(c, []string{"default/x"}); len(vs) > 0 {
+		t.Fatalf("a pending virtual pod counted as a pod: %v", vs)
+	}
+	c.Pending = nil
+	c.Nodes[0].Node.Pods = append(c.Nodes[0].Node.Pods, bufferPod("capacity-buffer-b-1"))
+	vs := slices.DeleteFunc(CheckCluster(c, []string{"default/x"}), func(v Violation) bool { return v.Rule == RuleOvercommit })
+	if len(vs) != 1 || vs[0].Rule != RuleConservation || vs[0].Pod != "default/capacity-buffer-b-1" {
+		t.Fatalf("want one conservation violation for the bound virtual pod, got %v", vs)
+	}
+}
+
 // A consolidation simulation places the pods of nodes already being
 // deleted again, with the candidates': a move that follows its affinity
 // partner away from such a node is no violation (found by the random

@@ -11,8 +11,10 @@ import (
 // DaemonSet overhead exceed its allocatable or max pods. When pods is not
 // nil it is every pod the cluster should hold ("namespace/name": each
 // created and not yet gone for a reason), and each must be bound to
-// exactly one node or pending, and no other pod bound or pending. It
-// returns every violation, sorted; nil when there is none.
+// exactly one node or pending, and no other pod bound or pending.
+// CapacityBuffer virtual pods (apis.IsBufferPod) are no pods of the
+// cluster: pending ones are not counted, and one bound to a node is a
+// violation. It returns every violation, sorted; nil when there is none.
 func CheckCluster(c consolidation.Cluster, pods []string) []Violation {
 	w := newWorld(c.DaemonSets)
 	var out []Violation
@@ -32,13 +34,18 @@ func CheckCluster(c consolidation.Cluster, pods []string) []Violation {
 		w.add(wn)
 		out = append(out, w.checkResources(wn)...)
 		for _, p := range wn.pods {
+			if apis.IsBufferPod(p) {
+				out = append(out, Violation{Rule: RuleConservation, Pod: apis.PodKey(p), Node: wn.name,
+					Detail: "a CapacityBuffer's virtual pod bound to a node: virtual pods hold room and never run"})
+				continue
+			}
 			if !apis.IsDaemonSetPod(p) && !apis.IsMirrorPod(p) {
 				record(apis.PodKey(p), "bound to "+wn.name)
 			}
 		}
 	}
 	for _, p := range c.Pending {
-		if p != nil {
+		if p != nil && !apis.IsBufferPod(p) {
 			record(apis.PodKey(p), "pending")
 		}
 	}

@@ -28,6 +28,12 @@ func (l *loader) crossCheck() {
 	checkDuplicates(l, "PersistentVolume", s.PersistentVolumes)
 	checkDuplicates(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
 	checkDuplicates(l, "StorageClass", s.StorageClasses)
+	checkDuplicates(l, "PodTemplate", s.PodTemplates)
+	checkDuplicates(l, apis.KindBuffer, s.CapacityBuffers)
+	checkDuplicates(l, "DeviceClass", s.DeviceClasses)
+	checkDuplicates(l, "ResourceClaim", s.ResourceClaims)
+	checkDuplicates(l, "ResourceClaimTemplate", s.ResourceClaimTemplates)
+	l.checkBuffers()
 	l.checkNodeClassRefs()
 	l.applyV1Beta1Kubelet()
 	l.applyV1Beta1ExpireAfter()
@@ -165,4 +171,50 @@ func (l *loader) applyV1Beta1ExpireAfter() {
 		nc.Spec.ExpireAfter = pool.Spec.Template.Spec.ExpireAfter.DeepCopy()
 		l.warn(src, ncLabel, fmt.Sprintf("converted to v1: spec.expireAfter: %s, from NodePool/%s", nc.Spec.ExpireAfter, poolName))
 	}
+}
+
+// checkBuffers validates each CapacityBuffer and the object it refers to,
+// which must be given, in the buffer's namespace: Karpenter resolves only
+// same-namespace references (a part of a stream is exempt, as for
+// EC2NodeClasses).
+func (l *loader) checkBuffers() {
+	s := l.set
+	for _, b := range s.CapacityBuffers {
+		src, lbl := s.sources[b], label(apis.KindBuffer, b)
+		if err := b.Validate(); err != nil {
+			fieldErrs, _ := err.(apis.FieldErrors)
+			l.report(src, lbl, ErrInvalid, fieldErrs, nil)
+			continue
+		}
+		if l.part {
+			continue
+		}
+		ns := apis.NamespaceOf(b.Namespace)
+		if r := b.Spec.PodTemplateRef; r != nil && !hasNamed(s.PodTemplates, ns, r.Name) {
+			l.fail(src, lbl, "spec.podTemplateRef.name", ErrMissingReference, fmt.Sprintf("no PodTemplate %s/%s was given", ns, r.Name))
+		}
+		if r := b.Spec.ScalableRef; r != nil {
+			found := false
+			switch r.Kind {
+			case "Deployment":
+				found = hasNamed(s.Deployments, ns, r.Name)
+			case "StatefulSet":
+				found = hasNamed(s.StatefulSets, ns, r.Name)
+			case "ReplicaSet":
+				found = hasNamed(s.ReplicaSets, ns, r.Name)
+			}
+			if !found {
+				l.fail(src, lbl, "spec.scalableRef.name", ErrMissingReference, fmt.Sprintf("no %s %s/%s was given", r.Kind, ns, r.Name))
+			}
+		}
+	}
+}
+
+func hasNamed[T named](objs []T, namespace, name string) bool {
+	for _, o := range objs {
+		if o.GetName() == name && apis.NamespaceOf(o.GetNamespace()) == namespace {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	sigsjson "sigs.k8s.io/json"
@@ -73,7 +74,9 @@ func (l *loader) done() (*Set, error) {
 // how to decode it into the Set.
 type coreKind struct {
 	apiVersion string
-	decode     func(l *loader, src Source, label string, tree map[string]any)
+	// alias is another apiVersion read the same way, or "".
+	alias  string
+	decode func(l *loader, src Source, label string, tree map[string]any)
 	// strict decodes an object's JSON straight into its Go type, and
 	// reports false, adding nothing, unless it decodes without any
 	// problem or unknown field.
@@ -96,6 +99,31 @@ var coreKinds = map[string]coreKind{
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	}),
 	"StorageClass": coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) }),
+	"PodTemplate":  coreOf("v1", func(s *Set, o *corev1.PodTemplate) { s.PodTemplates = append(s.PodTemplates, o) }),
+	"DeviceClass":  coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.DeviceClass) { s.DeviceClasses = append(s.DeviceClasses, o) }),
+	"ResourceClaim": coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.ResourceClaim) {
+		s.ResourceClaims = append(s.ResourceClaims, o)
+	}),
+	"ResourceClaimTemplate": coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.ResourceClaimTemplate) {
+		s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, o)
+	}),
+	// Karpenter serves v1beta1; the Cluster Autoscaler's v1alpha1 has the
+	// same spec and is read as it.
+	apis.KindBuffer: withAlias(coreOf(apis.BufferGroupV1B1, func(s *Set, o *apis.CapacityBuffer) {
+		s.CapacityBuffers = append(s.CapacityBuffers, o)
+	}), apis.BufferGroupV1A1),
+}
+
+// withAlias lets a kind be read from a second apiVersion with the same
+// schema.
+func withAlias(k coreKind, alias string) coreKind {
+	k.alias = alias
+	return k
+}
+
+// reads reports whether the kind is read from apiVersion.
+func (k coreKind) reads(apiVersion string) bool {
+	return apiVersion != "" && (apiVersion == k.apiVersion || apiVersion == k.alias)
 }
 
 // karpenterKinds are the apiVersions karpsim reads for each Karpenter kind.
@@ -151,7 +179,7 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 	switch {
 	case !ok:
 		l.warn(src, label, fmt.Sprintf("skipped: karpsim does not read kind %s (apiVersion %s)", kind, apiVersion))
-	case apiVersion != core.apiVersion:
+	case !core.reads(apiVersion):
 		l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s)", apiVersion, kind, core.apiVersion))
 	default:
 		core.decode(l, src, label, tree)
@@ -213,7 +241,7 @@ func decodeCoreStrict[T any, PT interface {
 // kind through coreKind.strict, and reports whether it did.
 func (l *loader) decodeStrict(src Source, data []byte, apiVersion, kind string) bool {
 	core, ok := coreKinds[kind]
-	return ok && apiVersion != "" && core.apiVersion == apiVersion && core.strict(l, src, data)
+	return ok && core.reads(apiVersion) && core.strict(l, src, data)
 }
 
 // decodeCore returns a decoder for a core kind that appends to the Set.

@@ -298,6 +298,11 @@ func (l *loader) absorb(c *loader) {
 	d.PersistentVolumes = append(d.PersistentVolumes, s.PersistentVolumes...)
 	d.PersistentVolumeClaims = append(d.PersistentVolumeClaims, s.PersistentVolumeClaims...)
 	d.StorageClasses = append(d.StorageClasses, s.StorageClasses...)
+	d.PodTemplates = append(d.PodTemplates, s.PodTemplates...)
+	d.CapacityBuffers = append(d.CapacityBuffers, s.CapacityBuffers...)
+	d.DeviceClasses = append(d.DeviceClasses, s.DeviceClasses...)
+	d.ResourceClaims = append(d.ResourceClaims, s.ResourceClaims...)
+	d.ResourceClaimTemplates = append(d.ResourceClaimTemplates, s.ResourceClaimTemplates...)
 	d.Warnings = append(d.Warnings, s.Warnings...)
 	for obj, src := range s.sources {
 		d.setSource(obj, src)

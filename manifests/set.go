@@ -5,6 +5,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -33,6 +34,16 @@ type Set struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
+	PodTemplates           []*corev1.PodTemplate
+
+	// CapacityBuffers are autoscaling.x-k8s.io CapacityBuffers, validated.
+	CapacityBuffers []*apis.CapacityBuffer
+
+	// DeviceClasses, ResourceClaims and ResourceClaimTemplates are the
+	// resource.k8s.io/v1 objects of dynamic resource allocation.
+	DeviceClasses          []*resourcev1.DeviceClass
+	ResourceClaims         []*resourcev1.ResourceClaim
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
 
 	// Warnings are the problems karpsim worked around, in the order found.
 	Warnings []Warning

@@ -17,7 +17,7 @@ func (s *solver) result() Result {
 	r := Result{Bindings: []Binding{}, Unschedulable: []Unschedulable{}, NodeClaims: make([]NodeClaim, 0, len(s.claims))}
 	for _, e := range s.existing {
 		for _, p := range e.placed {
-			r.Bindings = append(r.Bindings, Binding{Pod: p.key, Node: e.node.Name})
+			r.Bindings = append(r.Bindings, Binding{Pod: p.key, Node: e.node.Name, Buffer: apis.IsBufferPod(p.pod)})
 		}
 	}
 	slices.SortFunc(r.Bindings, func(a, b Binding) int { return cmp.Compare(a.Pod, b.Pod) })
@@ -48,7 +48,7 @@ func (s *solver) result() Result {
 		}
 	}
 	for p, err := range s.failed {
-		r.Unschedulable = append(r.Unschedulable, Unschedulable{Pod: p.key, Reason: err.Error()})
+		r.Unschedulable = append(r.Unschedulable, Unschedulable{Pod: p.key, Reason: err.Error(), Buffer: apis.IsBufferPod(p.pod)})
 	}
 	slices.SortFunc(r.Unschedulable, func(a, b Unschedulable) int { return cmp.Compare(a.Pod, b.Pod) })
 	r.Summary = Summary{
@@ -59,6 +59,17 @@ func (s *solver) result() Result {
 	}
 	for _, c := range r.NodeClaims {
 		r.Summary.PricePerHour += c.PricePerHour
+	}
+	for _, p := range s.pods {
+		if apis.IsBufferPod(p.pod) {
+			r.Summary.BufferPods++
+		}
+	}
+	r.Summary.ScheduledBufferPods = r.Summary.BufferPods
+	for _, u := range r.Unschedulable {
+		if u.Buffer {
+			r.Summary.ScheduledBufferPods--
+		}
 	}
 	r.Summary.PricePerHour = math.Round(r.Summary.PricePerHour*1e6) / 1e6
 	r.Warnings = slices.Clone(s.warnings)
@@ -103,6 +114,9 @@ func (s *solver) finalize(c *claim) NodeClaim {
 	out.Requests = c.requests.Add(minDaemons(options)).Strings()
 	for i, p := range c.pods {
 		out.Pods[i] = p.key
+		if apis.IsBufferPod(p.pod) {
+			out.BufferPods++
+		}
 	}
 	if launch, ok := launchChoice(priced); ok {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price

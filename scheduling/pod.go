@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -56,6 +57,13 @@ func (info *podInfo) daemonReqs() []requirements.Requirements {
 	return []requirements.Requirements{info.reqs}
 }
 
+// ErrDRAIgnored is why a pod that claims devices through ResourceClaims is
+// unschedulable: Karpenter v1.14 refuses such pods unless it runs with
+// --ignore-dra-requests=false (its default is true). Package dra translates
+// the claims of pods for a run that models DRA; scheduling never sees a
+// claim then.
+var ErrDRAIgnored = errors.New("the pod claims devices through ResourceClaims, and Karpenter ignores DRA requests by default (IGNORE_DRA_REQUESTS=true); karpsim models DRA with --dra (a scenario's dra: true)")
+
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
 // invalid rather than returned: the pod is reported unschedulable with them.
 func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
@@ -76,6 +84,10 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
 	info.requests, info.invalid = resources.PodRequests(pod)
 	if info.invalid != nil {
+		return
+	}
+	if len(pod.Spec.ResourceClaims) > 0 {
+		info.invalid = ErrDRAIgnored
 		return
 	}
 	if info.invalid = validatePodLabels(pod); info.invalid != nil {

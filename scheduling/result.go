@@ -45,18 +45,26 @@ type NodeClaim struct {
 	// Pods are "namespace/name" of the pods placed on the claim, in the
 	// order they were placed.
 	Pods []string `json:"pods"`
+	// BufferPods counts the CapacityBuffer virtual pods among Pods: room
+	// the claim holds for pods not yet created.
+	BufferPods int `json:"bufferPods,omitempty"`
 }
 
 // Binding places a pod on an existing node or an in-flight NodeClaim.
 type Binding struct {
 	Pod  string `json:"pod"`
 	Node string `json:"node"`
+	// Buffer marks a CapacityBuffer's virtual pod: the node has room for
+	// it, and nothing binds.
+	Buffer bool `json:"buffer,omitempty"`
 }
 
 // Unschedulable is a pod that fits nowhere, and why.
 type Unschedulable struct {
 	Pod    string `json:"pod"`
 	Reason string `json:"reason"`
+	// Buffer marks a CapacityBuffer's virtual pod.
+	Buffer bool `json:"buffer,omitempty"`
 }
 
 // Summary counts the result.
@@ -66,4 +74,8 @@ type Summary struct {
 	UnschedulablePods int     `json:"unschedulablePods"`
 	NodeClaims        int     `json:"nodeClaims"`
 	PricePerHour      float64 `json:"pricePerHour"`
+	// BufferPods counts the CapacityBuffer virtual pods among Pods, and
+	// ScheduledBufferPods those of them placed.
+	BufferPods          int `json:"bufferPods,omitempty"`
+	ScheduledBufferPods int `json:"scheduledBufferPods,omitempty"`
 }

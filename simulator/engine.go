@@ -46,6 +46,7 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/scheduling"
@@ -112,6 +113,10 @@ type Config struct {
 	// and records what they find in Result.Violations. Checking changes
 	// no decision; it only costs time.
 	CheckInvariants bool
+	// IgnoreBuffers runs Karpenter with its CapacityBuffer feature gate
+	// off: the scenario's CapacityBuffers are read and never acted on.
+	// CompareBuffers runs a scenario both ways.
+	IgnoreBuffers bool
 	// Progress, when set, is called as virtual time passes each
 	// hundredth of the run and once at its end, with the virtual time
 	// simulated so far and the run's duration. It must not call back
@@ -190,6 +195,11 @@ type sim struct {
 	interrupts   map[int]*rand.Rand     // random interruptions, by step index
 	// check is nil unless Config.CheckInvariants.
 	check *checker
+	// buffers are the CapacityBuffers of the run (buffers.go).
+	buffers buffers
+	// dra translates the claims of pods the run creates (Scenario.DRA);
+	// nil without DRA.
+	dra *dra.Translator
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -212,7 +222,13 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
-	return s.finish(), nil
+	res := s.finish()
+	if s.buffersOn() {
+		if err := compareBuffers(ctx, sc, cfg, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, error) {
@@ -224,6 +240,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		return nil, fmt.Errorf("%w: Config.Clock reads %s, after the scenario's start %s; the clock cannot run backwards",
 			ErrInvalidScenario, cfg.Clock.Now().UTC().Format(time.RFC3339), start.Format(time.RFC3339))
 	}
+	cfg.Snapshot.DRA = cfg.Snapshot.DRA || sc.DRA
 	s := &sim{
 		ctx: ctx, cfg: cfg, sc: sc, steps: steps, start: start, end: start.Add(sc.Duration.Duration), now: start,
 		clock:       runClock(cfg.Clock, start),
@@ -263,6 +280,9 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}
+		if s.buffersOn() {
+			ccfg.BufferPods = s.bufferPods
+		}
 		var ctrl *controller.Controller
 		ctrl, err = controller.New(ccfg)
 		s.auto = karpenterLoop{s: s, c: ctrl}
@@ -274,6 +294,11 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		s.q.schedule(event{at: start.Add(st.at), kind: evStep, index: i})
 	}
 	s.auto.start(start)
+	if s.buffersOn() && len(s.buffers.list) > 0 {
+		// The buffer controller reconciles each buffer as it appears and
+		// triggers a provisioning pass.
+		s.auto.trigger(start)
+	}
 	s.q.schedule(event{at: start, kind: evSample})
 	s.bindDirty = len(s.pending) > 0
 	return s, nil

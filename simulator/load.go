@@ -45,6 +45,11 @@ func merge(dst, src *manifests.Set) {
 	dst.PersistentVolumes = append(dst.PersistentVolumes, src.PersistentVolumes...)
 	dst.PersistentVolumeClaims = append(dst.PersistentVolumeClaims, src.PersistentVolumeClaims...)
 	dst.StorageClasses = append(dst.StorageClasses, src.StorageClasses...)
+	dst.PodTemplates = append(dst.PodTemplates, src.PodTemplates...)
+	dst.CapacityBuffers = append(dst.CapacityBuffers, src.CapacityBuffers...)
+	dst.DeviceClasses = append(dst.DeviceClasses, src.DeviceClasses...)
+	dst.ResourceClaims = append(dst.ResourceClaims, src.ResourceClaims...)
+	dst.ResourceClaimTemplates = append(dst.ResourceClaimTemplates, src.ResourceClaimTemplates...)
 }
 
 // load builds the starting cluster from the scenario's manifests.
@@ -99,6 +104,16 @@ func (s *sim) load() error {
 		s.deployments[objectKey(d.Namespace, d.Name)] = d.DeepCopy()
 	}
 	s.daemonSets, s.pdbs = snap.DaemonSets, snap.PDBs
+	s.loadBuffers(set)
+	if s.cfg.Snapshot.DRA {
+		// FromSet checked the DRA objects: the translator builds.
+		s.dra, _ = snapshot.DRATranslator(set, "")
+		for _, p := range set.Pods {
+			if p.Spec.NodeName != "" {
+				s.dra.Allocates(p)
+			}
+		}
+	}
 	if err := s.loadNodes(snap); err != nil {
 		return err
 	}

@@ -26,6 +26,16 @@ type step struct {
 	releaseAMI *releaseAMIStep
 	traffic    *trafficStep
 	arrivals   *arrivalsStep
+	buffer     *bufferStep
+}
+
+// bufferStep is a BufferStep: buffer to add or replace, or key
+// ("namespace/name") of one to resize (replicas) or delete.
+type bufferStep struct {
+	buffer   *apis.CapacityBuffer
+	key      string
+	replicas *int32
+	delete   bool
 }
 
 // scaleStep sets the replicas of the Deployment named namespace/name.
@@ -146,7 +156,7 @@ func stepLines(data []byte) []int {
 // compileStep checks one step and converts it.
 func compileStep(st *Step) (step, error) {
 	n := 0
-	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil} {
+	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil, st.Buffer != nil} {
 		if set {
 			n++
 		}
@@ -154,7 +164,7 @@ func compileStep(st *Step) (step, error) {
 	at := st.At.Duration
 	switch {
 	case n != 1:
-		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals must be set (got %d)", n)
+		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals, buffer must be set (got %d)", n)
 	case at < 0:
 		return step{}, fmt.Errorf("at %v is negative", at)
 	}
@@ -178,6 +188,8 @@ func compileStep(st *Step) (step, error) {
 		out.traffic, err = st.Traffic.compile()
 	case st.Arrivals != nil:
 		out.arrivals, err = st.Arrivals.compile(at)
+	case st.Buffer != nil:
+		out.buffer, err = st.Buffer.compile()
 	}
 	if err != nil {
 		return step{}, err
@@ -303,4 +315,29 @@ func (a *ArrivalsStep) compile(at time.Duration) (*arrivalsStep, error) {
 	}
 	return &arrivalsStep{deployment: deploymentKey(a.Deployment), perHour: a.PerHour,
 		meanLifetime: a.MeanLifetime.Duration, until: a.Until.Duration}, nil
+}
+
+// compile decodes and validates the buffer of a manifest, or checks the
+// change asked of a named one.
+func (st *BufferStep) compile() (*bufferStep, error) {
+	switch {
+	case st.Manifest != "" && (st.Name != "" || st.Replicas != nil || st.Delete):
+		return nil, errors.New("buffer: a manifest, or a name with replicas or delete, not both")
+	case st.Manifest != "":
+		set, err := manifests.DecodePart("buffer manifest", []byte(st.Manifest))
+		if err != nil {
+			return nil, err
+		}
+		if len(set.CapacityBuffers) != 1 {
+			return nil, fmt.Errorf("the manifest holds %d CapacityBuffers, want 1", len(set.CapacityBuffers))
+		}
+		return &bufferStep{buffer: set.CapacityBuffers[0]}, nil
+	case st.Name == "":
+		return nil, errors.New("buffer needs a manifest, or a name with replicas or delete")
+	case (st.Replicas != nil) == st.Delete:
+		return nil, fmt.Errorf("buffer %s: set one of replicas and delete", st.Name)
+	case st.Replicas != nil && *st.Replicas < 0:
+		return nil, fmt.Errorf("buffer %s: replicas %d is negative", st.Name, *st.Replicas)
+	}
+	return &bufferStep{key: deploymentKey(st.Name), replicas: st.Replicas, delete: st.Delete}, nil
 }

@@ -37,6 +37,7 @@ const (
 	KindStepFailed        = "step-failed"
 	KindArrive            = "arrive"
 	KindDepart            = "depart"
+	KindBuffer            = "buffer"
 )
 
 // Disruption methods the controller adds to consolidation's Method*
@@ -111,6 +112,28 @@ type Result struct {
 	// Violations are the invariants the run broke, each when first seen;
 	// only checked with Config.CheckInvariants (see InvariantError).
 	Violations []Violation `json:"violations,omitempty"`
+	// Buffers, for a Karpenter run with CapacityBuffers, compares it with
+	// the same run without them.
+	Buffers *BufferReport `json:"buffers,omitempty"`
+}
+
+// BufferReport is what a run's CapacityBuffers did: the pending times and
+// cost of the run beside those of the same scenario and seed run with
+// Karpenter's CapacityBuffer feature gate off.
+type BufferReport struct {
+	// PendingTime and TotalCost are the run's; WithoutPendingTime and
+	// WithoutTotalCost those of the run without buffers.
+	PendingTime        Percentiles `json:"pendingTime"`
+	WithoutPendingTime Percentiles `json:"withoutPendingTime"`
+	TotalCost          float64     `json:"totalCost"`
+	WithoutTotalCost   float64     `json:"withoutTotalCost"`
+	// Cost is what the buffers cost over the run: TotalCost less
+	// WithoutTotalCost.
+	Cost float64 `json:"cost"`
+	// Skipped says why there is no run without buffers to compare with
+	// (a launcher, clock or cluster of the caller's cannot be run twice);
+	// the Without fields are then zero.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // PendingPod is a pod still pending at the end of a run, and why.

@@ -33,6 +33,8 @@ import (
 //	- {at: 30m, nodeClass: {manifest: "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n..."}}
 //	- {at: 0s, traffic: {deployment: web, every: 1h, min: 4, max: 40, peakAt: 14h}}
 //	- {at: 0s, arrivals: {deployment: batch, perHour: 30, meanLifetime: 20m, until: 8h}}
+//	- {at: 1h, buffer: {manifest: "apiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\n..."}}
+//	- {at: 2h, buffer: {name: web-headroom, replicas: 4}}
 type Scenario struct {
 	Name string `json:"name,omitempty"`
 	// Seed seeds every random choice of the run (PCG) and is echoed in the
@@ -57,6 +59,12 @@ type Scenario struct {
 	// defaults stand in. Karpenter runs ignore it, as CA runs ignore
 	// NodePools.
 	ClusterAutoscaler *clusterautoscaler.Spec `json:"clusterAutoscaler,omitempty"`
+	// DRA models dynamic resource allocation as Karpenter does with
+	// --ignore-dra-requests=false (package dra): GPU instance types offer
+	// their devices, pods' ResourceClaims request them. Without it pods
+	// that claim devices stay pending, as Karpenter ignores them by
+	// default.
+	DRA bool `json:"dra,omitempty"`
 	// Steps happen at their offsets from the start, in order; steps at the
 	// same offset happen in the order listed.
 	Steps []Step `json:"steps,omitempty"`
@@ -111,6 +119,20 @@ type Step struct {
 	// Arrivals creates pods at random times and deletes each after a
 	// random lifetime.
 	Arrivals *ArrivalsStep `json:"arrivals,omitempty"`
+	// Buffer adds, replaces, resizes or deletes a CapacityBuffer.
+	Buffer *BufferStep `json:"buffer,omitempty"`
+}
+
+// BufferStep changes the run's CapacityBuffers: Manifest (one
+// CapacityBuffer in YAML, its reference resolved when the step runs) adds
+// it or replaces the one of that namespace and name; otherwise Name
+// ("namespace/name", or "name" in namespace default) names a buffer of the
+// run, whose spec.replicas becomes Replicas, or which Delete removes.
+type BufferStep struct {
+	Manifest string `json:"manifest,omitempty"`
+	Name     string `json:"name,omitempty"`
+	Replicas *int32 `json:"replicas,omitempty"`
+	Delete   bool   `json:"delete,omitempty"`
 }
 
 // TrafficStep sets a Deployment's replicas every Every (default 1h), from

@@ -37,6 +37,8 @@ func (s *sim) step(i int) {
 		s.traffic(i, 0)
 	case st.arrivals != nil:
 		err = s.startArrivals(i)
+	case st.buffer != nil:
+		err = s.changeBuffer(st.buffer)
 	}
 	if err != nil {
 		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})
@@ -72,6 +74,11 @@ func (s *sim) expand(d *appsv1.Deployment, replicas int32) ([]*simPod, error) {
 	key := objectKey(d.Namespace, d.Name)
 	out := make([]*simPod, 0, len(snap.Pending))
 	for _, p := range snap.Pending {
+		if s.dra != nil {
+			if p, err = s.dra.Pod(p); err != nil {
+				return nil, err
+			}
+		}
 		p.CreationTimestamp = metav1.NewTime(s.now)
 		out = append(out, &simPod{key: p.Namespace + "/" + p.Name, pod: p, owner: key})
 	}
@@ -198,6 +205,9 @@ func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
 		}
 	}
 	s.classes[nc.Name] = nc
+	if s.dra != nil {
+		catalog = s.dra.Catalog(catalog)
+	}
 	s.catalogs[nc.Name] = catalog
 	s.auto.nodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0

@@ -15,6 +15,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Disruption is a Set as Karpenter's disruption controller sees it at one
@@ -66,12 +67,48 @@ type Expired struct {
 //
 // Cluster.NodePools are every NodePool given (static ones and those being
 // deleted too, which consolidation recognises), each with its catalog.
+// The Set's CapacityBuffers' virtual pods are pending pods of the view
+// (every consolidation simulation must find them room), and each node
+// holds BufferPods: how many of them a provisioning pass at now places on
+// it, which keeps emptiness away from it.
+//
 // ForDisruption returns FromSet's errors and never modifies the Set.
 func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption, error) {
 	if set == nil {
 		return nil, errors.New("snapshot: no manifests (nil Set)")
 	}
-	return forDisruption(setObjects(set), opts, now)
+	d, err := forDisruption(setObjects(set), opts, now)
+	if err != nil {
+		return nil, err
+	}
+	if buffers := SetBufferPods(set, now); len(buffers) > 0 {
+		d.placeBuffers(buffers)
+	}
+	return d, nil
+}
+
+// placeBuffers runs the provisioning pass that tells which nodes hold the
+// buffers' room, as Karpenter's provisioner records it for emptiness, and
+// adds the virtual pods to the pending ones.
+func (d *Disruption) placeBuffers(buffers []*corev1.Pod) {
+	c := &d.Cluster
+	in := scheduling.Input{Pods: slices.Concat(c.Pending, buffers), DaemonSets: c.DaemonSets}
+	byName := map[string]*consolidation.Node{}
+	for _, n := range c.Nodes {
+		if n.Node != nil && !n.Deleting {
+			in.Nodes = append(in.Nodes, n.Node)
+			byName[n.Node.Name] = n
+		}
+	}
+	for _, p := range c.NodePools {
+		in.NodePools = append(in.NodePools, scheduling.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
+	}
+	for _, b := range scheduling.Solve(in).Bindings {
+		if n := byName[b.Node]; b.Buffer && n != nil {
+			n.BufferPods++
+		}
+	}
+	c.Pending = slices.Concat(c.Pending, buffers)
 }
 
 // FromState builds the disruption view of a watched cluster's state at now,

@@ -42,8 +42,11 @@ func FuzzYAMLToPlan(f *testing.F) {
 			return
 		}
 		r := scheduling.Solve(snap.Input(scheduling.Options{}))
-		if got := r.Summary.ScheduledPods + r.Summary.UnschedulablePods; got != len(snap.Pending) {
-			t.Fatalf("%d pods accounted for, %d pending", got, len(snap.Pending))
+		if got, want := r.Summary.ScheduledPods+r.Summary.UnschedulablePods, len(snap.Pending)+len(snap.Buffers); got != want {
+			t.Fatalf("%d pods accounted for, %d pending and %d buffer pods", got, len(snap.Pending), len(snap.Buffers))
+		}
+		if r.Summary.BufferPods != len(snap.Buffers) {
+			t.Fatalf("%d buffer pods in the summary, %d in the snapshot", r.Summary.BufferPods, len(snap.Buffers))
 		}
 	})
 }

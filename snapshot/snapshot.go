@@ -33,6 +33,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -62,6 +63,12 @@ type Options struct {
 	// a manifest asking for billions of replicas is refused instead of
 	// exhausting memory; 0 means DefaultMaxPods.
 	MaxPods int
+	// DRA models dynamic resource allocation as Karpenter does with
+	// --ignore-dra-requests=false (package dra): GPU instance types offer
+	// their devices, and pods' ResourceClaims become device requests.
+	// Without it pods that claim devices are unschedulable, as Karpenter
+	// ignores them by default.
+	DRA bool
 }
 
 // DefaultMaxPods is the default bound on expanded pods: well beyond the
@@ -95,6 +102,10 @@ type Snapshot struct {
 	// workload controllers, and the pods of nodes being deleted (which keep
 	// their spec.nodeName). DaemonSet and mirror pods are never pending.
 	Pending []*corev1.Pod
+	// Buffers are the virtual pods of the Set's CapacityBuffers
+	// (BufferPods), sorted by namespace/name: provisioning places them
+	// after the pending pods, and no node ever runs them.
+	Buffers []*corev1.Pod
 	// Bound are the active pods bound to a node that stays, sorted by
 	// namespace/name. Each is also in its node's Pods when that node is
 	// known.
@@ -131,7 +142,7 @@ type Snapshot struct {
 // input shares the snapshot's slices and objects; Solve changes neither.
 func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 	return scheduling.Input{
-		Pods:                   s.Pending,
+		Pods:                   s.pods(),
 		Nodes:                  s.Nodes,
 		NodePools:              s.NodePools,
 		DaemonSets:             s.DaemonSets,
@@ -140,6 +151,15 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 		StorageClasses:         s.StorageClasses,
 		Options:                o,
 	}
+}
+
+// pods are the pods provisioning places: the pending ones, then the
+// buffers' virtual pods.
+func (s *Snapshot) pods() []*corev1.Pod {
+	if len(s.Buffers) == 0 {
+		return s.Pending
+	}
+	return slices.Concat(s.Pending, s.Buffers)
 }
 
 // FromSet builds the snapshot of a Set. The stages run in this order
@@ -166,7 +186,14 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.finish(), nil
+	snap := b.finish()
+	snap.Buffers = SetBufferPods(set, time.Time{})
+	if opts.DRA {
+		if err := errors.Join(snap.applyDRA(set, opts.Origin)...); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
 
 // runStages runs FromSet's stages over the objects and returns the builder

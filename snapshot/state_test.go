@@ -29,6 +29,9 @@ func TestFromStateIsForDisruption(t *testing.T) {
 				len(set.PersistentVolumes)+len(set.PersistentVolumeClaims)+len(set.StorageClasses) > 0 {
 				t.Skip("a watched cluster's state holds no workload controllers or volumes")
 			}
+			if len(set.CapacityBuffers) > 0 {
+				t.Skip("a watched cluster's state holds no CapacityBuffers")
+			}
 			now := LatestTime(set)
 			want, err := ForDisruption(set, Options{}, now)
 			require.NoError(t, err)

@@ -22,7 +22,8 @@ import (
 // appears.
 func explainPod(stdout, stderr io.Writer, snap *snapshot.Snapshot, in scheduling.Input, target, output string) error {
 	key := podKeyOf(target)
-	pod := findPod(snap.Pending, key)
+	// A CapacityBuffer's virtual pod is placed as the pending pods are.
+	pod := findPod(in.Pods, key)
 	if pod == nil {
 		return missingPod(snap, key)
 	}

@@ -37,9 +37,11 @@ type planOptions struct {
 	// optimize looks for a cheaper plan than Karpenter's.
 	optimize        bool
 	minValuesPolicy string
-	region          string
-	zones           string
-	cluster         clusterOptions
+	// dra models dynamic resource allocation (--ignore-dra-requests=false).
+	dra     bool
+	region  string
+	zones   string
+	cluster clusterOptions
 }
 
 func newPlanCommand(env environment) *cobra.Command {
@@ -80,6 +82,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.BoolVar(&opts.lowerBound, "lower-bound", true, "prove a lower bound on the cost of any plan for the same pods and print how far this plan is above it (--lower-bound=false skips it)")
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
+	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: GPU instance types offer their devices, pods' ResourceClaims request them (without it, Karpenter's default, pods that claim devices are unschedulable)")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.cluster)
@@ -121,6 +124,14 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 		printWarnings(stderr, newWarnings(result.Warnings, base.Warnings))
 	}
 	out := planOutput{Result: result, Summary: planSummary{Summary: result.Summary}, Optimization: optimization}
+	if len(snap.Buffers) > 0 {
+		// What the buffers cost is what the plan costs above the same plan
+		// without them.
+		without := in
+		without.Pods = snap.Pending
+		cost := math.Round((result.Summary.PricePerHour-scheduling.Solve(without).Summary.PricePerHour)*1e6) / 1e6
+		out.Summary.BufferPricePerHour = &cost
+	}
 	if opts.lowerBound {
 		b, err := optimize.LowerBound(in, result, optimize.BoundOptions{})
 		if err != nil {
@@ -179,6 +190,10 @@ type planSummary struct {
 	// NodeClaims of any plan that schedules the same pods (package
 	// optimize); absent with --lower-bound=false.
 	LowerBoundPerHour *float64 `json:"lowerBoundPerHour,omitempty"`
+	// BufferPricePerHour is what the CapacityBuffers' virtual pods add to
+	// the plan's $/hour: its price less that of the plan without them;
+	// absent without buffers.
+	BufferPricePerHour *float64 `json:"bufferPricePerHour,omitempty"`
 }
 
 func planSchedulingOptions(opts planOptions) scheduling.Options {
@@ -200,7 +215,7 @@ func snapshotOrExample(env environment, opts planOptions, command string, stdin 
 	if err != nil {
 		return nil, err
 	}
-	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return nil, err
 	}
@@ -300,7 +315,7 @@ func writeYAML(w io.Writer, v any) error {
 // capacity type.
 type claimGroup struct {
 	nodePool, instanceType, capacityType string
-	count, pods                          int
+	count, pods, bufferPods              int
 	zones                                []string
 	price                                float64
 }
@@ -320,6 +335,7 @@ func groupClaims(claims []scheduling.NodeClaim) []*claimGroup {
 		g := groups[i]
 		g.count++
 		g.pods += len(c.Pods)
+		g.bufferPods += c.BufferPods
 		g.price += c.PricePerHour
 		if !slices.Contains(g.zones, c.Zone) {
 			g.zones = append(g.zones, c.Zone)
@@ -352,7 +368,7 @@ func writePlanTable(w io.Writer, r planOutput) error {
 	if len(r.NodeClaims) > 0 {
 		fmt.Fprintln(tw, "NODEPOOL\tINSTANCE TYPE\tCAPACITY TYPE\tNODES\tPODS\tZONES\t$/HOUR")
 		for _, g := range groupClaims(r.NodeClaims) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%.4f\n", g.nodePool, orDash(g.instanceType), orDash(g.capacityType), g.count, g.pods, orDash(strings.Join(g.zones, ",")), g.price)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%.4f\n", g.nodePool, orDash(g.instanceType), orDash(g.capacityType), g.count, withBuffer(g.pods, g.bufferPods), orDash(strings.Join(g.zones, ",")), g.price)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -360,7 +376,7 @@ func writePlanTable(w io.Writer, r planOutput) error {
 	if len(perNode) > 0 {
 		fmt.Fprintln(tw, "EXISTING NODE\tPODS")
 		for _, n := range perNode {
-			fmt.Fprintf(tw, "%s\t%d\n", n.node, n.pods)
+			fmt.Fprintf(tw, "%s\t%s\n", n.node, withBuffer(n.pods, n.bufferPods))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -378,6 +394,13 @@ func writePlanTable(w io.Writer, r planOutput) error {
 			fmt.Fprintf(w, "lower bound $%.4f/hour\n", *b)
 		}
 	}
+	if s.BufferPods > 0 {
+		fmt.Fprintf(w, "capacity buffers: %s placed of %d", plural(s.ScheduledBufferPods, "virtual pod"), s.BufferPods)
+		if c := s.BufferPricePerHour; c != nil {
+			fmt.Fprintf(w, ", costing $%.4f/hour", *c)
+		}
+		fmt.Fprintln(w)
+	}
 	if len(r.Unschedulable) > 0 {
 		fmt.Fprintln(w)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -391,8 +414,17 @@ func writePlanTable(w io.Writer, r planOutput) error {
 }
 
 type nodePods struct {
-	node string
-	pods int
+	node             string
+	pods, bufferPods int
+}
+
+// withBuffer is a pod count, with how many of them are buffer pods when
+// any are: "5 (2 buffer)".
+func withBuffer(pods, buffer int) string {
+	if buffer == 0 {
+		return fmt.Sprint(pods)
+	}
+	return fmt.Sprintf("%d (%d buffer)", pods, buffer)
 }
 
 // bindingsPerNode counts the pods bound to each existing node, by node name.
@@ -405,6 +437,9 @@ func bindingsPerNode(bindings []scheduling.Binding) []nodePods {
 			i = len(out) - 1
 		}
 		out[i].pods++
+		if b.Buffer {
+			out[i].bufferPods++
+		}
 	}
 	slices.SortFunc(out, func(a, b nodePods) int { return strings.Compare(a.node, b.node) })
 	return out

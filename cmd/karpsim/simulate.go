@@ -229,6 +229,15 @@ func writeSimulateTable(w io.Writer, r *simulator.Result) error {
 	fmt.Fprintf(tw, "launches\t%d (%d failed)\n", r.Launches, r.LaunchFailures)
 	fmt.Fprintf(tw, "pending time\t%s: p50 %v, p90 %v, p99 %v, max %v; %d still pending\n",
 		plural(p.Count, "pod"), p.P50.Duration, p.P90.Duration, p.P99.Duration, p.Max.Duration, p.StillPending)
+	if b := r.Buffers; b != nil {
+		if b.Skipped != "" {
+			fmt.Fprintf(tw, "capacity buffers\tno comparison: %s\n", b.Skipped)
+		} else {
+			q := b.WithoutPendingTime
+			fmt.Fprintf(tw, "without buffers\tpending p50 %v, p90 %v, p99 %v, max %v; total cost $%.4f: the buffers cost $%.4f\n",
+				q.P50.Duration, q.P90.Duration, q.P99.Duration, q.Max.Duration, b.WithoutTotalCost, b.Cost)
+		}
+	}
 	fmt.Fprintf(tw, "disruptions\t%s\n", disruptionsCell(r.DisruptionsByMethod))
 	fmt.Fprintf(tw, "evictions\t%d (%d validation failures)\n", r.Evictions, r.ValidationFailures)
 	fmt.Fprintln(tw)

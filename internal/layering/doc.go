@@ -8,7 +8,8 @@
 //	1  requirements, resources, budgets,        the algebra of labels and resources, budgets,
 //	   manifests                                reading YAML into typed objects
 //	2  instancetypes                            instance types and offerings
-//	3  scheduling, drift, cloud                 the provisioning decision, drift, the loop's seams
+//	3  scheduling, drift, cloud, dra            the provisioning decision, drift, the loop's seams,
+//	                                            DRA claims and devices as scheduling sees them
 //	4  consolidation, optimize, kube            the disruption decision, lower bounds on cost; a real
 //	                                            cluster through client-go
 //	5  snapshot, invariants, advise             manifests or a cluster's state → decision inputs;
@@ -23,7 +24,7 @@
 //	10 cmd/karpsim, examples                    what users run
 //
 // The decision core (requirements, resources, instancetypes, pricing, optimize,
-// advise, scheduling, budgets, drift, consolidation, invariants) does no I/O and
+// advise, scheduling, dra, budgets, drift, consolidation, invariants) does no I/O and
 // imports neither manifests nor cloud: it takes plain structs and returns
 // decisions.
 //

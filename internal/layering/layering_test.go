@@ -16,7 +16,7 @@ var layer = map[string]int{
 	"apis": 0, "pricing": 0, "workloads": 0, "internal/clusterdump": 0,
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
-	"scheduling":    3, "drift": 3, "cloud": 3,
+	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3,
 	"consolidation": 4, "optimize": 4, "kube": 4,
 	"snapshot": 5, "invariants": 5, "advise": 5,
 	"controller": 6, "clusterautoscaler": 6,
@@ -27,7 +27,7 @@ var layer = map[string]int{
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
-var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "budgets", "drift", "consolidation", "optimize", "advise", "invariants"}
+var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "dra", "budgets", "drift", "consolidation", "optimize", "advise", "invariants"}
 
 // ioPackages are the standard packages that reach outside the process.
 var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}

@@ -1,0 +1,83 @@
+package snapshot
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/dra"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
+)
+
+// DRATranslator returns the package dra translator of a Set's DeviceClasses,
+// ResourceClaims and ResourceClaimTemplates; the problems are
+// *manifests.Errors naming the file, the object and the field.
+func DRATranslator(set *manifests.Set, origin string) (*dra.Translator, []error) {
+	t, problems := dra.New(dra.Objects{DeviceClasses: set.DeviceClasses, ResourceClaims: set.ResourceClaims,
+		ResourceClaimTemplates: set.ResourceClaimTemplates})
+	var errs []error
+	for _, p := range problems {
+		errs = append(errs, draError(set.SourceOf, origin, p))
+	}
+	return t, errs
+}
+
+func draError(sourceOf func(any) (manifests.Source, bool), origin string, p dra.Problem) error {
+	src, ok := sourceOf(p.Obj)
+	if !ok {
+		src = manifests.Source{File: origin}
+		if origin == "" {
+			src.File = "<no file>"
+		}
+	}
+	return &manifests.Error{Source: src, Object: p.Object, Path: p.Path, Message: p.Message, Kind: manifests.ErrInvalid}
+}
+
+// applyDRA gives the snapshot's instance types and nodes their devices and
+// turns its pods' claims into device requests (package dra): what
+// Karpenter does with --ignore-dra-requests=false. Pods already running
+// with a shared claim allocate it.
+func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
+	t, errs := DRATranslator(set, origin)
+	if len(errs) > 0 {
+		return errs
+	}
+	types := map[string]*instancetypes.InstanceType{}
+	for i := range s.NodePools {
+		for _, it := range s.NodePools[i].InstanceTypes {
+			types[it.Name] = it
+		}
+		s.NodePools[i].InstanceTypes = t.Catalog(s.NodePools[i].InstanceTypes)
+	}
+	for _, n := range s.Nodes {
+		n.Capacity, n.Allocatable = t.NodeResources(types[n.Labels[apis.LabelInstanceType]], n.Capacity, n.Allocatable)
+	}
+	for _, p := range s.Bound {
+		t.Allocates(p)
+	}
+	translated := map[*corev1.Pod]*corev1.Pod{}
+	translate := func(pods []*corev1.Pod) {
+		for i, p := range pods {
+			if out, ok := translated[p]; ok {
+				pods[i] = out
+				continue
+			}
+			out, err := t.Pod(p)
+			if err != nil {
+				if prob, ok := err.(dra.Problem); ok {
+					err = draError(set.SourceOf, origin, prob)
+				}
+				errs = append(errs, err)
+				continue
+			}
+			translated[p], pods[i] = out, out
+		}
+	}
+	translate(s.Bound)
+	for _, n := range s.Nodes {
+		translate(n.Pods)
+	}
+	translate(s.Pending)
+	translate(s.Buffers)
+	return errs
+}
