@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -55,6 +54,13 @@ func (l *loader) decodeListDocument(doc document) bool {
 	if !l.admit(doc.src, len(items)) {
 		return true
 	}
+	for i, item := range items {
+		src := doc.src
+		src.Item = i + 1
+		if l.objectTooLarge(src, len(item)) {
+			return true
+		}
+	}
 	into := l.child()
 	if !l.decodeItems(into, doc, items, apiVersion, itemKind) {
 		l.objects -= len(items)
@@ -76,7 +82,7 @@ func parseQuiet(data []byte, isJSON bool) (map[string]any, bool) {
 		}
 	}
 	var tree map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err != nil || tree == nil {
+	if err := unmarshalTree(j, &tree); err != nil || tree == nil {
 		return nil, false
 	}
 	return tree, true
@@ -162,7 +168,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 				return nil
 			}
 			var seq []any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
+			if err := unmarshalTree(j, &seq); err != nil || len(seq) != 1 {
 				return nil
 			}
 			obj, _ := seq[0].(map[string]any)
@@ -177,7 +183,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 		return item
 	}
 	var obj map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil || obj == nil {
+	if err := unmarshalTree(j, &obj); err != nil || obj == nil {
 		return nil
 	}
 	item.decodeObject(src, obj, apiVersion, itemKind, 1)
