@@ -25,6 +25,7 @@ type compareOptions struct {
 	seedSet bool
 	// report is the HTML report's file, "" for none.
 	report string
+	limits limitOptions
 }
 
 // comparison is what `compare -o json` prints: each autoscaler's Result, as
@@ -91,6 +92,9 @@ prints it; every saving in "difference" is the Cluster Autoscaler's figure less 
 			if err := checkOutput(opts.output); err != nil {
 				return err
 			}
+			if err := opts.limits.check(true); err != nil {
+				return err
+			}
 			return runCompare(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -101,11 +105,13 @@ prints it; every saving in "difference" is the Cluster Autoscaler's figure less 
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the comparison's HTML report (see karpsim report) to `FILE`")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
+	addInputLimitFlags(cmd, &opts.limits)
+	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
 }
 
 func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	sc, err := loadSimulateScenario(opts.file, stdin, stderr)
+	sc, err := loadSimulateScenario(opts.file, opts.limits, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -118,7 +124,9 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	var wg sync.WaitGroup
 	for i, which := range simulator.Autoscalers() {
 		wg.Go(func() {
-			res, err := simulator.Run(context.Background(), sc, simulator.Config{Autoscaler: which, MeasureUtilization: true})
+			cfg := opts.limits.simulatorConfig()
+			cfg.Autoscaler, cfg.MeasureUtilization = which, true
+			res, err := simulator.Run(context.Background(), sc, cfg)
 			errs[i] = err
 			if which == simulator.AutoscalerKarpenter {
 				out.Karpenter = res

@@ -51,30 +51,31 @@ func countStdin(files []string) int {
 // loadManifests reads the -f paths in the order given, "-" being standard
 // input, into one Set checked as a whole: a NodePool piped in may use an
 // EC2NodeClass from a file.
-func loadManifests(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
+func loadManifests(files []string, limits limitOptions, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	inputs := make([]manifests.Input, 0, len(files))
 	for _, path := range files {
 		if path != stdinPath {
 			inputs = append(inputs, manifests.Input{Path: path})
 			continue
 		}
-		data, err := readStdin(stdin, stderr)
+		data, err := readStdin(stdin, limits.maxInputBytes(), stderr)
 		if err != nil {
 			return nil, err
 		}
 		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName, Data: data}})
 	}
-	return manifests.LoadInputs(inputs...)
+	return manifests.LoadLimited(limits.manifests(), inputs...)
 }
 
-// readStdin reads all of standard input. An empty input is an error: it is
-// what a failed `kubectl get` leaves in the pipe, and planning nothing
-// would hide that.
-func readStdin(stdin io.Reader, stderr io.Writer) ([]byte, error) {
+// readStdin reads all of standard input, up to limit bytes. An empty
+// input is an error: it is what a failed `kubectl get` leaves in the pipe,
+// and planning nothing would hide that. A longer one is cut one byte past
+// the limit, for the reader of the data to refuse, naming the limit.
+func readStdin(stdin io.Reader, limit int64, stderr io.Writer) ([]byte, error) {
 	if isTerminal(stdin) {
 		fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
 	}
-	data, err := io.ReadAll(stdin)
+	data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", stdinName, err)
 	}
