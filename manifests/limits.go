@@ -146,7 +146,10 @@ func tinyExponent(data []byte) (int, []byte, bool) {
 		if start > 0 && (data[start-1] == '+' || data[start-1] == '-') {
 			start--
 		}
-		if (start > 0 && isWordByte(data[start-1])) || (end < len(data) && isWordByte(data[end])) {
+		// A value of its own, not part of a longer string (a UID's
+		// "8955015e-2858-…", a name).
+		if (start > 0 && !bytes.ContainsRune([]byte(" \t\r\n\"':[{,"), rune(data[start-1]))) ||
+			(end < len(data) && !bytes.ContainsRune([]byte(" \t\r\n\"',]}#"), rune(data[end]))) {
 			continue
 		}
 		return start, data[start:end], true
@@ -155,10 +158,6 @@ func tinyExponent(data []byte) (int, []byte, bool) {
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
-
-func isWordByte(b byte) bool {
-	return isDigit(b) || ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || b == '_' || b == '.'
-}
 
 // refuseTinyExponent reports a document holding a number tinyExponent
 // finds, naming its line.

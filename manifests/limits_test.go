@@ -143,6 +143,10 @@ func TestTinyExponent(t *testing.T) {
 		{"image: x@sha256:1e-99999999abc\n", ""},
 		{"name: v1e-99999999\n", ""},
 		{"e-99999999\n", ""},
+		{`uid: "8955015e-2858-4bcd-8123-0123456789ab"`, ""},
+		{`uid: 0123abcd-4121-123e-456789012345`, ""},
+		{"- 1e-5000\n", "1e-5000"},
+		{"[1e-5000, 2]", "1e-5000"},
 	} {
 		_, number, found := tinyExponent([]byte(tc.data))
 		assert.Equal(t, tc.want != "", found, tc.data)
