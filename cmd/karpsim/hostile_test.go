@@ -277,6 +277,14 @@ func hostileCases() []hostileCase {
 		{name: "input over --max-input-bytes", generate: func(t *testing.T, dir string) {
 			writeLarge(t, filepath.Join(dir, "big.yaml"), 50<<20, hostilePod(`{cpu: "1"}`, "")+"---\n# @\n")
 		}, args: []string{"plan", "-f", "DIR/big.yaml", "--max-input-bytes", "1048576"}, want: []string{"DIR/big.yaml: more than 1 MiB: karpsim reads at most 1 MiB"}},
+		{name: "a pod of a million containers", generate: func(t *testing.T, dir string) {
+			var b strings.Builder
+			b.WriteString("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers:\n")
+			for i := range 1_000_000 {
+				fmt.Fprintf(&b, "  - {name: c%d, image: x}\n", i)
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "pod.yaml"), []byte(b.String()), 0o644))
+		}, args: plan("pod.yaml"), want: []string{"DIR/pod.yaml: document 1 (line 1): an object of more than 16 MiB"}},
 		{name: "standard input over --max-input-bytes", stdin: strings.Repeat(hostilePod(`{cpu: "1"}`, "")+"---\n", 20_000),
 			args: []string{"plan", "-f", "-", "--max-input-bytes", "1048576"}, want: []string{"<stdin>: more than 1 MiB: karpsim reads at most 1 MiB"}},
 		{name: "50 MB object", generate: func(t *testing.T, dir string) {
