@@ -28,7 +28,8 @@ var (
 	ErrMissingReference = errors.New("missing reference")
 	// ErrTooLarge: a file or stream is larger than MaxStreamBytes, holds
 	// more than MaxObjects objects, or an object larger than
-	// MaxObjectBytes (or the Limits given instead).
+	// MaxObjectBytes (or the Limits given instead), or a number written
+	// with an exponent below MinExponent.
 	ErrTooLarge = errors.New("manifest too large")
 	// ErrEmpty: a file, folder or stream given to LoadInputs holds no
 	// object of a kind karpsim reads.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// The limits of one Load, Decode or LoadReader. They refuse what is absurd,
+// The default limits of one Load, Decode or LoadReader. They refuse what is absurd,
 // not what is large and real: `kubectl get pods -A -o json` prints about
 // 9.5 KB a pod, so a 1 GiB dump holds some 100,000 pods, and karpsim reads
 // 20,000 of them in about two seconds. What passes a limit is refused with
@@ -31,14 +31,15 @@ const MaxObjectBytes = 16 << 20
 // its default, the constants above. Raise a limit for an input that is
 // real and larger; lower one to refuse sooner.
 //
-// They are not the only limits on input: the YAML and JSON decoders refuse
+// They are not the only limits on input: a load refuses numbers written
+// with an exponent below MinExponent; the YAML and JSON decoders refuse
 // more than 10,000 levels of nesting and YAML alias expansion past a
 // fixed ratio to the document (a "billion laughs"); resources refuses
-// quantities past 2^53 units or below a nanounit; labels and annotations
-// must keep Kubernetes' own lengths (validateMetadata); snapshot expands
+// requests past resources.MaxAmount; labels and annotations must keep
+// Kubernetes' own lengths (apis.ValidateObjectMeta); snapshot expands
 // workloads to at most snapshot.DefaultMaxPods pods; simulator runs at
 // most simulator.DefaultMaxDuration of virtual time; sweep runs at most
-// 100,000 runs. The README's "Limits on input" table lists them all.
+// sweep.MaxRuns runs. The README's "Limits on input" table lists them all.
 type Limits struct {
 	// Bytes is the most read from one file or stream; MaxStreamBytes when 0.
 	Bytes int64
