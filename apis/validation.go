@@ -312,3 +312,58 @@ func sortedKeys[K ~string, V any](m map[K]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// MaxAnnotationBytes is the most all of an object's annotations may hold
+// together, keys and values: 256 KiB, the API server's limit.
+const MaxAnnotationBytes = 256 << 10
+
+// ValidateObjectMeta checks the labels and annotations of any object as the
+// API server does: a label key is a name of at most 63 characters with an
+// optional DNS subdomain prefix of at most 253, a label value at most 63
+// characters of letters, digits, '-', '_' and '.'; an annotation key is
+// written as a label key, and all annotations together hold at most
+// MaxAnnotationBytes. A kubectl dump always passes; a hand-written manifest
+// that does not would be refused by kubectl too.
+func ValidateObjectMeta(labels, annotations map[string]string) FieldErrors {
+	if validObjectMeta(labels, annotations) {
+		return nil
+	}
+	var e errs
+	for _, k := range sortedKeys(labels) {
+		p := key("metadata.labels", k)
+		if problems := content.IsLabelKey(k); len(problems) > 0 {
+			e.add(p, "%q is not a valid label key: %s", k, strings.Join(problems, "; "))
+			continue
+		}
+		validateLabelValue(&e, p, labels[k])
+	}
+	size := 0
+	for _, k := range sortedKeys(annotations) {
+		size += len(k) + len(annotations[k])
+		if problems := content.IsLabelKey(k); len(problems) > 0 {
+			e.add(key("metadata.annotations", k), "%q is not a valid annotation key: %s", k, strings.Join(problems, "; "))
+		}
+	}
+	if size > MaxAnnotationBytes {
+		e.add("metadata.annotations", "%d bytes in all, at most %d (256 KiB) are allowed", size, MaxAnnotationBytes)
+	}
+	return e.list
+}
+
+// validObjectMeta is ValidateObjectMeta's answer without its messages, in
+// map order, allocating nothing: nearly every object passes.
+func validObjectMeta(labels, annotations map[string]string) bool {
+	for k, v := range labels {
+		if len(content.IsLabelKey(k)) > 0 || len(content.IsLabelValue(v)) > 0 {
+			return false
+		}
+	}
+	size := 0
+	for k, v := range annotations {
+		size += len(k) + len(v)
+		if len(content.IsLabelKey(k)) > 0 {
+			return false
+		}
+	}
+	return size <= MaxAnnotationBytes
+}

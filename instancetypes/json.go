@@ -110,22 +110,32 @@ func WriteJSON(w io.Writer, c Catalog) error {
 // refuses.
 var ErrInvalidCatalog = errors.New("invalid instance type catalog")
 
+// MaxCatalogBytes is the most ReadJSON reads: 256 MiB, far above the few
+// MiB of every EC2 instance type priced in every zone of a region.
+const MaxCatalogBytes = 256 << 20
+
 // ReadJSON reads a catalog in the JSON catalog format. name names the input
 // in errors, which also name the type and the field, e.g.
 //
 //	catalog.json: instanceTypes[3] (m5.large): capacity.cpu: "lots" is not a quantity
 //
-// Unknown and repeated fields, repeated names, negative quantities and an
-// allocatable that is not capacity less overhead are errors; allocatable
-// may be left out.
+// Unknown and repeated fields, repeated names, negative quantities, an
+// allocatable that is not capacity less overhead, an empty catalog and one
+// over MaxCatalogBytes are errors; allocatable may be left out.
 func ReadJSON(r io.Reader, name string) (Catalog, error) {
-	data, err := io.ReadAll(r)
+	data, err := io.ReadAll(io.LimitReader(r, MaxCatalogBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidCatalog, name, err)
+	}
+	if len(data) > MaxCatalogBytes {
+		return nil, fmt.Errorf("%w: %s: more than %d MiB: a catalog of every EC2 instance type in every zone is a few MiB", ErrInvalidCatalog, name, MaxCatalogBytes>>20)
 	}
 	elems, err := splitArray(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s%w", ErrInvalidCatalog, name, err)
+	}
+	if len(elems) == 0 {
+		return nil, fmt.Errorf("%w: %s: no instance types: nothing could be launched", ErrInvalidCatalog, name)
 	}
 	types := make([]*InstanceType, len(elems))
 	seen := make(map[string]int, len(elems))

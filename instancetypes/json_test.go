@@ -181,6 +181,7 @@ func TestReadJSONErrors(t *testing.T) {
 		{"empty", ``, `catalog.json: want a JSON array of instance types, got nothing`},
 		{"object", `{}`, `catalog.json: want a JSON array of instance types, got an object`},
 		{"null", `null`, `got null`},
+		{"no types", `[]`, `catalog.json: no instance types`},
 		{"syntax", "[\n{\"name\": }]", `catalog.json:2: not JSON`},
 		{"element not an object", `[1]`, `catalog.json: instanceTypes[0]: want an object, got a number`},
 		{"no name", `[{}]`, `instanceTypes[0]: name: missing`},

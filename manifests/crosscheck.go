@@ -9,30 +9,31 @@ import (
 	"github.com/karpsim/karpsim/apis"
 )
 
-// crossCheck runs the checks that need every object: duplicate names,
+// crossCheck runs the checks that need every object: labels and
+// annotations (run here, once, whichever path decoded the object), duplicate names,
 // NodePool references to EC2NodeClasses, and the parts of the v1beta1
 // conversion that move data between objects.
 func (l *loader) crossCheck() {
 	s := l.set
-	checkDuplicates(l, apis.KindNodePool, s.NodePools)
-	checkDuplicates(l, apis.KindNodeClaim, s.NodeClaims)
-	checkDuplicates(l, apis.KindEC2NodeClass, s.EC2NodeClasses)
-	checkDuplicates(l, "Pod", s.Pods)
-	checkDuplicates(l, "Deployment", s.Deployments)
-	checkDuplicates(l, "ReplicaSet", s.ReplicaSets)
-	checkDuplicates(l, "StatefulSet", s.StatefulSets)
-	checkDuplicates(l, "Job", s.Jobs)
-	checkDuplicates(l, "DaemonSet", s.DaemonSets)
-	checkDuplicates(l, "PodDisruptionBudget", s.PodDisruptionBudgets)
-	checkDuplicates(l, "Node", s.Nodes)
-	checkDuplicates(l, "PersistentVolume", s.PersistentVolumes)
-	checkDuplicates(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
-	checkDuplicates(l, "StorageClass", s.StorageClasses)
-	checkDuplicates(l, "PodTemplate", s.PodTemplates)
-	checkDuplicates(l, apis.KindBuffer, s.CapacityBuffers)
-	checkDuplicates(l, "DeviceClass", s.DeviceClasses)
-	checkDuplicates(l, "ResourceClaim", s.ResourceClaims)
-	checkDuplicates(l, "ResourceClaimTemplate", s.ResourceClaimTemplates)
+	checkKind(l, apis.KindNodePool, s.NodePools)
+	checkKind(l, apis.KindNodeClaim, s.NodeClaims)
+	checkKind(l, apis.KindEC2NodeClass, s.EC2NodeClasses)
+	checkKind(l, "Pod", s.Pods)
+	checkKind(l, "Deployment", s.Deployments)
+	checkKind(l, "ReplicaSet", s.ReplicaSets)
+	checkKind(l, "StatefulSet", s.StatefulSets)
+	checkKind(l, "Job", s.Jobs)
+	checkKind(l, "DaemonSet", s.DaemonSets)
+	checkKind(l, "PodDisruptionBudget", s.PodDisruptionBudgets)
+	checkKind(l, "Node", s.Nodes)
+	checkKind(l, "PersistentVolume", s.PersistentVolumes)
+	checkKind(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
+	checkKind(l, "StorageClass", s.StorageClasses)
+	checkKind(l, "PodTemplate", s.PodTemplates)
+	checkKind(l, apis.KindBuffer, s.CapacityBuffers)
+	checkKind(l, "DeviceClass", s.DeviceClasses)
+	checkKind(l, "ResourceClaim", s.ResourceClaims)
+	checkKind(l, "ResourceClaimTemplate", s.ResourceClaimTemplates)
 	l.checkBuffers()
 	l.checkNodeClassRefs()
 	l.applyV1Beta1Kubelet()
@@ -42,6 +43,25 @@ func (l *loader) crossCheck() {
 type named interface {
 	GetName() string
 	GetNamespace() string
+}
+
+type object interface {
+	named
+	GetLabels() map[string]string
+	GetAnnotations() map[string]string
+}
+
+// checkKind checks the metadata of every object of a kind, then their
+// names.
+func checkKind[T object](l *loader, kind string, objs []T) {
+	for _, o := range objs {
+		labels, annotations := o.GetLabels(), o.GetAnnotations()
+		if len(labels) == 0 && len(annotations) == 0 {
+			continue
+		}
+		l.report(l.set.sources[o], label(kind, o), ErrInvalid, apis.ValidateObjectMeta(labels, annotations), nil)
+	}
+	checkDuplicates(l, kind, objs)
 }
 
 // checkDuplicates reports every object whose kind, namespace and name were

@@ -33,7 +33,7 @@ type loader struct {
 	// NodePool's EC2NodeClass need not be in it.
 	part bool
 
-	limits limits
+	limits Limits
 	// objects counts the objects read, against limits; overObjects is set
 	// once the limit was passed and said.
 	objects     int
@@ -226,7 +226,7 @@ func decodeCoreStrict[T any, PT interface {
 }](add func(*Set, *T)) func(*loader, Source, []byte) bool {
 	return func(l *loader, src Source, data []byte) bool {
 		obj := new(T)
-		strict, err := sigsjson.UnmarshalStrict(data, obj, sigsjson.DisallowUnknownFields)
+		strict, err := sigsjson.UnmarshalStrict(data, obj, sigsjson.DisallowUnknownFields, sigsjson.DisallowDuplicateFields)
 		if err != nil || len(strict) > 0 || PT(obj).GetName() == "" {
 			return false
 		}

@@ -26,9 +26,14 @@ var (
 	// ErrMissingReference: an object refers to one that was not given (a
 	// NodePool's EC2NodeClass).
 	ErrMissingReference = errors.New("missing reference")
-	// ErrTooLarge: a file or stream is larger than MaxStreamBytes, or holds
-	// more than MaxObjects objects.
+	// ErrTooLarge: a file or stream is larger than MaxStreamBytes, holds
+	// more than MaxObjects objects, or an object larger than
+	// MaxObjectBytes (or the Limits given instead), or a number written
+	// with an exponent below MinExponent.
 	ErrTooLarge = errors.New("manifest too large")
+	// ErrEmpty: a file, folder or stream given to LoadInputs holds no
+	// object of a kind karpsim reads.
+	ErrEmpty = errors.New("no objects")
 	// ErrDuplicate: two objects of the same kind have the same name (and
 	// namespace).
 	ErrDuplicate = errors.New("duplicate object")

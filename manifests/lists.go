@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -55,6 +54,13 @@ func (l *loader) decodeListDocument(doc document) bool {
 	if !l.admit(doc.src, len(items)) {
 		return true
 	}
+	for i, item := range items {
+		src := doc.src
+		src.Item = i + 1
+		if l.objectTooLarge(src, len(item)) {
+			return true
+		}
+	}
 	p := l.startItems(doc, apiVersion, itemKind, false)
 	for _, item := range items {
 		p.submit(item)
@@ -84,7 +90,7 @@ func parseQuiet(data []byte, isJSON bool) (map[string]any, bool) {
 		}
 	}
 	var tree map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err != nil || tree == nil {
+	if err := unmarshalTree(j, &tree); err != nil || tree == nil {
 		return nil, false
 	}
 	return tree, true
@@ -238,7 +244,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 				return itemResult{}
 			}
 			var seq []any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &seq); err != nil || len(seq) != 1 {
+			if err := unmarshalTree(j, &seq); err != nil || len(seq) != 1 {
 				return itemResult{}
 			}
 			obj, _ := seq[0].(map[string]any)
@@ -252,7 +258,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 		return itemResult{loader: item}
 	}
 	var obj map[string]any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &obj); err != nil || obj == nil {
+	if err := unmarshalTree(j, &obj); err != nil || obj == nil {
 		return itemResult{}
 	}
 	return item.decodeTree(src, job.data, obj, apiVersion, itemKind)

@@ -73,19 +73,54 @@ type Input struct {
 // objects against each other, as LoadWith does. The Set keeps the order of
 // the inputs.
 func LoadInputs(inputs ...Input) (*Set, error) {
+	return LoadLimited(Limits{}, inputs...)
+}
+
+// LoadLimited reads the inputs as LoadInputs does, within the given limits
+// instead of the defaults. An input that holds no object karpsim reads (an
+// empty file, only comments, only kinds karpsim skips) is an error: it is
+// what a failed `kubectl get` or a wrong path leaves, and deciding on
+// nothing would hide that.
+func LoadLimited(lim Limits, inputs ...Input) (*Set, error) {
 	l := newLoader()
+	l.limits = lim
 	for _, in := range inputs {
+		before, errs, warnings := l.set.size(), len(l.errs), len(l.set.Warnings)
+		name := in.Path
 		switch {
 		case in.Path == "" && in.Reader != nil:
+			name = in.Stream.Name
 			l.decodeReader(in.Stream.Name, in.Reader, 0)
-			continue
 		case in.Path == "":
+			name = in.Stream.Name
 			l.decodeStream(in.Stream.Name, in.Stream.Data)
-			continue
+		default:
+			l.readPath(in.Path)
 		}
-		l.readPath(in.Path)
+		if l.set.size() == before && len(l.errs) == errs {
+			l.fail(Source{File: name}, "", "", ErrEmpty, "no objects: it holds no manifest of a kind karpsim reads"+skipped(l.set.Warnings[warnings:]))
+		}
 	}
 	return l.done()
+}
+
+// skipped names the first objects the warnings say were skipped, for the
+// error about an input without any object karpsim reads.
+func skipped(warnings []Warning) string {
+	var names []string
+	for _, w := range warnings {
+		if strings.HasPrefix(w.Message, "skipped:") && w.Object != "" {
+			names = append(names, w.Object)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return ""
+	case len(names) > 3:
+		return fmt.Sprintf(" (it skipped %s and %d more)", strings.Join(names[:3], ", "), len(names)-3)
+	default:
+		return " (it skipped " + strings.Join(names, ", ") + ")"
+	}
 }
 
 // readPath decodes the file at path, or every manifest file under the
@@ -99,6 +134,10 @@ func (l *loader) readPath(path string) {
 		f, size, err := openFile(file)
 		if err != nil {
 			l.fail(Source{File: file}, "", "", ErrRead, err.Error())
+			continue
+		}
+		if l.tooLarge(file, size) {
+			f.Close()
 			continue
 		}
 		l.decodeReader(file, f, size)
@@ -240,19 +279,16 @@ var yamlLine = regexp.MustCompile(`line (\d+)`)
 func (l *loader) parse(doc document) (map[string]any, bool) {
 	j, err := doc.data, error(nil)
 	if !doc.json {
+		// Strict, as kubectl's default validation: a key given twice in
+		// one map is refused, not read as its last value.
 		j, err = yaml.YAMLToJSONStrict(doc.data)
 	}
 	if err != nil {
-		lenient, lerr := yaml.YAMLToJSON(doc.data)
-		if lerr != nil {
-			l.fail(doc.src, "", "", ErrMalformed, l.yamlMessage(doc, lerr))
-			return nil, false
-		}
-		l.warn(doc.src, "", l.yamlMessage(doc, err)+" (the last value is used)")
-		j = lenient
+		l.fail(doc.src, "", "", ErrMalformed, l.yamlMessage(doc, err))
+		return nil, false
 	}
 	var tree any
-	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err != nil {
+	if err := unmarshalTree(j, &tree); err != nil {
 		l.fail(doc.src, "", "", ErrMalformed, fmt.Sprintf("%s: %s", doc.src.where(), err))
 		return nil, false
 	}
@@ -265,6 +301,20 @@ func (l *loader) parse(doc document) (map[string]any, bool) {
 		l.fail(doc.src, "", "", ErrMalformed, fmt.Sprintf("%s: not an object with apiVersion and kind, but %s", doc.src.where(), describeValue(tree)))
 		return nil, false
 	}
+}
+
+// unmarshalTree decodes JSON into a generic tree as the API server reads
+// it: case-sensitively, integers kept as integers, and a key given twice in
+// one object refused, as kubectl's default (strict) validation refuses it.
+func unmarshalTree(data []byte, v any) error {
+	strict, err := sigsjson.UnmarshalStrict(data, v, sigsjson.DisallowDuplicateFields)
+	if err != nil {
+		return err
+	}
+	if len(strict) > 0 {
+		return strict[0]
+	}
+	return nil
 }
 
 // yamlMessage rewrites a YAML error's line numbers, which count from the

@@ -53,6 +53,14 @@ type Set struct {
 
 func newSet() *Set { return &Set{sources: map[any]Source{}} }
 
+// size counts the objects of every kind.
+func (s *Set) size() int {
+	return len(s.NodePools) + len(s.NodeClaims) + len(s.EC2NodeClasses) + len(s.Pods) + len(s.Deployments) +
+		len(s.ReplicaSets) + len(s.StatefulSets) + len(s.Jobs) + len(s.DaemonSets) + len(s.PodDisruptionBudgets) +
+		len(s.Nodes) + len(s.PersistentVolumes) + len(s.PersistentVolumeClaims) + len(s.StorageClasses) +
+		len(s.PodTemplates) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates)
+}
+
 // setSource records where obj was read from. A child loader's Set starts
 // without a map, as most hold a single object.
 func (s *Set) setSource(obj any, src Source) {

@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"slices"
-
-	sigsjson "sigs.k8s.io/json"
 )
 
 // LoadReader reads one stream of manifests from r (standard input, a pipe,
@@ -38,19 +36,25 @@ func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
 		l.decodeJSONReader(file, br)
 		return
 	}
-	docs := &yamlReader{r: br, file: file, hint: sizeHint}
+	docs := &yamlReader{r: br, file: file, hint: min(sizeHint, l.limits.maxBytes()), maxLine: l.limits.maxObjectBytes()}
 	p := l.startDocuments()
 	defer func() { p.wait() }()
 	for {
 		doc, ok := docs.next()
 		if docs.err != nil || docs.read > l.limits.maxBytes() || !ok {
 			p.wait()
-			if docs.err != nil {
+			if errors.Is(docs.err, errLongLine) {
+				l.fail(Source{File: file}, "", "", ErrTooLarge, fmt.Sprintf("line %d: longer than %s: karpsim reads objects of at most %s (the API server stores none over 1.5 MiB)",
+					docs.lineNo+1, formatBytes(docs.maxLine), formatBytes(docs.maxLine)))
+			} else if docs.err != nil {
 				l.fail(Source{File: file}, "", "", ErrRead, docs.err.Error())
 			} else {
 				l.tooLarge(file, docs.read)
 			}
 			return
+		}
+		if l.refuseTinyExponent(doc) {
+			continue
 		}
 		if mayBeList(doc.data) {
 			p.wait()
@@ -64,6 +68,9 @@ func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
 			p.wait()
 			l.admit(doc.src, 1)
 			return
+		}
+		if !mayBeList(doc.data) && l.objectTooLarge(doc.src, len(doc.data)) {
+			continue
 		}
 		l.objects++
 		p.submit(doc)
@@ -144,7 +151,7 @@ func (l *loader) decodeWholeDocument(doc document) *loader {
 				return c
 			}
 			var tree map[string]any
-			if err := sigsjson.UnmarshalCaseSensitivePreserveInts(j, &tree); err == nil && tree != nil {
+			if err := unmarshalTree(j, &tree); err == nil && tree != nil {
 				c.decodeObject(doc.src, tree, "", "", 0)
 				return c
 			}
@@ -186,7 +193,13 @@ func (l *loader) decodeJSONFrom(file string, data []byte, mark, before, line int
 			return
 		}
 		i += len(doc.data)
+		if l.refuseTinyExponent(doc) {
+			continue
+		}
 		if l.decodeListDocument(doc) {
+			continue
+		}
+		if doc.cut == nil && l.objectTooLarge(doc.src, len(doc.data)) {
 			continue
 		}
 		if !json.Valid(doc.data) {
@@ -244,6 +257,9 @@ type yamlReader struct {
 	// read counts the bytes read so far.
 	read int64
 	err  error
+	// maxLine bounds a line: no object holds a longer one, and reading it
+	// whole would hold it twice.
+	maxLine int64
 
 	lineNo int
 	docs   int
@@ -324,12 +340,18 @@ func (y *yamlReader) flush(next int) (document, bool) {
 	return document{data: data, first: first, src: Source{File: y.file, Document: y.docs, Line: content}}, true
 }
 
+// errLongLine is readLine's error for a line over yamlReader.maxLine.
+var errLongLine = errors.New("line too long")
+
 // readLine returns the next line with its newline, or nil at the end.
 func (y *yamlReader) readLine() ([]byte, error) {
 	line, err := y.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		long := append([]byte(nil), line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if y.maxLine > 0 && int64(len(long)) > y.maxLine {
+				return nil, errLongLine
+			}
 			line, err = y.r.ReadSlice('\n')
 			long = append(long, line...)
 		}

@@ -83,6 +83,10 @@ type Config struct {
 	// MaxDuration bounds the virtual time of a run; 0 means
 	// DefaultMaxDuration. A longer scenario is refused before it starts.
 	MaxDuration time.Duration
+	// Limits bound reading the scenario's manifests; the zero value means
+	// manifests' defaults. Snapshot.MaxPods bounds the pods its workloads
+	// and its scale and traffic steps expand to.
+	Limits manifests.Limits
 	// Manifests, when not nil, are the scenario's manifests already read
 	// by the caller, each named by where it came from: they are decoded in
 	// place of Scenario.Manifests and Scenario.Inline, which are not read.
@@ -214,6 +218,9 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	if limit := cmp.Or(cfg.MaxDuration, DefaultMaxDuration); sc.Duration.Duration > limit {
 		return nil, fmt.Errorf("%w: duration %v is longer than %v, the most a run simulates (simulator.Config.MaxDuration raises it)",
 			ErrInvalidScenario, sc.Duration.Duration, limit)
+	}
+	if err := checkReplicas(steps, cmp.Or(cfg.Snapshot.MaxPods, snapshot.DefaultMaxPods)); err != nil {
+		return nil, err
 	}
 	s, err := newSim(ctx, sc, steps, cfg)
 	if err != nil {

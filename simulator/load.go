@@ -19,15 +19,20 @@ const initialAMI = "ami-initial"
 
 // readSet reads the scenario's manifests, the files then the inline YAML,
 // checked against each other; or the streams the caller read for it.
-func readSet(sc Scenario, given []manifests.Stream) (*manifests.Set, error) {
-	if given != nil {
-		return manifests.LoadWith(nil, given...)
+func readSet(sc Scenario, given []manifests.Stream, limits manifests.Limits) (*manifests.Set, error) {
+	var inputs []manifests.Input
+	if given == nil {
+		for _, path := range sc.Manifests {
+			inputs = append(inputs, manifests.Input{Path: path})
+		}
+		if sc.Inline != "" {
+			given = []manifests.Stream{{Name: "inline", Data: []byte(sc.Inline)}}
+		}
 	}
-	var streams []manifests.Stream
-	if sc.Inline != "" {
-		streams = append(streams, manifests.Stream{Name: "inline", Data: []byte(sc.Inline)})
+	for _, st := range given {
+		inputs = append(inputs, manifests.Input{Stream: st})
 	}
-	return manifests.LoadWith(sc.Manifests, streams...)
+	return manifests.LoadLimited(limits, inputs...)
 }
 
 func merge(dst, src *manifests.Set) {
@@ -54,7 +59,7 @@ func merge(dst, src *manifests.Set) {
 
 // load builds the starting cluster from the scenario's manifests.
 func (s *sim) load() error {
-	set, err := readSet(s.sc, s.cfg.Manifests)
+	set, err := readSet(s.sc, s.cfg.Manifests, s.cfg.Limits)
 	if err != nil {
 		return err
 	}

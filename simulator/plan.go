@@ -109,6 +109,31 @@ func (sc *Scenario) compile(where func(i int) string) ([]step, error) {
 	return steps, nil
 }
 
+// checkReplicas refuses a scale or traffic step that asks a Deployment for
+// more replicas than the pods snapshot expands (snapshot.Options.MaxPods):
+// the run would fail that step every time it fires, after minutes spent
+// building the pods of the earlier ones.
+func checkReplicas(steps []step, maxPods int) error {
+	var errs []error
+	for i, st := range steps {
+		var most int32
+		var deployment string
+		switch {
+		case st.scale != nil:
+			most, deployment = st.scale.replicas, st.scale.deployment
+		case st.traffic != nil:
+			most, deployment = max(st.traffic.max, slices.Max(append([]int32{0}, st.traffic.replicas...))), st.traffic.deployment
+		default:
+			continue
+		}
+		if int(most) > maxPods {
+			errs = append(errs, fmt.Errorf("%w: %s: %d replicas of Deployment %s is more than %d, the most pods karpsim expands (snapshot.Options.MaxPods raises it)",
+				ErrInvalidScenario, stepIndex(i), most, deployment, maxPods))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // stepIndex names step i by its index alone.
 func stepIndex(i int) string { return fmt.Sprintf("steps[%d]", i) }
 

@@ -314,3 +314,50 @@ func TestRunRefusesScenariosPastMaxDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A scale or traffic step asking for more pods than snapshot expands is
+// refused before the run, naming the step; Snapshot.MaxPods moves the
+// limit for the steps as for the manifests.
+func TestRunRefusesStepsPastMaxPods(t *testing.T) {
+	sc, err := ParseScenario([]byte(`name: big
+duration: 1h
+steps:
+- {at: 1m, scale: {deployment: web, replicas: 2000000000}}
+- {at: 2m, traffic: {deployment: web, replicas: [1, 300000]}}
+- {at: 3m, scale: {deployment: web, replicas: 20}}
+inline: |
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web, namespace: default}
+  spec:
+    replicas: 0
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: web, image: x, resources: {requests: {cpu: 100m}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), sc, Config{})
+	want := "invalid scenario: steps[0]: 2000000000 replicas of Deployment default/web is more than 200000, the most pods karpsim expands (snapshot.Options.MaxPods raises it)\n" +
+		"invalid scenario: steps[1]: 300000 replicas of Deployment default/web is more than 200000, the most pods karpsim expands (snapshot.Options.MaxPods raises it)"
+	if !errors.Is(err, ErrInvalidScenario) || err.Error() != want {
+		t.Fatalf("err = %v", err)
+	}
+	sc.Steps = sc.Steps[2:]
+	if _, err := Run(context.Background(), sc, Config{Snapshot: snapshot.Options{MaxPods: 10}}); err == nil || !strings.Contains(err.Error(), "steps[0]: 20 replicas of Deployment default/web is more than 10") {
+		t.Fatalf("a lower limit is not held: %v", err)
+	}
+	res, err := Run(context.Background(), sc, Config{Snapshot: snapshot.Options{MaxPods: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range res.Timeline {
+		if d.Kind == KindStepFailed {
+			t.Fatalf("step failed: %s", d.Reason)
+		}
+	}
+}

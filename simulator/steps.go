@@ -67,7 +67,7 @@ func (s *sim) expand(d *appsv1.Deployment, replicas int32) ([]*simPod, error) {
 	d = d.DeepCopy()
 	d.Spec.Replicas = &replicas
 	empty := func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return instancetypes.Catalog{}, nil }
-	snap, err := snapshot.FromSet(&manifests.Set{Deployments: []*appsv1.Deployment{d}}, snapshot.Options{Catalog: empty})
+	snap, err := snapshot.FromSet(&manifests.Set{Deployments: []*appsv1.Deployment{d}}, snapshot.Options{Catalog: empty, MaxPods: s.cfg.Snapshot.MaxPods})
 	if err != nil {
 		return nil, err
 	}

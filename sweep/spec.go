@@ -158,6 +158,11 @@ func (s Spec) validate() error {
 			}
 		}
 	}
+	// Checked before the scenarios are read: each scenario only
+	// multiplies the runs.
+	if runs := max(len(s.Seeds), 1) * len(s.variants()); runs > MaxRuns {
+		bad("%d variants × %d seeds = %d runs for each scenario, more than %d in all", len(s.variants()), max(len(s.Seeds), 1), runs, MaxRuns)
+	}
 	return errors.Join(errs...)
 }
 

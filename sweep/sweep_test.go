@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -228,4 +229,19 @@ func TestRunsAreBounded(t *testing.T) {
 	_, err := Runs(spec, []Source{{Path: "a"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "100100 runs, more than 100000")
+
+	// Variants × seeds past the bound are refused by Parse, before any
+	// scenario is read.
+	var file strings.Builder
+	file.WriteString("scenarios: [a.yaml]\nseeds: [")
+	for i := range 1001 {
+		fmt.Fprintf(&file, "%d,", i+1)
+	}
+	file.WriteString("0]\nvariants:\n")
+	for i := range 100 {
+		fmt.Fprintf(&file, "- {name: v%d}\n", i)
+	}
+	_, err = Parse("sweep.yaml", []byte(file.String()))
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.EqualError(t, err, "sweep.yaml: invalid sweep: 100 variants × 1002 seeds = 100200 runs for each scenario, more than 100000 in all")
 }

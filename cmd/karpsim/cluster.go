@@ -37,6 +37,7 @@ type clusterOptions struct {
 	context       string
 	nodePoolFiles []string
 	catalog       string
+	limits        limitOptions
 }
 
 // readTimeout bounds reading a cluster: listing every kind once.
@@ -50,6 +51,7 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
 	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools and EC2NodeClasses of this `PATH` over those read, by name, to see what a change would do; repeatable")
 	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
+	addInputLimitFlags(cmd, &o.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
 	must(cmd.MarkFlagFilename("nodepool-file", manifestExtensions...))
 	must(cmd.MarkFlagFilename("catalog", "json"))
@@ -67,7 +69,7 @@ func (o clusterOptions) check(files []string) error {
 	if slices.Contains(o.nodePoolFiles, "") || slices.Contains(o.nodePoolFiles, stdinPath) {
 		return fmt.Errorf("%w: --nodepool-file takes a file or folder", errUsage)
 	}
-	return nil
+	return o.limits.check(false)
 }
 
 // connectKubeconfig builds clients from the kubeconfig.
@@ -200,7 +202,7 @@ func loadObjects(env environment, o clusterOptions, files []string, command stri
 	case len(files) == 0 && fallback != nil:
 		set, err = fallback()
 	default:
-		set, err = loadManifests(files, stdin, stderr)
+		set, err = loadManifests(files, o.limits, stdin, stderr)
 	}
 	if err != nil {
 		return nil, "", err

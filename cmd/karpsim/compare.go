@@ -27,6 +27,7 @@ type compareOptions struct {
 	report string
 	// optimize adds a third run: Karpenter with the optimizing planner.
 	optimize bool
+	limits   limitOptions
 }
 
 // comparison is what `compare -o json` prints: each autoscaler's Result, as
@@ -111,6 +112,9 @@ cost less the optimized run's) in JSON.`,
 			if err := checkOutput(opts.output); err != nil {
 				return err
 			}
+			if err := opts.limits.check(true); err != nil {
+				return err
+			}
 			return runCompare(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -122,11 +126,13 @@ cost less the optimized run's) in JSON.`,
 	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "also run Karpenter's loop with the optimizing planner (as simulate --optimize), in a KARPENTER+OPTIMIZE column")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
+	addInputLimitFlags(cmd, &opts.limits)
+	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
 }
 
 func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	sc, err := loadSimulateScenario(opts.file, stdin, stderr)
+	sc, err := loadSimulateScenario(opts.file, opts.limits, stdin, stderr)
 	if err != nil {
 		return err
 	}
@@ -139,7 +145,9 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	var wg sync.WaitGroup
 	for i, which := range simulator.Autoscalers() {
 		wg.Go(func() {
-			res, err := simulator.Run(context.Background(), sc, simulator.Config{Autoscaler: which, MeasureUtilization: true})
+			cfg := opts.limits.simulatorConfig()
+			cfg.Autoscaler, cfg.MeasureUtilization = which, true
+			res, err := simulator.Run(context.Background(), sc, cfg)
 			errs[i] = err
 			if which == simulator.AutoscalerKarpenter {
 				out.Karpenter = res
@@ -150,8 +158,9 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	}
 	if opts.optimize {
 		wg.Go(func() {
-			out.KarpenterOptimized, errs[2] = simulator.Run(context.Background(), sc,
-				simulator.Config{MeasureUtilization: true, Planner: optimizingPlanner})
+			cfg := opts.limits.simulatorConfig()
+			cfg.MeasureUtilization, cfg.Planner = true, optimizingPlanner
+			out.KarpenterOptimized, errs[2] = simulator.Run(context.Background(), sc, cfg)
 		})
 	}
 	wg.Wait()

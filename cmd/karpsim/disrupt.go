@@ -101,7 +101,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	if err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
-	snapOpts := snapshot.Options{Origin: origin}
+	snapOpts := snapshot.Options{Origin: origin, MaxPods: opts.cluster.limits.pods}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return disruptResult{}, time.Time{}, err
 	}

@@ -50,8 +50,9 @@ func countStdin(files []string) int {
 
 // loadManifests reads the -f paths in the order given, "-" being standard
 // input, into one Set checked as a whole: a NodePool piped in may use an
-// EC2NodeClass from a file. Standard input is decoded as it arrives.
-func loadManifests(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
+// EC2NodeClass from a file. Standard input is decoded as it arrives, under
+// the same limits as a file.
+func loadManifests(files []string, limits limitOptions, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	inputs := make([]manifests.Input, 0, len(files))
 	var piped *contentReader
 	for _, path := range files {
@@ -65,7 +66,7 @@ func loadManifests(files []string, stdin io.Reader, stderr io.Writer) (*manifest
 		piped = &contentReader{r: stdin}
 		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName}, Reader: piped})
 	}
-	set, err := manifests.LoadInputs(inputs...)
+	set, err := manifests.LoadLimited(limits.manifests(), inputs...)
 	if piped != nil && !piped.content && piped.err == nil {
 		return nil, errEmptyStdin
 	}
@@ -95,13 +96,15 @@ func (c *contentReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readStdin reads all of standard input, for the commands that read one
-// scenario rather than manifests.
-func readStdin(stdin io.Reader, stderr io.Writer) ([]byte, error) {
+// readStdin reads all of standard input, up to limit bytes, for the
+// commands that read one scenario rather than manifests. An empty input
+// is errEmptyStdin. A longer one is cut one byte past the limit, for the
+// reader of the data to refuse, naming the limit.
+func readStdin(stdin io.Reader, limit int64, stderr io.Writer) ([]byte, error) {
 	if isTerminal(stdin) {
 		fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
 	}
-	data, err := io.ReadAll(stdin)
+	data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", stdinName, err)
 	}

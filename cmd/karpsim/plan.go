@@ -215,7 +215,7 @@ func snapshotOrExample(env environment, opts planOptions, command string, stdin 
 	if err != nil {
 		return nil, err
 	}
-	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return nil, err
 	}
@@ -254,7 +254,7 @@ func (opts planOptions) check() error {
 // was given.
 func loadPlanInput(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	if len(files) > 0 {
-		return loadManifests(files, stdin, stderr)
+		return loadManifests(files, limitOptions{}, stdin, stderr)
 	}
 	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
 	return manifests.Decode("example/inflate.yaml", exampleInflate)

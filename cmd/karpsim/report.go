@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/report"
 	"github.com/karpsim/karpsim/simulator"
 	"github.com/karpsim/karpsim/sweep"
@@ -37,7 +38,7 @@ result is recognised from its fields. Here -o names the file written (default: s
 			var data []byte
 			var err error
 			if file == stdinPath {
-				data, err = readStdin(cmd.InOrStdin(), cmd.ErrOrStderr())
+				data, err = readStdin(cmd.InOrStdin(), manifests.MaxStreamBytes, cmd.ErrOrStderr())
 			} else {
 				data, err = os.ReadFile(file)
 			}

@@ -41,6 +41,7 @@ type simulateOptions struct {
 	check bool
 	// optimize provisions with the optimizing planner.
 	optimize bool
+	limits   limitOptions
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -87,6 +88,9 @@ Karpenter's.`,
 			if opts.optimize && opts.autoscaler != string(simulator.AutoscalerKarpenter) {
 				return fmt.Errorf("%w: --optimize changes Karpenter's provisioning: it does not apply to --autoscaler %s", errUsage, opts.autoscaler)
 			}
+			if err := opts.limits.check(true); err != nil {
+				return err
+			}
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -102,18 +106,21 @@ Karpenter's.`,
 	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),
 		"the `AUTOSCALER` to run: karpenter, or cluster-autoscaler (the scenario's clusterAutoscaler section)")
 	completeValues(cmd, "autoscaler", autoscalerNames()...)
+	addInputLimitFlags(cmd, &opts.limits)
+	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
 }
 
 func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	sc, err := loadSimulateScenario(opts.file, stdin, stderr)
+	sc, err := loadSimulateScenario(opts.file, opts.limits, stdin, stderr)
 	if err != nil {
 		return err
 	}
 	if opts.seedSet {
 		sc.Seed = opts.seed
 	}
-	cfg := simulator.Config{Autoscaler: simulator.Autoscaler(opts.autoscaler), CheckInvariants: opts.check}
+	cfg := opts.limits.simulatorConfig()
+	cfg.Autoscaler, cfg.CheckInvariants = simulator.Autoscaler(opts.autoscaler), opts.check
 	if opts.optimize {
 		cfg.Planner = optimizingPlanner
 	}
@@ -174,13 +181,13 @@ func checkAutoscaler(name string) error {
 
 // loadSimulateScenario reads the scenario file, standard input for "-", or
 // the built-in default scenario when none was given.
-func loadSimulateScenario(file string, stdin io.Reader, stderr io.Writer) (simulator.Scenario, error) {
+func loadSimulateScenario(file string, limits limitOptions, stdin io.Reader, stderr io.Writer) (simulator.Scenario, error) {
 	switch file {
 	case "":
 		fmt.Fprintln(stderr, "karpsim simulate: no -f given: running the built-in scenario, the inflate Deployment scaled 0 → 10 → 0 on the default NodePool over an hour")
 		return parseScenario(scenarioSource(""), defaultScenario)
 	case stdinPath:
-		data, err := readStdin(stdin, stderr)
+		data, err := readStdin(stdin, limits.maxInputBytes(), stderr)
 		if err != nil {
 			return simulator.Scenario{}, err
 		}

@@ -309,7 +309,7 @@ func runSweep(opts sweepOptions, shard sweep.Shard, stdout, stderr io.Writer) er
 	}
 	res, err := sweep.Execute(context.Background(), in.spec, in.sources, o)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", opts.file, err)
 	}
 	if opts.report != "" {
 		html, err := report.Sweep(res)
