@@ -17,6 +17,7 @@ func (l *loader) crossCheck() {
 	checkDuplicates(l, apis.KindNodePool, s.NodePools)
 	checkDuplicates(l, apis.KindNodeClaim, s.NodeClaims)
 	checkDuplicates(l, apis.KindEC2NodeClass, s.EC2NodeClasses)
+	checkDuplicates(l, apis.KindNodeOverlay, s.NodeOverlays)
 	checkDuplicates(l, "Pod", s.Pods)
 	checkDuplicates(l, "Deployment", s.Deployments)
 	checkDuplicates(l, "ReplicaSet", s.ReplicaSets)

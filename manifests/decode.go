@@ -100,6 +100,7 @@ var karpenterKinds = map[string][]string{
 	apis.KindNodePool:     {apis.GroupV1, apis.GroupV1B1},
 	apis.KindNodeClaim:    {apis.GroupV1, apis.GroupV1B1},
 	apis.KindEC2NodeClass: {apis.AWSGroupV1, apis.AWSGroupV1B},
+	apis.KindNodeOverlay:  {apis.GroupV1Alpha1},
 }
 
 // decodeDocument dispatches one object, or the items of a List, by kind.
@@ -138,7 +139,11 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 	}
 	if versions, ok := karpenterKinds[kind]; ok {
 		if !slices.Contains(versions, apiVersion) {
-			l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s, or %s, which karpsim converts)", apiVersion, kind, versions[0], versions[1]))
+			use := versions[0]
+			if len(versions) > 1 {
+				use += ", or " + versions[1] + ", which karpsim converts"
+			}
+			l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s)", apiVersion, kind, use))
 			return
 		}
 		l.decodeKarpenter(src, label, apiVersion, kind, tree)

@@ -206,6 +206,7 @@ func (l *loader) absorb(c *loader) {
 	d.NodePools = append(d.NodePools, s.NodePools...)
 	d.NodeClaims = append(d.NodeClaims, s.NodeClaims...)
 	d.EC2NodeClasses = append(d.EC2NodeClasses, s.EC2NodeClasses...)
+	d.NodeOverlays = append(d.NodeOverlays, s.NodeOverlays...)
 	d.Pods = append(d.Pods, s.Pods...)
 	d.Deployments = append(d.Deployments, s.Deployments...)
 	d.ReplicaSets = append(d.ReplicaSets, s.ReplicaSets...)

@@ -21,6 +21,8 @@ type Set struct {
 	NodePools      []*apis.NodePool
 	NodeClaims     []*apis.NodeClaim
 	EC2NodeClasses []*apis.EC2NodeClass
+	// NodeOverlays are karpenter.sh/v1alpha1 NodeOverlays.
+	NodeOverlays []*apis.NodeOverlay
 
 	Pods                   []*corev1.Pod
 	Deployments            []*appsv1.Deployment
