@@ -194,6 +194,10 @@ type Config struct {
 	// simulator checks invariants on them. They must change neither.
 	Planned   func(in scheduling.Input, r scheduling.Result, now time.Time)
 	Evaluated func(c consolidation.Cluster, d consolidation.Decision, now time.Time)
+	// NodeOverlays are applied to every NodePool's catalog before each
+	// provisioning and disruption pass (Karpenter's NodeOverlay feature,
+	// on when any is given).
+	NodeOverlays []*apis.NodeOverlay
 }
 
 // Controller is Karpenter's loop. Build it with New, call Start once, then
@@ -207,7 +211,9 @@ type Controller struct {
 	unavailable *pricing.UnavailableOfferings
 	// cleared are the catalogs made with unavailable offerings cleared.
 	cleared []clearedCatalog
-	claimNo map[string]int // per NodePool
+	// overlays is the last application of Config.NodeOverlays.
+	overlays *overlaid
+	claimNo  map[string]int // per NodePool
 
 	// The open provisioning batch; batchStart is zero when none is open.
 	batchStart, batchLast time.Time

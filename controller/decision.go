@@ -18,6 +18,9 @@ const (
 	KindExpire            = "expire"
 	KindDrifted           = "drifted"
 	KindInterruption      = "interruption"
+	// KindOverlayConflict: a NodeOverlay is left out for conflicting with
+	// another of equal weight.
+	KindOverlayConflict = "overlay-conflict"
 )
 
 // Disruption methods the loop adds to consolidation's Method* constants.

@@ -34,6 +34,7 @@ func merge(dst, src *manifests.Set) {
 	dst.NodePools = append(dst.NodePools, src.NodePools...)
 	dst.NodeClaims = append(dst.NodeClaims, src.NodeClaims...)
 	dst.EC2NodeClasses = append(dst.EC2NodeClasses, src.EC2NodeClasses...)
+	dst.NodeOverlays = append(dst.NodeOverlays, src.NodeOverlays...)
 	dst.Pods = append(dst.Pods, src.Pods...)
 	dst.Deployments = append(dst.Deployments, src.Deployments...)
 	dst.ReplicaSets = append(dst.ReplicaSets, src.ReplicaSets...)
@@ -62,6 +63,7 @@ func (s *sim) load() error {
 	if err != nil {
 		return err
 	}
+	s.overlays = set.NodeOverlays
 	for _, w := range snap.Warnings {
 		// NodePools are Karpenter's: a Cluster Autoscaler run does without.
 		if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && snap.DefaultNodePool && strings.HasPrefix(w, "no NodePool given") {

@@ -195,6 +195,9 @@ type builder struct {
 	// catalogs are built once per EC2NodeClass name; "" is the catalog of
 	// the default EC2NodeClass settings, for nodes of unknown NodePools.
 	catalogs map[string]instancetypes.Catalog
+	// overlaid are the NodePools' catalogs with the NodeOverlays applied,
+	// by NodePool name, once applyOverlays ran.
+	overlaid map[string]instancetypes.Catalog
 	// classes and pools are the Set's (or the default) objects by name.
 	classes map[string]*apis.EC2NodeClass
 	pools   map[string]*apis.NodePool
