@@ -29,6 +29,7 @@ func (l *loader) crossCheck() {
 	checkDuplicates(l, "PersistentVolume", s.PersistentVolumes)
 	checkDuplicates(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
 	checkDuplicates(l, "StorageClass", s.StorageClasses)
+	checkDuplicates(l, "Service", s.Services)
 	l.checkNodeClassRefs()
 	l.applyV1Beta1Kubelet()
 	l.applyV1Beta1ExpireAfter()

@@ -92,15 +92,18 @@ var coreKinds = map[string]coreKind{
 	"PodDisruptionBudget": coreOf("policy/v1", func(s *Set, o *policyv1.PodDisruptionBudget) {
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	}),
+	"Service":      coreOf("v1", func(s *Set, o *corev1.Service) { s.Services = append(s.Services, o) }),
 	"StorageClass": coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) }),
 }
 
-// karpenterKinds are the apiVersions karpsim reads for each Karpenter kind.
+// karpenterKinds are the apiVersions karpsim reads for each Karpenter kind,
+// and for kube-scheduler's configuration, which apis validates alike.
 var karpenterKinds = map[string][]string{
-	apis.KindNodePool:     {apis.GroupV1, apis.GroupV1B1},
-	apis.KindNodeClaim:    {apis.GroupV1, apis.GroupV1B1},
-	apis.KindEC2NodeClass: {apis.AWSGroupV1, apis.AWSGroupV1B},
-	apis.KindNodeOverlay:  {apis.GroupV1Alpha1},
+	apis.KindKubeSchedulerConfiguration: {apis.SchedulerConfigV1},
+	apis.KindNodePool:                   {apis.GroupV1, apis.GroupV1B1},
+	apis.KindNodeClaim:                  {apis.GroupV1, apis.GroupV1B1},
+	apis.KindEC2NodeClass:               {apis.AWSGroupV1, apis.AWSGroupV1B},
+	apis.KindNodeOverlay:                {apis.GroupV1Alpha1},
 }
 
 // decodeDocument dispatches one object, or the items of a List, by kind.

@@ -23,6 +23,10 @@ type Set struct {
 	EC2NodeClasses []*apis.EC2NodeClass
 	// NodeOverlays are karpenter.sh/v1alpha1 NodeOverlays.
 	NodeOverlays []*apis.NodeOverlay
+	// SchedulerConfig is kube-scheduler's configuration, when given: its
+	// PodTopologySpread default constraints apply to pods without spread
+	// constraints of their own.
+	SchedulerConfig *apis.KubeSchedulerConfiguration
 
 	Pods                   []*corev1.Pod
 	Deployments            []*appsv1.Deployment
@@ -35,6 +39,9 @@ type Set struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
+	// Services matter to default spread constraints, whose selector is
+	// deduced from the Services that select a pod.
+	Services []*corev1.Service
 
 	// Warnings are the problems karpsim worked around, in the order found.
 	Warnings []Warning

@@ -101,6 +101,10 @@ type Options struct {
 	// during consolidation); by default such a pod waits instead, neither
 	// relaxed nor moved to other capacity, as Karpenter provisions.
 	ReservedFallback bool
+	// DefaultSpread, when set, gives the pods that state no spread
+	// constraint kube-scheduler's default ones (nil: none, Karpenter's
+	// default).
+	DefaultSpread *DefaultSpread
 }
 
 func (o Options) maxInstanceTypes() int {

@@ -35,6 +35,10 @@ func merge(dst, src *manifests.Set) {
 	dst.NodeClaims = append(dst.NodeClaims, src.NodeClaims...)
 	dst.EC2NodeClasses = append(dst.EC2NodeClasses, src.EC2NodeClasses...)
 	dst.NodeOverlays = append(dst.NodeOverlays, src.NodeOverlays...)
+	dst.Services = append(dst.Services, src.Services...)
+	if dst.SchedulerConfig == nil {
+		dst.SchedulerConfig = src.SchedulerConfig
+	}
 	dst.Pods = append(dst.Pods, src.Pods...)
 	dst.Deployments = append(dst.Deployments, src.Deployments...)
 	dst.ReplicaSets = append(dst.ReplicaSets, src.ReplicaSets...)
@@ -64,6 +68,10 @@ func (s *sim) load() error {
 		return err
 	}
 	s.overlays = set.NodeOverlays
+	// kube-scheduler's default spread constraints bind the in-memory
+	// kube-scheduler and, mirrored, Karpenter's provisioning and
+	// consolidation, which all solve with these options.
+	s.cfg.Consolidation.Scheduling = snap.WithDefaultSpread(s.cfg.Consolidation.Scheduling)
 	for _, w := range snap.Warnings {
 		// NodePools are Karpenter's: a Cluster Autoscaler run does without.
 		if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && snap.DefaultNodePool && strings.HasPrefix(w, "no NodePool given") {

@@ -15,6 +15,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Disruption is a Set as Karpenter's disruption controller sees it at one
@@ -31,6 +32,10 @@ type Disruption struct {
 	// Warnings say what ForDisruption worked around, as Snapshot.Warnings
 	// do.
 	Warnings []string
+	// DefaultSpread is kube-scheduler's default spread constraints, as in
+	// Snapshot; the caller puts it in the scheduling options consolidation
+	// simulates with.
+	DefaultSpread *scheduling.DefaultSpread
 }
 
 // Expired is one expired NodeClaim.
@@ -97,9 +102,10 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 		b.describeNode(n, now)
 	}
 	d := &Disruption{
-		Cluster:  consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
-		Expired:  b.expired(now),
-		Warnings: snap.Warnings,
+		Cluster:       consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
+		Expired:       b.expired(now),
+		Warnings:      snap.Warnings,
+		DefaultSpread: snap.DefaultSpread,
 	}
 	return d, nil
 }

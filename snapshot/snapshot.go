@@ -121,6 +121,10 @@ type Snapshot struct {
 	// Warnings say what FromSet worked around or left out, in the order
 	// found; the Set's own Warnings are not repeated here.
 	Warnings []string
+	// DefaultSpread is kube-scheduler's default spread constraints when a
+	// KubeSchedulerConfiguration was given, nil otherwise; Input passes it
+	// to the solve.
+	DefaultSpread *scheduling.DefaultSpread
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.
@@ -138,8 +142,17 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 		PersistentVolumeClaims: s.PersistentVolumeClaims,
 		PersistentVolumes:      s.PersistentVolumes,
 		StorageClasses:         s.StorageClasses,
-		Options:                o,
+		Options:                s.WithDefaultSpread(o),
 	}
+}
+
+// WithDefaultSpread returns o with the snapshot's default spread
+// constraints, unless o has its own.
+func (s *Snapshot) WithDefaultSpread(o scheduling.Options) scheduling.Options {
+	if o.DefaultSpread == nil {
+		o.DefaultSpread = s.DefaultSpread
+	}
+	return o
 }
 
 // FromSet builds the snapshot of a Set. The stages run in this order
@@ -180,6 +193,7 @@ func runStages(in objects, opts Options) (*builder, error) {
 	b.addDaemonSets()
 	b.addPDBs()
 	b.volumeObjects()
+	b.addDefaultSpread()
 	if err := errors.Join(b.errs...); err != nil {
 		return nil, err
 	}
