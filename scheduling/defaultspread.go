@@ -38,6 +38,11 @@ func ControllerKey(kind, namespace, name string) string {
 	return kind + "/" + apis.NamespaceOf(namespace) + "/" + name
 }
 
+// PodWithDefaults returns the pod as a solve with these defaults reads it:
+// with the default constraints it gets, each carrying the selector deduced
+// for it (see withDefaults). The pod is not changed.
+func (d *DefaultSpread) PodWithDefaults(p *corev1.Pod) *corev1.Pod { return d.withDefaults(p, nil) }
+
 // withDefaults returns the pod with the default constraints it gets, each
 // carrying its deduced selector: the pod itself when it states spread
 // constraints, when no selector can be deduced, or when d is nil; else a
@@ -56,7 +61,9 @@ func (d *DefaultSpread) withDefaults(p *corev1.Pod, cache map[string]*metav1.Lab
 	out.Spec.TopologySpreadConstraints = make([]corev1.TopologySpreadConstraint, len(d.Constraints))
 	for i := range d.Constraints {
 		d.Constraints[i].DeepCopyInto(&out.Spec.TopologySpreadConstraints[i])
-		out.Spec.TopologySpreadConstraints[i].LabelSelector = sel
+		// Each constraint its own selector: nothing of one pod's
+		// constraints is shared with another's.
+		out.Spec.TopologySpreadConstraints[i].LabelSelector = sel.DeepCopy()
 	}
 	return &out
 }
