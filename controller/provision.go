@@ -119,7 +119,10 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		return nil, err
 	}
 	className := np.Spec.Template.Spec.NodeClassRef.Name
-	it, ok := cl.Catalog(className).Get(claim.InstanceType)
+	// The NodeClaim gets the capacity of the type as Karpenter knew it,
+	// NodeOverlays applied (extended resources the nodes' configuration
+	// provides, such as hugepages).
+	it, ok := c.poolCatalog(np).Get(claim.InstanceType)
 	if !ok {
 		err := fmt.Errorf("instance type %s is not in NodePool %s's catalog", claim.InstanceType, claim.NodePool)
 		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
@@ -259,6 +262,18 @@ func (c *Controller) overlaidCatalogs(pools []*apis.NodePool) []instancetypes.Ca
 		c.record(Decision{Kind: KindOverlayConflict, Reason: conflict.String()})
 	}
 	return out
+}
+
+// poolCatalog is the NodePool's catalog with the NodeOverlays applied.
+func (c *Controller) poolCatalog(np *apis.NodePool) instancetypes.Catalog {
+	pools := c.cfg.Cluster.NodePools()
+	catalogs := c.overlaidCatalogs(pools)
+	for i, p := range pools {
+		if p.Name == np.Name {
+			return catalogs[i]
+		}
+	}
+	return c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
 }
 
 // sameCatalog reports whether two catalogs are the same slice.

@@ -103,7 +103,14 @@ func (s *sim) load() error {
 	}
 	for _, p := range snap.NodePools {
 		s.pools[p.NodePool.Name] = p.NodePool
-		s.catalogs[p.NodePool.Spec.Template.Spec.NodeClassRef.Name] = p.InstanceTypes
+		// The class's own catalog, not the pool's overlaid one: the
+		// controller applies the NodeOverlays to it on every pass.
+		class := p.NodePool.Spec.Template.Spec.NodeClassRef.Name
+		if c, ok := snap.ClassCatalogs[class]; ok {
+			s.catalogs[class] = c
+		} else {
+			s.catalogs[class] = p.InstanceTypes
+		}
 	}
 	for _, d := range set.Deployments {
 		s.deployments[objectKey(d.Namespace, d.Name)] = d.DeepCopy()

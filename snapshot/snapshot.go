@@ -121,6 +121,10 @@ type Snapshot struct {
 	// Warnings say what FromSet worked around or left out, in the order
 	// found; the Set's own Warnings are not repeated here.
 	Warnings []string
+	// ClassCatalogs are the catalogs of the EC2NodeClasses the NodePools
+	// use, by class name, before any NodeOverlay: what the cloud sells.
+	// NodePools' InstanceTypes are these with the overlays applied.
+	ClassCatalogs map[string]instancetypes.Catalog
 	// DefaultSpread is kube-scheduler's default spread constraints when a
 	// KubeSchedulerConfiguration was given, nil otherwise; Input passes it
 	// to the solve.
@@ -259,6 +263,12 @@ func (b *builder) fail(obj any, kind error, object, path, msg string) {
 // finish sorts what was gathered into the snapshot.
 func (b *builder) finish() *Snapshot {
 	s := b.snap
+	s.ClassCatalogs = map[string]instancetypes.Catalog{}
+	for name, c := range b.catalogs {
+		if c != nil && name != "" {
+			s.ClassCatalogs[name] = c
+		}
+	}
 	slices.SortFunc(s.Pending, func(a, c *corev1.Pod) int {
 		if d := a.CreationTimestamp.Time.Compare(c.CreationTimestamp.Time); d != 0 {
 			return d

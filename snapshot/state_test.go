@@ -29,6 +29,9 @@ func TestFromStateIsForDisruption(t *testing.T) {
 				len(set.PersistentVolumes)+len(set.PersistentVolumeClaims)+len(set.StorageClasses) > 0 {
 				t.Skip("a watched cluster's state holds no workload controllers or volumes")
 			}
+			if len(set.NodeOverlays)+len(set.Services) > 0 || set.SchedulerConfig != nil {
+				t.Skip("a watched cluster's state holds no NodeOverlays, Services or scheduler configuration (the watcher does not read them yet)")
+			}
 			now := LatestTime(set)
 			want, err := ForDisruption(set, Options{}, now)
 			require.NoError(t, err)
