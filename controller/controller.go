@@ -216,6 +216,10 @@ type Config struct {
 	// the nodes the last provisioning pass put them on. They are never
 	// bound, launched for as pods or counted among the cluster's pods.
 	BufferPods func() []*corev1.Pod
+	// NodeOverlays are applied to every NodePool's catalog before each
+	// provisioning and disruption pass (Karpenter's NodeOverlay feature,
+	// on when any is given).
+	NodeOverlays []*apis.NodeOverlay
 }
 
 // Controller is Karpenter's loop. Build it with New, call Start once, then
@@ -229,7 +233,9 @@ type Controller struct {
 	unavailable *pricing.UnavailableOfferings
 	// cleared are the catalogs made with unavailable offerings cleared.
 	cleared []clearedCatalog
-	claimNo map[string]int // per NodePool
+	// overlays is the last application of Config.NodeOverlays.
+	overlays *overlaid
+	claimNo  map[string]int // per NodePool
 
 	// The open provisioning batch; batchStart is zero when none is open.
 	batchStart, batchLast time.Time

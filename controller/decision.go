@@ -21,6 +21,9 @@ const (
 	// KindPlannerFailed: Config.Planner returned an error; the pass used
 	// Karpenter's plan instead.
 	KindPlannerFailed = "planner-failed"
+	// KindOverlayConflict: a NodeOverlay is left out for conflicting with
+	// another of equal weight.
+	KindOverlayConflict = "overlay-conflict"
 )
 
 // Disruption methods the loop adds to consolidation's Method* constants.

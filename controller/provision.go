@@ -151,7 +151,10 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		return nil, err
 	}
 	className := np.Spec.Template.Spec.NodeClassRef.Name
-	it, ok := cl.Catalog(className).Get(claim.InstanceType)
+	// The NodeClaim gets the capacity of the type as Karpenter knew it,
+	// NodeOverlays applied (extended resources the nodes' configuration
+	// provides, such as hugepages).
+	it, ok := c.poolCatalog(np).Get(claim.InstanceType)
 	if !ok {
 		err := fmt.Errorf("instance type %s is not in NodePool %s's catalog", claim.InstanceType, claim.NodePool)
 		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
@@ -246,15 +249,68 @@ func (c *Controller) nodePools(now time.Time) []scheduling.NodePool {
 	c.unavailable.Prune(now)
 	marked := len(c.unavailable.Entries(now)) > 0
 	pools := c.cfg.Cluster.NodePools()
+	catalogs := c.overlaidCatalogs(pools)
 	out := make([]scheduling.NodePool, 0, len(pools))
-	for _, np := range pools {
-		catalog := c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
+	for i, np := range pools {
+		catalog := catalogs[i]
 		if marked {
 			catalog = c.withoutUnavailable(catalog, now)
 		}
 		out = append(out, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
 	}
 	return out
+}
+
+// overlaid is the result of applying the NodeOverlays to the NodePools'
+// catalogs, kept while the NodePools and their catalogs stay the same
+// values, so that each pass offers consolidation's cache the same slices.
+type overlaid struct {
+	pools []*apis.NodePool
+	base  []instancetypes.Catalog
+	out   []instancetypes.Catalog
+}
+
+// overlaidCatalogs returns the catalog of each NodePool's EC2NodeClass,
+// in order, with Config.NodeOverlays applied as Karpenter's cloud provider
+// applies them before every scheduling simulation.
+func (c *Controller) overlaidCatalogs(pools []*apis.NodePool) []instancetypes.Catalog {
+	base := make([]instancetypes.Catalog, len(pools))
+	for i, np := range pools {
+		base[i] = c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
+	}
+	if len(c.cfg.NodeOverlays) == 0 {
+		return base
+	}
+	if m := c.overlays; m != nil && slices.Equal(m.pools, pools) && slices.EqualFunc(m.base, base, sameCatalog) {
+		return m.out
+	}
+	in := make([]instancetypes.OverlayPool, len(pools))
+	for i, np := range pools {
+		in[i] = instancetypes.OverlayPool{Name: np.Name, Labels: np.Spec.Template.ObjectMeta.Labels, Types: base[i]}
+	}
+	out, conflicts := instancetypes.ApplyOverlays(in, c.cfg.NodeOverlays)
+	c.overlays = &overlaid{pools: slices.Clone(pools), base: base, out: out}
+	for _, conflict := range conflicts {
+		c.record(Decision{Kind: KindOverlayConflict, Reason: conflict.String()})
+	}
+	return out
+}
+
+// poolCatalog is the NodePool's catalog with the NodeOverlays applied.
+func (c *Controller) poolCatalog(np *apis.NodePool) instancetypes.Catalog {
+	pools := c.cfg.Cluster.NodePools()
+	catalogs := c.overlaidCatalogs(pools)
+	for i, p := range pools {
+		if p.Name == np.Name {
+			return catalogs[i]
+		}
+	}
+	return c.cfg.Cluster.Catalog(np.Spec.Template.Spec.NodeClassRef.Name)
+}
+
+// sameCatalog reports whether two catalogs are the same slice.
+func sameCatalog(a, b instancetypes.Catalog) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // clearedCatalog is a catalog with its unavailable offerings cleared, as

@@ -34,6 +34,9 @@ type InstanceType struct {
 	// Offerings are the ways to buy the type, sorted by zone, then capacity
 	// type, then reservation ID.
 	Offerings []Offering
+	// Overlay says what NodeOverlays changed of Capacity; nil when none
+	// did (ApplyOverlays).
+	Overlay *OverlayNote
 
 	allocatable resources.Vector
 	built       bool
@@ -64,6 +67,11 @@ type Offering struct {
 	// ReservationCapacity is how many more instances the reservation can
 	// launch; only meaningful for reserved offerings.
 	ReservationCapacity int
+	// PriceOverlay names the NodeOverlay that set Price, and BasePrice is
+	// the provider's price it replaced or adjusted; both are zero when no
+	// overlay changed the price (ApplyOverlays).
+	PriceOverlay string
+	BasePrice    float64
 }
 
 // Spec is what NewInstanceType builds an instance type from.

@@ -57,7 +57,7 @@ func TestNewInstanceType(t *testing.T) {
 	if got, want := it.Allocatable(), resources.New(1850, 4*gib-200*mib, 10); got.String() != want.String() {
 		t.Errorf("Allocatable() = %s, want %s", got, want)
 	}
-	if got := fmt.Sprint(it.Offerings[0]); got != "{z1 on-demand 1 true  0}" {
+	if o := it.Offerings[0]; o.Zone != "z1" || o.CapacityType != "on-demand" || o.Price != 1 {
 		t.Errorf("offerings not sorted by zone then capacity type: %v", it.Offerings)
 	}
 	if spec.Offerings[0].Zone != "z2" {

@@ -79,7 +79,10 @@ func WriteJSON(w io.Writer, c Catalog) error {
 		}
 		offerings := make([]jsonOffering, len(it.Offerings))
 		for j, o := range it.Offerings {
-			offerings[j] = jsonOffering(o)
+			// An overlaid catalog is written with the prices it ends up
+			// with: read back, it is the catalog Karpenter schedules with.
+			offerings[j] = jsonOffering{Zone: o.Zone, CapacityType: o.CapacityType, Price: o.Price, Available: o.Available,
+				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity}
 		}
 		out[i] = jsonInstanceType{
 			Name:         it.Name,

@@ -76,8 +76,8 @@ var badManifests = []struct {
 }{
 	{name: "valid baseline", yaml: nodePool(nil)},
 	{name: "unknown kind is skipped with a warning",
-		yaml:     "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n",
-		warnings: []string{"bad.yaml: Service/web: skipped: karpsim does not read kind Service (apiVersion v1)"}},
+		yaml:     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {a: b}\n",
+		warnings: []string{"bad.yaml: ConfigMap/web: skipped: karpsim does not read kind ConfigMap (apiVersion v1)"}},
 	{name: "unknown field is ignored with a warning",
 		yaml:     nodePool(map[string]string{"template": "kubelet: {maxPods: 10}"}),
 		warnings: []string{np + "unknown field spec.template.spec.kubelet ignored"}},

@@ -98,6 +98,7 @@ var coreKinds = map[string]coreKind{
 	"PodDisruptionBudget": coreOf("policy/v1", func(s *Set, o *policyv1.PodDisruptionBudget) {
 		s.PodDisruptionBudgets = append(s.PodDisruptionBudgets, o)
 	}),
+	"Service":      coreOf("v1", func(s *Set, o *corev1.Service) { s.Services = append(s.Services, o) }),
 	"StorageClass": coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) }),
 	"PodTemplate":  coreOf("v1", func(s *Set, o *corev1.PodTemplate) { s.PodTemplates = append(s.PodTemplates, o) }),
 	"DeviceClass":  coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.DeviceClass) { s.DeviceClasses = append(s.DeviceClasses, o) }),
@@ -126,11 +127,14 @@ func (k coreKind) reads(apiVersion string) bool {
 	return apiVersion != "" && (apiVersion == k.apiVersion || apiVersion == k.alias)
 }
 
-// karpenterKinds are the apiVersions karpsim reads for each Karpenter kind.
+// karpenterKinds are the apiVersions karpsim reads for each Karpenter kind,
+// and for kube-scheduler's configuration, which apis validates alike.
 var karpenterKinds = map[string][]string{
-	apis.KindNodePool:     {apis.GroupV1, apis.GroupV1B1},
-	apis.KindNodeClaim:    {apis.GroupV1, apis.GroupV1B1},
-	apis.KindEC2NodeClass: {apis.AWSGroupV1, apis.AWSGroupV1B},
+	apis.KindKubeSchedulerConfiguration: {apis.SchedulerConfigV1},
+	apis.KindNodePool:                   {apis.GroupV1, apis.GroupV1B1},
+	apis.KindNodeClaim:                  {apis.GroupV1, apis.GroupV1B1},
+	apis.KindEC2NodeClass:               {apis.AWSGroupV1, apis.AWSGroupV1B},
+	apis.KindNodeOverlay:                {apis.GroupV1Alpha1},
 }
 
 // decodeDocument dispatches one object, or the items of a List, by kind.
@@ -169,7 +173,11 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 	}
 	if versions, ok := karpenterKinds[kind]; ok {
 		if !slices.Contains(versions, apiVersion) {
-			l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s, or %s, which karpsim converts)", apiVersion, kind, versions[0], versions[1]))
+			use := versions[0]
+			if len(versions) > 1 {
+				use += ", or " + versions[1] + ", which karpsim converts"
+			}
+			l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s)", apiVersion, kind, use))
 			return
 		}
 		l.decodeKarpenter(src, label, apiVersion, kind, tree)

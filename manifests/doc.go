@@ -1,8 +1,9 @@
 // Package manifests reads Kubernetes manifests (YAML or JSON files, as
 // written by hand or printed by kubectl) into typed objects: Karpenter's
-// NodePools, NodeClaims and EC2NodeClasses, and the core kinds karpsim
-// simulates (pods and their controllers, PodDisruptionBudgets, nodes,
-// volumes, storage classes).
+// NodePools, NodeClaims, EC2NodeClasses and NodeOverlays, kube-scheduler's
+// KubeSchedulerConfiguration (for its default spread constraints), and the
+// core kinds karpsim simulates (pods and their controllers, Services,
+// PodDisruptionBudgets, nodes, volumes, storage classes).
 //
 // Karpenter objects are defaulted and validated the way the Kubernetes API
 // server and Karpenter would (see package apis), and v1beta1 objects are

@@ -35,6 +35,10 @@ func (l *loader) decodeKarpenter(src Source, label, apiVersion, kind string, tre
 		}
 	case apis.KindEC2NodeClass:
 		obj, problems, unknown, changes = decodeEC2NodeClass(apiVersion, tree)
+	case apis.KindNodeOverlay:
+		obj, problems, unknown = decodeNodeOverlay(tree)
+	case apis.KindKubeSchedulerConfiguration:
+		obj, problems, unknown = decodeSchedulerConfig(tree)
 	}
 	l.warnUnknown(src, label, unknown)
 	for _, c := range changes {
@@ -65,6 +69,14 @@ func (l *loader) add(src Source, obj karpenterObject) {
 		l.set.NodeClaims = append(l.set.NodeClaims, o)
 	case *apis.EC2NodeClass:
 		l.set.EC2NodeClasses = append(l.set.EC2NodeClasses, o)
+	case *apis.NodeOverlay:
+		l.set.NodeOverlays = append(l.set.NodeOverlays, o)
+	case *apis.KubeSchedulerConfiguration:
+		if l.set.SchedulerConfig != nil {
+			l.fail(src, apis.KindKubeSchedulerConfiguration, "", ErrInvalid, fmt.Sprintf("%s: a second KubeSchedulerConfiguration: give kube-scheduler's configuration once", src.where()))
+			return
+		}
+		l.set.SchedulerConfig = o
 	}
 	l.set.setSource(obj, src)
 }
@@ -126,6 +138,22 @@ func decodeEC2NodeClass(apiVersion string, tree map[string]any) (karpenterObject
 	}
 	nc, changes := old.ConvertToV1()
 	return nc, problems, unknown, changes
+}
+
+func decodeNodeOverlay(tree map[string]any) (karpenterObject, apis.FieldErrors, []string) {
+	o, problems, unknown := decodeTyped[apis.NodeOverlay](tree)
+	if o == nil {
+		return nil, problems, unknown
+	}
+	return o, problems, unknown
+}
+
+func decodeSchedulerConfig(tree map[string]any) (karpenterObject, apis.FieldErrors, []string) {
+	c, problems, unknown := decodeTyped[apis.KubeSchedulerConfiguration](tree)
+	if c == nil {
+		return nil, problems, unknown
+	}
+	return c, problems, unknown
 }
 
 // warnMissingConsolidateAfter flags a v1 NodePool whose disruption block

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/karpsim/karpsim/apis"
 	"sigs.k8s.io/yaml"
 )
 
@@ -293,6 +294,15 @@ func (l *loader) absorb(c *loader) {
 	d.NodePools = append(d.NodePools, s.NodePools...)
 	d.NodeClaims = append(d.NodeClaims, s.NodeClaims...)
 	d.EC2NodeClasses = append(d.EC2NodeClasses, s.EC2NodeClasses...)
+	d.NodeOverlays = append(d.NodeOverlays, s.NodeOverlays...)
+	if s.SchedulerConfig != nil {
+		if d.SchedulerConfig != nil {
+			l.fail(s.sources[s.SchedulerConfig], apis.KindKubeSchedulerConfiguration, "", ErrInvalid, "a second KubeSchedulerConfiguration: give kube-scheduler's configuration once")
+		} else {
+			d.SchedulerConfig = s.SchedulerConfig
+		}
+	}
+	d.Services = append(d.Services, s.Services...)
 	d.Pods = append(d.Pods, s.Pods...)
 	d.Deployments = append(d.Deployments, s.Deployments...)
 	d.ReplicaSets = append(d.ReplicaSets, s.ReplicaSets...)

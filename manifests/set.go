@@ -22,6 +22,12 @@ type Set struct {
 	NodePools      []*apis.NodePool
 	NodeClaims     []*apis.NodeClaim
 	EC2NodeClasses []*apis.EC2NodeClass
+	// NodeOverlays are karpenter.sh/v1alpha1 NodeOverlays.
+	NodeOverlays []*apis.NodeOverlay
+	// SchedulerConfig is kube-scheduler's configuration, when given: its
+	// PodTopologySpread default constraints apply to pods without spread
+	// constraints of their own.
+	SchedulerConfig *apis.KubeSchedulerConfiguration
 
 	Pods                   []*corev1.Pod
 	Deployments            []*appsv1.Deployment
@@ -44,6 +50,9 @@ type Set struct {
 	DeviceClasses          []*resourcev1.DeviceClass
 	ResourceClaims         []*resourcev1.ResourceClaim
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// Services matter to default spread constraints, whose selector is
+	// deduced from the Services that select a pod.
+	Services []*corev1.Service
 
 	// Warnings are the problems karpsim worked around, in the order found.
 	Warnings []Warning
@@ -55,10 +64,15 @@ func newSet() *Set { return &Set{sources: map[any]Source{}} }
 
 // size counts the objects of every kind.
 func (s *Set) size() int {
+	configs := 0
+	if s.SchedulerConfig != nil {
+		configs = 1
+	}
 	return len(s.NodePools) + len(s.NodeClaims) + len(s.EC2NodeClasses) + len(s.Pods) + len(s.Deployments) +
 		len(s.ReplicaSets) + len(s.StatefulSets) + len(s.Jobs) + len(s.DaemonSets) + len(s.PodDisruptionBudgets) +
 		len(s.Nodes) + len(s.PersistentVolumes) + len(s.PersistentVolumeClaims) + len(s.StorageClasses) +
-		len(s.PodTemplates) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates)
+		len(s.PodTemplates) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates) +
+		len(s.NodeOverlays) + len(s.Services) + configs
 }
 
 // setSource records where obj was read from. A child loader's Set starts

@@ -111,6 +111,10 @@ type Options struct {
 	// reported unschedulable with ErrStopped. It is for a search that
 	// only wants a plan cheaper than one it has; Karpenter never stops.
 	StopAbovePrice float64
+	// DefaultSpread, when set, gives the pods that state no spread
+	// constraint kube-scheduler's default ones (nil: none, Karpenter's
+	// default).
+	DefaultSpread *DefaultSpread
 }
 
 func (o Options) maxInstanceTypes() int {

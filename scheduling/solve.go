@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
@@ -156,7 +157,15 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 	// The pods' infos are allocated together: a solve reads every pod once.
 	infos := make([]podInfo, len(in.Pods))
 	s.pods = make([]*podInfo, len(in.Pods))
+	var selectors map[string]*metav1.LabelSelector
+	if s.opts.DefaultSpread != nil {
+		selectors = map[string]*metav1.LabelSelector{}
+	}
 	for i, pod := range in.Pods {
+		// Default spread constraints are added as the pod is read, before
+		// any relaxation, so that relaxing a ScheduleAnyway default drops it
+		// as it drops the pod's own (Karpenter injects them at ingestion).
+		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
 		s.pods[i] = &infos[i]
 		readWithVolumes(s.pods[i], pod, s.prefs, vols)
 	}

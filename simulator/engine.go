@@ -154,13 +154,16 @@ type sim struct {
 	sc  Scenario
 	// steps are the scenario's steps, converted before the run; events
 	// name them by index.
-	steps    []step
-	start    time.Time
-	end      time.Time
-	now      time.Time
-	clock    *cloud.ManualClock
-	rng      *rand.Rand
-	q        queue
+	steps []step
+	start time.Time
+	end   time.Time
+	now   time.Time
+	clock *cloud.ManualClock
+	rng   *rand.Rand
+	q     queue
+	// overlays are the scenario's NodeOverlays, which Karpenter applies to
+	// every NodePool's catalog.
+	overlays []*apis.NodeOverlay
 	launcher cloud.Launcher
 
 	// auto is the autoscaler the run hosts: Karpenter's loop, over this
@@ -283,7 +286,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if which == AutoscalerClusterAutoscaler {
 		s.auto, err = s.newCALoop()
 	} else {
-		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation, Planner: cfg.Planner}
+		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation, Planner: cfg.Planner, NodeOverlays: s.overlays}
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}

@@ -39,6 +39,11 @@ func merge(dst, src *manifests.Set) {
 	dst.NodePools = append(dst.NodePools, src.NodePools...)
 	dst.NodeClaims = append(dst.NodeClaims, src.NodeClaims...)
 	dst.EC2NodeClasses = append(dst.EC2NodeClasses, src.EC2NodeClasses...)
+	dst.NodeOverlays = append(dst.NodeOverlays, src.NodeOverlays...)
+	dst.Services = append(dst.Services, src.Services...)
+	if dst.SchedulerConfig == nil {
+		dst.SchedulerConfig = src.SchedulerConfig
+	}
 	dst.Pods = append(dst.Pods, src.Pods...)
 	dst.Deployments = append(dst.Deployments, src.Deployments...)
 	dst.ReplicaSets = append(dst.ReplicaSets, src.ReplicaSets...)
@@ -72,6 +77,11 @@ func (s *sim) load() error {
 	if err != nil {
 		return err
 	}
+	s.overlays = set.NodeOverlays
+	// kube-scheduler's default spread constraints bind the in-memory
+	// kube-scheduler and, mirrored, Karpenter's provisioning and
+	// consolidation, which all solve with these options.
+	s.cfg.Consolidation.Scheduling = snap.WithDefaultSpread(s.cfg.Consolidation.Scheduling)
 	for _, w := range snap.Warnings {
 		// NodePools are Karpenter's: a Cluster Autoscaler run does without.
 		if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && snap.DefaultNodePool && strings.HasPrefix(w, "no NodePool given") {
@@ -103,7 +113,14 @@ func (s *sim) load() error {
 	}
 	for _, p := range snap.NodePools {
 		s.pools[p.NodePool.Name] = p.NodePool
-		s.catalogs[p.NodePool.Spec.Template.Spec.NodeClassRef.Name] = p.InstanceTypes
+		// The class's own catalog, not the pool's overlaid one: the
+		// controller applies the NodeOverlays to it on every pass.
+		class := p.NodePool.Spec.Template.Spec.NodeClassRef.Name
+		if c, ok := snap.ClassCatalogs[class]; ok {
+			s.catalogs[class] = c
+		} else {
+			s.catalogs[class] = p.InstanceTypes
+		}
 	}
 	for _, d := range set.Deployments {
 		s.deployments[objectKey(d.Namespace, d.Name)] = d.DeepCopy()

@@ -2,6 +2,9 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -16,12 +19,18 @@ func (s *sim) bind() {
 		return
 	}
 	var nodes []*scheduling.Node
+	ready := 0
 	for _, n := range s.sortedNodes() {
-		if n.Initialized && !n.Deleting {
+		switch {
+		case n.Deleting:
+		case n.Initialized:
 			nodes = append(nodes, n.schedulingNode())
+			ready++
+		case n.Registered:
+			nodes = append(nodes, notReady(n.schedulingNode()))
 		}
 	}
-	if len(nodes) == 0 {
+	if ready == 0 {
 		return
 	}
 	in := scheduling.Input{Pods: s.pendingPods(), Nodes: nodes, DaemonSets: s.daemonSets, Options: s.cfg.Consolidation.Scheduling}
@@ -46,6 +55,19 @@ func (s *sim) bind() {
 		s.decide(Decision{Kind: KindBind, Nodes: []string{name}, Pods: perNode[name],
 			Reason: fmt.Sprintf("kube-scheduler bound %d pending pods to ready node %s", perNode[name], name)})
 	}
+}
+
+// notReady is a registered node that is not ready yet as kube-scheduler
+// sees it: it takes no pod (the node lifecycle controller's not-ready
+// NoSchedule taint), but its zone and hostname are topology domains, which
+// spread constraints count as empty.
+// The node is copied: the simulator's own stays as it is.
+func notReady(n *scheduling.Node) *scheduling.Node {
+	cp := *n
+	cp.Taints = append(slices.Clone(n.Taints), corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+	cp.StartupTaints = nil
+	cp.Initialized = true
+	return &cp
 }
 
 // bindPod binds a pending pod and records how long it waited.

@@ -32,6 +32,10 @@ type Disruption struct {
 	// Warnings say what ForDisruption worked around, as Snapshot.Warnings
 	// do.
 	Warnings []string
+	// DefaultSpread is kube-scheduler's default spread constraints, as in
+	// Snapshot; the caller puts it in the scheduling options consolidation
+	// simulates with.
+	DefaultSpread *scheduling.DefaultSpread
 }
 
 // Expired is one expired NodeClaim.
@@ -134,9 +138,10 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 		b.describeNode(n, now)
 	}
 	d := &Disruption{
-		Cluster:  consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
-		Expired:  b.expired(now),
-		Warnings: snap.Warnings,
+		Cluster:       consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
+		Expired:       b.expired(now),
+		Warnings:      snap.Warnings,
+		DefaultSpread: snap.DefaultSpread,
 	}
 	return d, nil
 }

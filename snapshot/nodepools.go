@@ -3,6 +3,8 @@ package snapshot
 import (
 	"embed"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -56,6 +58,8 @@ func (b *builder) addNodePools() {
 	}
 	for _, np := range pools {
 		b.pools[np.Name] = np
+	}
+	for _, np := range pools {
 		label := objectLabel(apis.KindNodePool, "", np.Name)
 		switch {
 		case np.DeletionTimestamp != nil:
@@ -93,10 +97,57 @@ func (b *builder) useDefaultNodePool() []*apis.NodePool {
 	return set.NodePools
 }
 
-// poolCatalog returns the catalog of the NodePool's EC2NodeClass. manifests
+// poolCatalog returns the catalog of the NodePool's EC2NodeClass with the
+// NodeOverlays applied, as Karpenter's cloud provider hands it to the
+// scheduler and to consolidation.
+func (b *builder) poolCatalog(np *apis.NodePool) (instancetypes.Catalog, bool) {
+	base, ok := b.classCatalog(np)
+	if !ok || len(b.in.NodeOverlays) == 0 {
+		return base, ok
+	}
+	b.applyOverlays()
+	if c, found := b.overlaid[np.Name]; found {
+		return c, true
+	}
+	return base, true
+}
+
+// applyOverlays applies the NodeOverlays to the catalogs of every NodePool
+// at once (an overlay that conflicts in one NodePool applies in none), and
+// warns of each overlay left out.
+func (b *builder) applyOverlays() {
+	if b.overlaid != nil {
+		return
+	}
+	b.overlaid = map[string]instancetypes.Catalog{}
+	var pools []instancetypes.OverlayPool
+	for _, name := range slices.Sorted(maps.Keys(b.pools)) {
+		np := b.pools[name]
+		ref := np.Spec.Template.Spec.NodeClassRef
+		if ref == nil {
+			continue
+		}
+		nc, ok := b.classes[ref.Name]
+		if !ok {
+			continue
+		}
+		if c, ok := b.catalog(nc); ok {
+			pools = append(pools, instancetypes.OverlayPool{Name: name, Labels: np.Spec.Template.ObjectMeta.Labels, Types: c})
+		}
+	}
+	catalogs, conflicts := instancetypes.ApplyOverlays(pools, b.in.NodeOverlays)
+	for i, p := range pools {
+		b.overlaid[p.Name] = catalogs[i]
+	}
+	for _, c := range conflicts {
+		b.warn(c.String())
+	}
+}
+
+// classCatalog returns the catalog of the NodePool's EC2NodeClass. manifests
 // refuses a NodePool whose class is missing; a Set built otherwise gets a
 // clear error.
-func (b *builder) poolCatalog(np *apis.NodePool) (instancetypes.Catalog, bool) {
+func (b *builder) classCatalog(np *apis.NodePool) (instancetypes.Catalog, bool) {
 	label := objectLabel(apis.KindNodePool, "", np.Name)
 	ref := np.Spec.Template.Spec.NodeClassRef
 	if ref == nil || ref.Name == "" {

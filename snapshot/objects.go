@@ -19,6 +19,10 @@ type objects struct {
 	NodePools      []*apis.NodePool
 	NodeClaims     []*apis.NodeClaim
 	EC2NodeClasses []*apis.EC2NodeClass
+	NodeOverlays   []*apis.NodeOverlay
+	// SchedulerConfig and Services give pods default spread constraints.
+	SchedulerConfig *apis.KubeSchedulerConfiguration
+	Services        []*corev1.Service
 
 	Pods                   []*corev1.Pod
 	Deployments            []*appsv1.Deployment
@@ -48,6 +52,7 @@ func (o objects) sourceOf(obj any) (manifests.Source, bool) {
 func setObjects(set *manifests.Set) objects {
 	return objects{
 		NodePools: set.NodePools, NodeClaims: set.NodeClaims, EC2NodeClasses: set.EC2NodeClasses,
+		NodeOverlays: set.NodeOverlays, SchedulerConfig: set.SchedulerConfig, Services: set.Services,
 		Pods: set.Pods, Deployments: set.Deployments, ReplicaSets: set.ReplicaSets, StatefulSets: set.StatefulSets,
 		Jobs: set.Jobs, DaemonSets: set.DaemonSets, PodDisruptionBudgets: set.PodDisruptionBudgets, Nodes: set.Nodes,
 		PersistentVolumes: set.PersistentVolumes, PersistentVolumeClaims: set.PersistentVolumeClaims,

@@ -132,6 +132,14 @@ type Snapshot struct {
 	// Warnings say what FromSet worked around or left out, in the order
 	// found; the Set's own Warnings are not repeated here.
 	Warnings []string
+	// ClassCatalogs are the catalogs of the EC2NodeClasses the NodePools
+	// use, by class name, before any NodeOverlay: what the cloud sells.
+	// NodePools' InstanceTypes are these with the overlays applied.
+	ClassCatalogs map[string]instancetypes.Catalog
+	// DefaultSpread is kube-scheduler's default spread constraints when a
+	// KubeSchedulerConfiguration was given, nil otherwise; Input passes it
+	// to the solve.
+	DefaultSpread *scheduling.DefaultSpread
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.
@@ -149,7 +157,7 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 		PersistentVolumeClaims: s.PersistentVolumeClaims,
 		PersistentVolumes:      s.PersistentVolumes,
 		StorageClasses:         s.StorageClasses,
-		Options:                o,
+		Options:                s.WithDefaultSpread(o),
 	}
 }
 
@@ -160,6 +168,15 @@ func (s *Snapshot) pods() []*corev1.Pod {
 		return s.Pending
 	}
 	return slices.Concat(s.Pending, s.Buffers)
+}
+
+// WithDefaultSpread returns o with the snapshot's default spread
+// constraints, unless o has its own.
+func (s *Snapshot) WithDefaultSpread(o scheduling.Options) scheduling.Options {
+	if o.DefaultSpread == nil {
+		o.DefaultSpread = s.DefaultSpread
+	}
+	return o
 }
 
 // FromSet builds the snapshot of a Set. The stages run in this order
@@ -207,6 +224,7 @@ func runStages(in objects, opts Options) (*builder, error) {
 	b.addDaemonSets()
 	b.addPDBs()
 	b.volumeObjects()
+	b.addDefaultSpread()
 	if err := errors.Join(b.errs...); err != nil {
 		return nil, err
 	}
@@ -222,6 +240,9 @@ type builder struct {
 	// catalogs are built once per EC2NodeClass name; "" is the catalog of
 	// the default EC2NodeClass settings, for nodes of unknown NodePools.
 	catalogs map[string]instancetypes.Catalog
+	// overlaid are the NodePools' catalogs with the NodeOverlays applied,
+	// by NodePool name, once applyOverlays ran.
+	overlaid map[string]instancetypes.Catalog
 	// classes and pools are the Set's (or the default) objects by name.
 	classes map[string]*apis.EC2NodeClass
 	pools   map[string]*apis.NodePool
@@ -269,6 +290,12 @@ func (b *builder) fail(obj any, kind error, object, path, msg string) {
 // finish sorts what was gathered into the snapshot.
 func (b *builder) finish() *Snapshot {
 	s := b.snap
+	s.ClassCatalogs = map[string]instancetypes.Catalog{}
+	for name, c := range b.catalogs {
+		if c != nil && name != "" {
+			s.ClassCatalogs[name] = c
+		}
+	}
 	slices.SortFunc(s.Pending, func(a, c *corev1.Pod) int {
 		if d := a.CreationTimestamp.Time.Compare(c.CreationTimestamp.Time); d != 0 {
 			return d

@@ -29,8 +29,8 @@ func TestFromStateIsForDisruption(t *testing.T) {
 				len(set.PersistentVolumes)+len(set.PersistentVolumeClaims)+len(set.StorageClasses) > 0 {
 				t.Skip("a watched cluster's state holds no workload controllers or volumes")
 			}
-			if len(set.CapacityBuffers) > 0 {
-				t.Skip("a watched cluster's state holds no CapacityBuffers")
+			if len(set.CapacityBuffers)+len(set.NodeOverlays)+len(set.Services) > 0 || set.SchedulerConfig != nil {
+				t.Skip("a watched cluster's state holds no CapacityBuffers, NodeOverlays, Services or scheduler configuration (the watcher does not read them yet)")
 			}
 			now := LatestTime(set)
 			want, err := ForDisruption(set, Options{}, now)

@@ -47,7 +47,9 @@ func clusterScenarios(t *testing.T, dir string) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*", "input.yaml"))
 	require.NoError(t, err)
-	workloads := regexp.MustCompile(`(?m)^kind: (Deployment|ReplicaSet|StatefulSet|Job)$|v1beta1`)
+	// The watcher reads no workload controllers, NodeOverlays, Services or
+	// scheduler configuration: scenarios with them are for files only.
+	workloads := regexp.MustCompile(`(?m)^kind: (Deployment|ReplicaSet|StatefulSet|Job|NodeOverlay|Service|KubeSchedulerConfiguration)$|v1beta1`)
 	var out []string
 	for _, p := range paths {
 		data, err := os.ReadFile(p)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -110,7 +111,8 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 		return disruptResult{}, time.Time{}, err
 	}
 	printWarnings(stderr, d.Warnings)
-	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot})
+	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
 	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
 	if result.Expiring == nil {
 		result.Expiring = []snapshot.Expired{}

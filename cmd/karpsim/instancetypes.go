@@ -27,6 +27,8 @@ type instanceTypesOptions struct {
 	spotPrices string
 	region     string
 	zones      string
+	overlays   []string
+	nodePool   string
 }
 
 func newInstanceTypesCommand() *cobra.Command {
@@ -45,7 +47,10 @@ modelled spot prices. The table is sorted by name; -o json prints the JSON catal
   karpsim instance-types -o json --nodeclass testdata/seed-manifests/001-ec2nodeclass-default.yaml
 
   # In another region's zones
-  karpsim instance-types --region eu-west-1 --zones eu-west-1a,eu-west-1b`,
+  karpsim instance-types --region eu-west-1 --zones eu-west-1a,eu-west-1b
+
+  # With the NodeOverlays of a file applied, as its NodePool "on-demand" sees them
+  karpsim instance-types --overlays testdata/plan/node-overlay/input.yaml --nodepool on-demand`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -62,7 +67,10 @@ modelled spot prices. The table is sorted by name; -o json prints the JSON catal
 	f.StringVar(&opts.spotPrices, "spot-prices", "", "JSON `FILE` printed by 'aws ec2 describe-spot-price-history'; replaces the modelled spot prices")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
+	f.StringArrayVar(&opts.overlays, "overlays", nil, "apply the NodeOverlays of this manifest `FILE` (karpenter.sh/v1alpha1) and show what they changed in an OVERLAY column; repeatable")
+	f.StringVar(&opts.nodePool, "nodepool", "default", "with --overlays, the `NAME` of the NodePool the catalog is for (overlays may select karpenter.sh/nodepool and the labels of that NodePool's template when a file gives it)")
 	must(cmd.MarkFlagFilename("nodeclass", manifestExtensions...))
+	must(cmd.MarkFlagFilename("overlays", manifestExtensions...))
 	must(cmd.MarkFlagFilename("catalog", "json"))
 	must(cmd.MarkFlagFilename("spot-prices", "json"))
 	noCompletion(cmd, "region", "zones")
@@ -73,6 +81,12 @@ func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
 	catalog, err := loadCatalog(opts)
 	if err != nil {
 		return err
+	}
+	overlaid := len(opts.overlays) > 0
+	if overlaid {
+		if catalog, err = applyOverlayFiles(catalog, opts.overlays, opts.nodePool); err != nil {
+			return err
+		}
 	}
 	switch opts.output {
 	case "json":
@@ -89,7 +103,31 @@ func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
 		_, err = stdout.Write(out)
 		return err
 	}
-	return writeInstanceTypesTable(stdout, catalog)
+	return writeInstanceTypesTable(stdout, catalog, overlaid)
+}
+
+// applyOverlayFiles applies the NodeOverlays of the files to the catalog
+// as the NodePool called pool sees it: its template labels come from the
+// files when one of them gives that NodePool.
+func applyOverlayFiles(catalog instancetypes.Catalog, files []string, pool string) (instancetypes.Catalog, error) {
+	set, err := manifests.Load(files...)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.NodeOverlays) == 0 {
+		return nil, fmt.Errorf("%w: --overlays: no NodeOverlay (karpenter.sh/v1alpha1) in %s", errUsage, strings.Join(files, ", "))
+	}
+	target := instancetypes.OverlayPool{Name: pool, Types: catalog}
+	for _, np := range set.NodePools {
+		if np.Name == pool {
+			target.Labels = np.Spec.Template.ObjectMeta.Labels
+		}
+	}
+	out, conflicts := instancetypes.ApplyOverlays([]instancetypes.OverlayPool{target}, set.NodeOverlays)
+	for _, c := range conflicts {
+		fmt.Fprintln(os.Stderr, "karpsim instance-types: warning: "+c.String())
+	}
+	return out[0], nil
 }
 
 // loadCatalog builds the catalog the flags describe.
@@ -158,13 +196,22 @@ func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
 }
 
 // writeInstanceTypesTable prints one line per instance type, sorted by name:
-// capacity, allocatable, and the cheapest available price per capacity type.
-func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog) error {
+// capacity, allocatable, and the cheapest available price per capacity type;
+// with overlaid, an OVERLAY column says what NodeOverlays changed.
+func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tARCH\tCPU\tMEMORY\tALLOC CPU\tALLOC MEMORY\tALLOC PODS\tALLOC STORAGE\tGPU\tON-DEMAND $/H\tSPOT $/H\tZONES")
+	header := "NAME\tARCH\tCPU\tMEMORY\tALLOC CPU\tALLOC MEMORY\tALLOC PODS\tALLOC STORAGE\tGPU\tON-DEMAND $/H\tSPOT $/H\tZONES"
+	if overlaid {
+		header += "\tOVERLAY"
+	}
+	fmt.Fprintln(tw, header)
 	for _, it := range catalog {
 		alloc := it.Allocatable()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
+		end := "\n"
+		if overlaid {
+			end = "\t" + overlayNote(it) + "\n"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d"+end,
 			it.Name,
 			it.Requirements.Get(apis.LabelArch).Any(),
 			quantity(it.Capacity, corev1.ResourceCPU),
@@ -180,6 +227,32 @@ func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog) error {
 		)
 	}
 	return tw.Flush()
+}
+
+// overlayNote says what NodeOverlays changed of a type: each overlay that
+// set prices, with the provider's price range it changed, and the extended
+// resources set, with the overlays that set them; "-" when none.
+func overlayNote(it *instancetypes.InstanceType) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, o := range it.Offerings {
+		if o.PriceOverlay == "" || seen[o.PriceOverlay] {
+			continue
+		}
+		seen[o.PriceOverlay] = true
+		parts = append(parts, fmt.Sprintf("price by %s (from %.4f in %s %s)", o.PriceOverlay, o.BasePrice, o.Zone, o.CapacityType))
+	}
+	if n := it.Overlay; n != nil {
+		var set []string
+		for _, name := range n.Capacity.Names() {
+			set = append(set, string(name)+"="+quantity(n.Capacity, name))
+		}
+		parts = append(parts, fmt.Sprintf("capacity %s by %s", strings.Join(set, ","), strings.Join(n.CapacityFrom, ",")))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // quantity prints one resource of v, or "-" when v has none.
