@@ -3,6 +3,7 @@ package resources
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -163,8 +164,27 @@ func isPodLevelResource(name corev1.ResourceName) bool {
 		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
 }
 
+// MaxQuantityExponent bounds the decimal exponent of a quantity read from
+// untrusted text: apimachinery takes time quadratic in the exponent to
+// round "1e-99999999" (a minute), and no real amount needs more than this.
+const MaxQuantityExponent = 30
+
+// maxQuantityText bounds the length of a quantity read from untrusted text.
+const maxQuantityText = 64
+
 // ParseQuantity parses a quantity string, naming the field in the error.
+// It is for untrusted text: overlong strings and exponents beyond
+// ±MaxQuantityExponent are refused before apimachinery sees them.
 func ParseQuantity(field, s string) (resource.Quantity, error) {
+	if len(s) > maxQuantityText {
+		return resource.Quantity{}, fmt.Errorf("%s: %.20q… is too long for a quantity", field, s)
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 && i+1 < len(s) && s[i+1] != 'i' {
+		exponent, err := strconv.Atoi(s[i+1:])
+		if err != nil || exponent > MaxQuantityExponent || exponent < -MaxQuantityExponent {
+			return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity with an exponent from -%d to %d", field, s, MaxQuantityExponent, MaxQuantityExponent)
+		}
+	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity (e.g. 500m, 2, 1Gi)", field, s)
