@@ -2,14 +2,19 @@ package manifests
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/internal/clusterdump"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode: it must never panic, always
@@ -98,5 +103,135 @@ func FuzzBlockYAML(f *testing.F) {
 					data, ferr, len(fs.Pods), len(fs.Warnings), rerr, len(rs.Pods), len(rs.Warnings))
 			}
 		}
+	})
+}
+
+// describe writes everything a decode gave as text: the Set, each object's
+// source, the warnings and the errors, so that two decodes compare whole.
+func describe(t *testing.T, set *Set, err error) string {
+	t.Helper()
+	if set == nil {
+		t.Fatal("nil Set")
+	}
+	var b strings.Builder
+	out, jerr := json.Marshal(set)
+	if jerr != nil {
+		t.Fatalf("the Set does not marshal: %v", jerr)
+	}
+	b.Write(out)
+	for _, obj := range allObjects(set) {
+		src, _ := set.SourceOf(obj)
+		fmt.Fprintf(&b, "\n%T from %s", obj, src)
+	}
+	fmt.Fprintf(&b, "\nerror: %v", err)
+	return b.String()
+}
+
+// fuzzListSeeds are Lists kubectl prints, in YAML or JSON, and the seed
+// manifests turned into Lists.
+func fuzzListSeeds(f *testing.F, format clusterdump.Format) {
+	var buf bytes.Buffer
+	if err := clusterdump.PendingPods(&buf, format, 3, 2); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	files, err := filepath.Glob(filepath.Join(seeds, "*.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, file := range files {
+		var items []any
+		for _, doc := range bytes.Split(mustReadF(f, file), []byte("\n---\n")) {
+			var item any
+			if err := yaml.Unmarshal(doc, &item); err == nil && item != nil {
+				items = append(items, item)
+			}
+		}
+		list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+		var data []byte
+		if format == clusterdump.JSON {
+			data, err = json.MarshalIndent(list, "", "    ")
+		} else {
+			data, err = yaml.Marshal(list)
+		}
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// checkStreamPaths decodes data on every path a stream can take and
+// requires the same result from each: LoadReader reading it a few bytes at
+// a time, Decode holding it whole, one worker or several on a List's
+// items, and, where no managedFields are cut as text, the reference path
+// (a YAML parser, a tree, no shortcuts). Every error names the stream, the
+// input is not changed, and the whole takes well under the fuzzer's
+// patience: a stream that takes seconds is a stream to refuse.
+func checkStreamPaths(t *testing.T, name string, data []byte) {
+	start := time.Now()
+	original := bytes.Clone(data)
+	set, err := LoadReader(name, iotest.HalfReader(bytes.NewReader(data)))
+	got := describe(t, set, err)
+	for _, p := range problems(t, err) {
+		if !strings.HasPrefix(p.Error(), name+": ") {
+			t.Fatalf("error does not name the stream: %v", p)
+		}
+	}
+	set, err = Decode(name, data)
+	if whole := describe(t, set, err); whole != got {
+		t.Fatalf("LoadReader and Decode differ on\n%q\n%s", data, firstDifference(got, whole))
+	}
+	for _, setup := range []func(*loader){
+		func(l *loader) { l.workers = 1 },
+		func(l *loader) { l.workers = 3 },
+		func(l *loader) { l.reference = true },
+	} {
+		l := newLoader()
+		setup(l)
+		if l.reference && bytes.Contains(data, []byte("managedFields")) {
+			continue
+		}
+		l.decodeStream(name, data)
+		set, err := l.done()
+		if other := describe(t, set, err); other != got {
+			t.Fatalf("%d workers, reference %v, differ on\n%q\n%s", l.workers, l.reference, data, firstDifference(got, other))
+		}
+	}
+	if !bytes.Equal(data, original) {
+		t.Fatal("decoding changed its input")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("%d bytes took %v", len(data), took)
+	}
+}
+
+// FuzzLoadReaderJSONList decodes arbitrary JSON streams, seeded with Lists,
+// on every path (see checkStreamPaths): the JSON List cutter (jsonsplit.go),
+// the lean item decoding (lean.go) and the parallel items.
+func FuzzLoadReaderJSONList(f *testing.F) {
+	fuzzListSeeds(f, clusterdump.JSON)
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","managedFields":[{"manager":"m"}]}}],"metadata":{}}`))
+	f.Add([]byte(`{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"a"}}]} {"kind":"List","apiVersion":"v1","items":[]}`))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}]}]}`))
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1e-9"}}}]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkStreamPaths(t, "fuzz.json", data)
+	})
+}
+
+// FuzzLoadReaderYAMLList decodes arbitrary YAML streams, seeded with Lists,
+// on every path (see checkStreamPaths): the streaming document reader
+// (stream.go), the YAML List cutter (lists.go), the block converter
+// (blockyaml.go), managedFields cut as text (lean.go) and the parallel
+// items.
+func FuzzLoadReaderYAMLList(f *testing.F) {
+	fuzzListSeeds(f, clusterdump.YAML)
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: a\n    managedFields:\n    - manager: m\n  spec:\n    containers:\n    - name: c\n      resources: {requests: {cpu: 500m}}\n"))
+	f.Add([]byte("---\napiVersion: v1\nkind: PodList\nitems:\n- metadata: {name: a}\n- metadata:\n    name: b\n...\n---\nkind: List\napiVersion: v1\nitems: []\n"))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Node\n    metadata:\n      name: 'n\n        m'\n      labels: {a: \"1\", b: yes}\n"))
+	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- &a {apiVersion: v1, kind: Node, metadata: {name: n}}\n- *a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkStreamPaths(t, "fuzz.yaml", data)
 	})
 }
