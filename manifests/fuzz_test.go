@@ -11,10 +11,15 @@ import (
 	"testing/iotest"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/karpsim/karpsim/apis"
+	budgetpkg "github.com/karpsim/karpsim/budgets"
 	"github.com/karpsim/karpsim/internal/clusterdump"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode: it must never panic, always
@@ -234,4 +239,130 @@ func FuzzLoadReaderYAMLList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkStreamPaths(t, "fuzz.yaml", data)
 	})
+}
+
+// FuzzKarpenterFields puts arbitrary text into the fields of a NodePool
+// that karpsim parses rather than copies: consolidateAfter, expireAfter,
+// terminationGracePeriod, a budget's nodes, schedule and duration, a
+// requirement with minValues, and a limit. Every problem names the stream,
+// the NodePool and the field. A NodePool accepted without a problem holds
+// what the parsers downstream read without error (budgets.Parse,
+// budgets.NodeCount, requirements.FromNodePool, resources), its durations
+// are the text's, none negative, and it marshals and decodes back to
+// itself.
+func FuzzKarpenterFields(f *testing.F) {
+	f.Add("30s", "720h", "48h", "10%", "0 9 * * mon-fri", "8h", "karpenter.k8s.aws/instance-category", "In", "c,m,r", 2, "1000")
+	f.Add("Never", "Never", "", "0", "@daily", "1h", "kubernetes.io/arch", "NotIn", "arm64", 0, "100m")
+	f.Add("1.5h", "-1h", "0s", "101%", "0 0 30 2 *", "-5m", "node.kubernetes.io/instance-type", "Gt", "x", -1, "-1")
+	f.Add("1h30m", "0s", "1m", "5", "*/5 * * * *", "10m", "karpenter.sh/capacity-type", "Exists", "", 3, "1e3")
+	f.Add("0s", "720h", "2562047h", "", "", "", "kubernetes.io/hostname", "In", "a,a", 2, "1Ei")
+	f.Add("", "", "", "3", "@every 5m", "1h", "karpenter.k8s.aws/instance-cpu", "Lt", "9223372036854775807", 1, "9007199254740993m")
+	f.Fuzz(func(t *testing.T, consolidateAfter, expireAfter, grace, nodes, schedule, duration, key, operator, values string, minValues int, cpu string) {
+		start := time.Now()
+		optional := func(s string) any {
+			if s == "" {
+				return nil
+			}
+			return s
+		}
+		requirement := map[string]any{"key": key, "operator": operator, "values": fuzzValues(values)}
+		if minValues != 0 {
+			requirement["minValues"] = minValues
+		}
+		budget := map[string]any{"nodes": nodes, "schedule": optional(schedule), "duration": optional(duration)}
+		pool := map[string]any{
+			"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": map[string]any{"name": "default"},
+			"spec": map[string]any{
+				"template": map[string]any{"spec": map[string]any{
+					"nodeClassRef":           map[string]any{"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+					"requirements":           []any{requirement},
+					"expireAfter":            optional(expireAfter),
+					"terminationGracePeriod": optional(grace),
+				}},
+				"disruption": map[string]any{"consolidateAfter": optional(consolidateAfter), "budgets": []any{budget}},
+				"limits":     map[string]any{"cpu": cpu},
+			},
+		}
+		class := `{"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"}, "spec": {"role": "r", "amiSelectorTerms": [{"alias": "al2023@latest"}], "subnetSelectorTerms": [{"tags": {"a": "b"}}], "securityGroupSelectorTerms": [{"tags": {"a": "b"}}]}}`
+		data, err := json.Marshal(pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream := append([]byte(class+"\n"), data...)
+		set, err := Decode("fuzz.json", stream)
+		accepted := true
+		for _, p := range problems(t, err) {
+			if !strings.HasPrefix(p.Error(), "fuzz.json: ") || p.Object == "" || p.Path == "" {
+				t.Fatalf("problem without its stream, object or field: %#v", p)
+			}
+			if !strings.Contains(p.Object, "NodePool") {
+				t.Fatalf("the EC2NodeClass is refused: %v", p)
+			}
+			accepted = false
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("took %v", took)
+		}
+		if !accepted {
+			return
+		}
+		if len(set.NodePools) != 1 {
+			t.Fatalf("%d NodePools", len(set.NodePools))
+		}
+		np := set.NodePools[0]
+		for _, d := range []struct {
+			name, text string
+			got        apis.NillableDuration
+		}{
+			{"consolidateAfter", consolidateAfter, np.Spec.Disruption.ConsolidateAfter},
+			{"expireAfter", expireAfter, np.Spec.Template.Spec.ExpireAfter},
+		} {
+			if d.got.Duration != nil && *d.got.Duration < 0 {
+				t.Fatalf("%s %q accepted as %v", d.name, d.text, d.got)
+			}
+			if want, err := apis.ParseNillableDuration(d.text); d.text != "" && (err != nil || d.got.String() != want.String()) {
+				t.Fatalf("%s %q read as %v, ParseNillableDuration gives %v (%v)", d.name, d.text, d.got, want, err)
+			}
+		}
+		if g := np.Spec.Template.Spec.TerminationGracePeriod; g != nil && g.Duration < 0 {
+			t.Fatalf("terminationGracePeriod %q accepted as %v", grace, g.Duration)
+		}
+		b := np.Spec.Disruption.Budgets[0]
+		if b.Schedule != nil {
+			if _, err := budgetpkg.Parse(*b.Schedule); err != nil {
+				t.Fatalf("a budget is accepted with a schedule cron refuses: %v", err)
+			}
+		}
+		if b.Duration != nil && b.Duration.Duration < 0 {
+			t.Fatalf("budget duration %q accepted as %v", duration, b.Duration.Duration)
+		}
+		if _, err := budgetpkg.NodeCount(b.Nodes, 10); err != nil {
+			t.Fatalf("a budget is accepted with nodes it cannot count: %v", err)
+		}
+		if _, err := requirements.FromNodePool(np.Spec.Template); err != nil {
+			t.Fatalf("a NodePool is accepted with requirements that cannot be built: %v", err)
+		}
+		if limits := resources.FromList(np.Spec.Limits); limits.HasNegative() {
+			t.Fatalf("limits %q accepted as %v", cpu, limits)
+		}
+		out, err := json.Marshal(np)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Decode("again.json", append([]byte(class+"\n"), out...))
+		if err != nil || len(again.NodePools) != 1 {
+			t.Fatalf("%s\ndoes not decode back: %v", out, err)
+		}
+		if !equality.Semantic.DeepEqual(np, again.NodePools[0]) {
+			t.Fatalf("%s\ndecodes back as another NodePool", out)
+		}
+	})
+}
+
+// fuzzValues splits a comma-separated value list; "" is no value at all.
+func fuzzValues(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
