@@ -23,7 +23,8 @@ import (
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode: it must never panic, always
-// return a Set, and report every problem as an *Error naming the stream.
+// return a Set, report every problem as an *Error naming the stream, take
+// well under 5 s, and give the same Set, warnings and errors twice.
 func FuzzDecode(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join(seeds, "*.yaml"))
 	if err != nil {
@@ -37,6 +38,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		s, err := Decode("fuzz.yaml", data)
 		if s == nil {
 			t.Fatal("Decode returned a nil Set")
@@ -45,6 +47,14 @@ func FuzzDecode(f *testing.F) {
 			if !strings.HasPrefix(p.Error(), "fuzz.yaml: ") {
 				t.Fatalf("error does not name the stream: %v", p)
 			}
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("%d bytes took %v", len(data), took)
+		}
+		first := describe(t, s, err)
+		s, err = Decode("fuzz.yaml", data)
+		if again := describe(t, s, err); again != first {
+			t.Fatalf("two decodes of\n%q\ndiffer:\n%s", data, firstDifference(first, again))
 		}
 	})
 }
