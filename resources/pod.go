@@ -141,17 +141,28 @@ func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	for _, name := range names {
 		q := list[name]
 		if q.Sign() < 0 {
-			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, q.String())
+			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, quantityText(q))
 		}
 		if _, in := boundedValue(name, q); !in {
 			unit := "units"
 			if name == corev1.ResourceCPU {
 				unit = "millicores"
 			}
-			return Vector{}, fmt.Errorf("%s.%s: quantity %s is more than karpsim reads (2^53 %s)", field(), name, q.String(), unit)
+			return Vector{}, fmt.Errorf("%s.%s: quantity %s is more than karpsim reads (2^53 %s)", field(), name, quantityText(q), unit)
 		}
 	}
 	return v, nil
+}
+
+// quantityText prints a quantity for a message. apimachinery prints some
+// amounts past its largest suffix wrongly (1000000000000000000000 as "1"):
+// those are printed from their approximate value (six digits) instead.
+func quantityText(q resource.Quantity) string {
+	text := q.String()
+	if printed, err := resource.ParseQuantity(text); err == nil && printed.AsApproximateFloat64() == q.AsApproximateFloat64() {
+		return text
+	}
+	return strconv.FormatFloat(q.AsApproximateFloat64(), 'g', 6, 64)
 }
 
 // fieldName is a constant field name for vectorOf.
