@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,6 +181,10 @@ func isPodLevelResource(name corev1.ResourceName) bool {
 // round "1e-99999999" (a minute), and no real amount needs more than this.
 const MaxQuantityExponent = 30
 
+// maxQuantityMagnitude is the first amount MaxQuantityExponent cannot
+// write with one digit.
+const maxQuantityMagnitude = 1e31
+
 // maxQuantityText bounds the length of a quantity read from untrusted text.
 const maxQuantityText = 64
 
@@ -199,6 +204,12 @@ func ParseQuantity(field, s string) (resource.Quantity, error) {
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity (e.g. 500m, 2, 1Gi)", field, s)
+	}
+	// Digits can write what the exponent may not: a quantity whose
+	// canonical form would need an exponent past the bound is refused too,
+	// so that whatever is read can be written back and read again.
+	if math.Abs(q.AsApproximateFloat64()) >= maxQuantityMagnitude {
+		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity below 1e%d", field, s, MaxQuantityExponent+1)
 	}
 	return q, nil
 }
