@@ -2,6 +2,9 @@ package apis
 
 import (
 	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,3 +95,47 @@ func TestFormatDuration(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// FuzzNillableDuration reads arbitrary text as a NodePool's duration
+// fields read it (consolidateAfter, expireAfter, terminationGracePeriod):
+// "Never" or a Go duration. What it accepts prints and marshals back to
+// the same value; JSON decoding agrees with ParseNillableDuration; and
+// FormatDuration of any duration reads back as that duration.
+func FuzzNillableDuration(f *testing.F) {
+	for _, s := range []string{"Never", "720h", "1h30m", "30s", "0s", "-5m", "1.5h", "9223372036854775807ns", "2562047h47m16.854775807s",
+		"-2562047h47m16.854775808s", "never", "", "1d", "+3s", ".5s", "1h1h", "0"} {
+		f.Add(s, int64(len(s))*int64(time.Hour))
+	}
+	f.Add("1µs", int64(-1<<63))
+	f.Fuzz(func(t *testing.T, s string, n int64) {
+		d, err := ParseNillableDuration(s)
+		quoted, _ := json.Marshal(s)
+		var fromJSON NillableDuration
+		jsonErr := json.Unmarshal(quoted, &fromJSON)
+		if (err == nil) != (jsonErr == nil) {
+			t.Fatalf("%q: ParseNillableDuration says %v, JSON %v", s, err, jsonErr)
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), strconv.Quote(s)) {
+				t.Fatalf("error does not quote the value: %v", err)
+			}
+		} else {
+			if !d.IsSet() || !reflect.DeepEqual(d, fromJSON) {
+				t.Fatalf("%q: %#v, from JSON %#v", s, d, fromJSON)
+			}
+			again, err := ParseNillableDuration(d.String())
+			if err != nil || !reflect.DeepEqual(again, d) {
+				t.Fatalf("%q prints as %q, which reads as %#v (%v)", s, d.String(), again, err)
+			}
+			out, err := json.Marshal(d)
+			var back NillableDuration
+			if err != nil || json.Unmarshal(out, &back) != nil || !reflect.DeepEqual(back, d) {
+				t.Fatalf("%q marshals as %s, which reads as %#v", s, out, back)
+			}
+		}
+		text := FormatDuration(time.Duration(n))
+		if back, err := time.ParseDuration(text); err != nil || back != time.Duration(n) {
+			t.Fatalf("%d formats as %q, which reads as %v (%v)", n, text, back, err)
+		}
+	})
+}

@@ -1,7 +1,10 @@
 package apis
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -136,6 +139,41 @@ type Budget struct {
 	Schedule *string `json:"schedule,omitempty"`
 	// Duration is how long the budget stays active after each Schedule hit.
 	Duration *metav1.Duration `json:"duration,omitempty"`
+}
+
+// MarshalJSON writes Duration the way the CRD's pattern states it, in hours
+// and minutes ("8h", "30m", "1h30m", "0m"), where metav1.Duration writes
+// "8h0m0s" and, for zero, "0s", which the pattern refuses: a NodePool
+// karpsim writes out (a sweep's patched manifests) reads back.
+func (b Budget) MarshalJSON() ([]byte, error) {
+	type fields Budget // without this method
+	out := struct {
+		fields
+		Duration *string `json:"duration,omitempty"`
+	}{fields: fields(b)}
+	if b.Duration != nil {
+		text := budgetDuration(b.Duration.Duration)
+		out.Duration = &text
+	}
+	return json.Marshal(out)
+}
+
+// budgetDuration writes d in hours and minutes; what they cannot state
+// (seconds, a negative duration), which validation refuses, is written as
+// time.Duration writes it.
+func budgetDuration(d time.Duration) string {
+	if d < 0 || d%time.Minute != 0 {
+		return d.String()
+	}
+	hours, minutes := d/time.Hour, (d%time.Hour)/time.Minute
+	switch {
+	case hours > 0 && minutes > 0:
+		return fmt.Sprintf("%dh%dm", hours, minutes)
+	case hours > 0:
+		return fmt.Sprintf("%dh", hours)
+	default:
+		return fmt.Sprintf("%dm", minutes)
+	}
 }
 
 // NodePoolStatus is the observed state of a NodePool.

@@ -1,6 +1,7 @@
 package apis
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +170,28 @@ func TestBalancedIsAConsolidationPolicy(t *testing.T) {
 	np.SetDefaults()
 	if err := np.Validate(); err != nil {
 		t.Fatalf("Balanced (Karpenter v1.14) must validate: %v", err)
+	}
+}
+
+// A budget's duration is written as the CRD's pattern states it, so that a
+// NodePool written out reads back: zero as "0m", not "0s".
+func TestBudgetDurationIsWrittenInHoursAndMinutes(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0m", 8 * time.Hour: "8h", 30 * time.Minute: "30m", 90 * time.Minute: "1h30m", 90 * time.Second: "1m30s"} {
+		schedule := "@daily"
+		out, err := json.Marshal(Budget{Nodes: "1", Schedule: &schedule, Duration: &metav1.Duration{Duration: d}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantJSON := `{"nodes":"1","schedule":"@daily","duration":"` + want + `"}`; string(out) != wantJSON {
+			t.Errorf("%v: %s, want %s", d, out, wantJSON)
+		}
+		var back Budget
+		if err := json.Unmarshal(out, &back); err != nil || back.Duration.Duration != d {
+			t.Errorf("%s reads back as %v (%v)", out, back.Duration, err)
+		}
+	}
+	out, _ := json.Marshal(Budget{Nodes: "10%"})
+	if string(out) != `{"nodes":"10%"}` {
+		t.Errorf("a budget without a window: %s", out)
 	}
 }

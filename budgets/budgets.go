@@ -164,6 +164,12 @@ func window(budget apis.Budget, now time.Time) (until time.Time, active bool, er
 	if hit.After(now) {
 		return time.Time{}, false, nil
 	}
+	if hit.IsZero() {
+		// A schedule that never hits (30 February) has no next hit within
+		// cron's five-year search, which Karpenter reads as a hit long
+		// past: the budget is always active, and no window closes.
+		return time.Time{}, true, nil
+	}
 	until = hit.Add(duration)
 	for range maxWindowSteps {
 		next := schedule.Next(hit)

@@ -148,7 +148,7 @@ func (c *awsConfig) readNodeClass(nc *apis.EC2NodeClass) error {
 func parseOverrides(field string, m map[string]string) ([]quantityOverride, error) {
 	out := make([]quantityOverride, 0, len(m))
 	for _, name := range sortedKeys(m) {
-		q, err := parseQuantity(field+"."+name, m[name])
+		q, err := resources.ParseQuantity(field+"."+name, m[name])
 		if err != nil {
 			return nil, err
 		}
@@ -182,7 +182,7 @@ func parseSignal(field string, m map[string]string, signal string) (*evictionSig
 		}
 		return &evictionSignal{percent: p, isPct: true}, nil
 	}
-	q, err := parseQuantity(field, text)
+	q, err := resources.ParseQuantity(field, text)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/resources"
 )
@@ -221,7 +218,7 @@ func quantityValue(field, name, text string, negativeOK bool) (int64, error) {
 	if name == "" {
 		return 0, fmt.Errorf("%s: empty resource name", strings.TrimSuffix(field, "."))
 	}
-	q, err := parseQuantity(field, text)
+	q, err := resources.ParseQuantity(field, text)
 	if err != nil {
 		return 0, err
 	}
@@ -236,25 +233,4 @@ func quantityValue(field, name, text string, negativeOK bool) (int64, error) {
 		return q.MilliValue(), nil
 	}
 	return q.Value(), nil
-}
-
-// maxQuantityExponent bounds the decimal exponent of quantities read from
-// untrusted input: apimachinery takes time quadratic in the exponent to
-// round "1e-9999999", and no real amount needs more than this.
-const maxQuantityExponent = 30
-
-// parseQuantity is resources.ParseQuantity for untrusted text: overlong
-// strings and exponents beyond ±maxQuantityExponent are refused before
-// apimachinery sees them.
-func parseQuantity(field, text string) (resource.Quantity, error) {
-	if len(text) > 64 {
-		return resource.Quantity{}, fmt.Errorf("%s: %.20q… is too long for a quantity", field, text)
-	}
-	if i := strings.IndexAny(text, "eE"); i >= 0 && i+1 < len(text) && text[i+1] != 'i' {
-		exponent, err := strconv.Atoi(text[i+1:])
-		if err != nil || exponent > maxQuantityExponent || exponent < -maxQuantityExponent {
-			return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity with an exponent from -%d to %d", field, text, maxQuantityExponent, maxQuantityExponent)
-		}
-	}
-	return resources.ParseQuantity(field, text)
 }

@@ -38,6 +38,9 @@ func naiveOf(op corev1.NodeSelectorOperator, values []string) naive {
 	case corev1.NodeSelectorOpDoesNotExist:
 	default:
 		x, _ := strconv.ParseInt(values[0], 10, 64)
+		if (op == corev1.NodeSelectorOpGt && x == math.MaxInt64) || (op == corev1.NodeSelectorOpLt && x == math.MinInt64) {
+			return n // no integer is past the bound
+		}
 		n.complement = true
 		switch op {
 		case corev1.NodeSelectorOpGt:

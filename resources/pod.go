@@ -2,7 +2,9 @@ package resources
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -140,17 +142,28 @@ func vectorOf(list corev1.ResourceList, field func() string) (Vector, error) {
 	for _, name := range names {
 		q := list[name]
 		if q.Sign() < 0 {
-			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, q.String())
+			return Vector{}, fmt.Errorf("%s.%s: negative quantity %s", field(), name, quantityText(q))
 		}
 		if _, in := boundedValue(name, q); !in {
 			unit := "units"
 			if name == corev1.ResourceCPU {
 				unit = "millicores"
 			}
-			return Vector{}, fmt.Errorf("%s.%s: quantity %s is more than karpsim reads (2^53 %s)", field(), name, q.String(), unit)
+			return Vector{}, fmt.Errorf("%s.%s: quantity %s is more than karpsim reads (2^53 %s)", field(), name, quantityText(q), unit)
 		}
 	}
 	return v, nil
+}
+
+// quantityText prints a quantity for a message. apimachinery prints some
+// amounts past its largest suffix wrongly (1000000000000000000000 as "1"):
+// those are printed from their approximate value (six digits) instead.
+func quantityText(q resource.Quantity) string {
+	text := q.String()
+	if printed, err := resource.ParseQuantity(text); err == nil && printed.AsApproximateFloat64() == q.AsApproximateFloat64() {
+		return text
+	}
+	return strconv.FormatFloat(q.AsApproximateFloat64(), 'g', 6, 64)
 }
 
 // fieldName is a constant field name for vectorOf.
@@ -163,11 +176,40 @@ func isPodLevelResource(name corev1.ResourceName) bool {
 		strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix)
 }
 
+// MaxQuantityExponent bounds the decimal exponent of a quantity read from
+// untrusted text: apimachinery takes time quadratic in the exponent to
+// round "1e-99999999" (a minute), and no real amount needs more than this.
+const MaxQuantityExponent = 30
+
+// maxQuantityMagnitude is the first amount MaxQuantityExponent cannot
+// write with one digit.
+const maxQuantityMagnitude = 1e31
+
+// maxQuantityText bounds the length of a quantity read from untrusted text.
+const maxQuantityText = 64
+
 // ParseQuantity parses a quantity string, naming the field in the error.
+// It is for untrusted text: overlong strings and exponents beyond
+// ±MaxQuantityExponent are refused before apimachinery sees them.
 func ParseQuantity(field, s string) (resource.Quantity, error) {
+	if len(s) > maxQuantityText {
+		return resource.Quantity{}, fmt.Errorf("%s: %.20q… is too long for a quantity", field, s)
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 && i+1 < len(s) && s[i+1] != 'i' {
+		exponent, err := strconv.Atoi(s[i+1:])
+		if err != nil || exponent > MaxQuantityExponent || exponent < -MaxQuantityExponent {
+			return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity with an exponent from -%d to %d", field, s, MaxQuantityExponent, MaxQuantityExponent)
+		}
+	}
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity (e.g. 500m, 2, 1Gi)", field, s)
+	}
+	// Digits can write what the exponent may not: a quantity whose
+	// canonical form would need an exponent past the bound is refused too,
+	// so that whatever is read can be written back and read again.
+	if math.Abs(q.AsApproximateFloat64()) >= maxQuantityMagnitude {
+		return resource.Quantity{}, fmt.Errorf("%s: %q is not a quantity below 1e%d", field, s, MaxQuantityExponent+1)
 	}
 	return q, nil
 }

@@ -13,6 +13,8 @@ func TestPodRequestsRefuseAbsurdQuantities(t *testing.T) {
 	for _, c := range []struct{ name, cpu, memory, want string }{
 		{"huge cpu", "1e99999999", "1Gi", "spec.containers[0] (app).resources.requests.cpu: quantity 1e99999999 is more than karpsim reads (2^53 millicores)"},
 		{"huge memory", "1", "1e30", "spec.containers[0] (app).resources.requests.memory: quantity 1e30 is more than karpsim reads (2^53 units)"},
+		// apimachinery prints this amount as "1".
+		{"memory past the largest suffix", "1", "1000000000000000000000", "spec.containers[0] (app).resources.requests.memory: quantity 1e+21 is more than karpsim reads (2^53 units)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{

@@ -120,10 +120,16 @@ func boundedValue(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
 	if q.AsApproximateFloat64() > limit {
 		return MaxAmount, false
 	}
+	// Near the limit the approximation may fall either side: the exact
+	// value decides.
+	v := q.Value()
 	if name == corev1.ResourceCPU {
-		return q.MilliValue(), true
+		v = q.MilliValue()
 	}
-	return q.Value(), true
+	if v > MaxAmount {
+		return MaxAmount, false
+	}
+	return v, true
 }
 
 // Get returns the amount of a resource, 0 if absent.

@@ -87,7 +87,8 @@ func TestStepNamingNothingIsRecorded(t *testing.T) {
 }
 
 // FuzzParseScenario checks that no scenario text panics the parser or its
-// validation, and that a scenario it accepts runs (briefly) without error.
+// validation, and that a scenario it accepts, steps and all, runs (briefly)
+// without panicking, within its time, and without breaking an invariant.
 func FuzzParseScenario(f *testing.F) {
 	files, _ := filepath.Glob("../testdata/scenarios/*.yaml")
 	for _, name := range files {
@@ -99,7 +100,11 @@ func FuzzParseScenario(f *testing.F) {
 	}
 	f.Add([]byte("duration: 1h\nsteps: [{at: 0s, traffic: {deployment: inflate, max: 3, every: 10m}}, {at: 1m, arrivals: {deployment: inflate, perHour: 30, meanLifetime: 5m}}, {at: 2m, interrupt: {perHour: 10}}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
 		sc, err := ParseScenario(data)
+		if took := time.Since(start); took > 5*time.Second {
+			t.Fatalf("parsing took %v", took)
+		}
 		if err != nil {
 			if !errors.Is(err, ErrInvalidScenario) {
 				t.Fatalf("error %v does not wrap ErrInvalidScenario", err)
@@ -115,7 +120,14 @@ func FuzzParseScenario(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := Run(ctx, sc, Config{CheckInvariants: true}); err != nil && !errors.Is(err, ErrInvalidScenario) && ctx.Err() == nil {
+		res, err := Run(ctx, sc, Config{CheckInvariants: true})
+		if res != nil && len(res.Violations) > 0 {
+			t.Fatalf("the run breaks %d invariants, the first: %v\n%q", len(res.Violations), res.Violations[0], data)
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("a run of at most 5 minutes took more than 20 s:\n%q", data)
+		}
+		if err != nil && !errors.Is(err, ErrInvalidScenario) {
 			t.Logf("run error (allowed: manifests may be bad): %v", err)
 		}
 	})
