@@ -229,6 +229,12 @@ func (l *loader) workerCount() int {
 func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind string) itemResult {
 	src := doc.src
 	src.Item = job.index + 1
+	if _, _, found := tinyExponent(job.data); found {
+		// Left to the whole-document decoder, which refuses it naming the
+		// line (an item streamed as it is read was not scanned as a
+		// document).
+		return itemResult{}
+	}
 	item := l.child()
 	var j []byte
 	var version, kind string

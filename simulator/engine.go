@@ -286,7 +286,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if which == AutoscalerClusterAutoscaler {
 		s.auto, err = s.newCALoop()
 	} else {
-		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: cfg.Consolidation, Planner: cfg.Planner, NodeOverlays: s.overlays}
+		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: s.cfg.Consolidation, Planner: s.cfg.Planner, NodeOverlays: s.overlays}
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}

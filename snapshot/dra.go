@@ -49,6 +49,11 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 		}
 		s.NodePools[i].InstanceTypes = t.Catalog(s.NodePools[i].InstanceTypes)
 	}
+	// The classes' own catalogs (what the simulator launches from, before
+	// NodeOverlays) offer the same devices.
+	for name, c := range s.ClassCatalogs {
+		s.ClassCatalogs[name] = t.Catalog(c)
+	}
 	for _, n := range s.Nodes {
 		n.Capacity, n.Allocatable = t.NodeResources(types[n.Labels[apis.LabelInstanceType]], n.Capacity, n.Allocatable)
 	}
