@@ -18,6 +18,12 @@ const (
 	KindExpire            = "expire"
 	KindDrifted           = "drifted"
 	KindInterruption      = "interruption"
+	// KindDrainBlocked: a node's drain waits, an eviction refused (a
+	// PodDisruptionBudget allows none now, or a pod is do-not-disrupt);
+	// recorded once per drain. KindDrained: such a drain ended, the node
+	// deleted.
+	KindDrainBlocked = "drain-blocked"
+	KindDrained      = "drained"
 )
 
 // Disruption methods the loop adds to consolidation's Method* constants.

@@ -86,6 +86,11 @@ func (c *Controller) forgetGone() {
 			delete(c.drift, name)
 		}
 	}
+	for name := range c.draining {
+		if c.cfg.Cluster.Node(name) == nil {
+			delete(c.draining, name)
+		}
+	}
 }
 
 // nextTimedChange is the earliest moment an unchanged cluster may still get
@@ -225,7 +230,7 @@ func (c *Controller) continueOne(ctx context.Context, f *inFlight) {
 	evicted := 0
 	for _, name := range f.cmd.Delete {
 		if n := c.cfg.Cluster.Node(name); n != nil {
-			evicted += c.remove(ctx, n)
+			evicted += c.remove(ctx, n, time.Time{})
 		}
 	}
 	c.record(Decision{Kind: kind, Method: f.cmd.Method, Nodes: f.cmd.Delete, Pods: evicted,
@@ -244,7 +249,7 @@ func (c *Controller) expire(ctx context.Context) {
 		if !expired {
 			continue
 		}
-		pods := c.remove(ctx, n)
+		pods := c.remove(ctx, n, time.Time{})
 		c.record(Decision{Kind: KindExpire, Method: MethodExpiration, Nodes: []string{n.Name()}, Pods: pods,
 			Reason: fmt.Sprintf("NodeClaim expired at %s (expireAfter)", at.UTC().Format(time.RFC3339))})
 	}
@@ -294,7 +299,9 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 	if err := c.cfg.Cluster.Cordon(ctx, n, true); err != nil {
 		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "cordon: " + err.Error()})
 	}
-	pods := c.remove(ctx, n)
+	// The instance is gone at the end of the notice: the drain cannot
+	// wait past it.
+	pods := c.remove(ctx, n, notice.TerminateAt)
 	c.record(Decision{Kind: KindInterruption, Method: MethodInterruption, Nodes: []string{n.Name()}, Pods: pods,
 		InstanceType: n.Instance.InstanceType, Zone: n.Instance.Zone, CapacityType: n.Instance.CapacityType,
 		Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",

@@ -30,6 +30,8 @@ const (
 	KindExpire            = controller.KindExpire
 	KindDrifted           = controller.KindDrifted
 	KindInterruption      = controller.KindInterruption
+	KindDrainBlocked      = controller.KindDrainBlocked
+	KindDrained           = controller.KindDrained
 	KindNodePoolChanged   = "nodepool-changed"
 	KindNodeClassChanged  = "nodeclass-changed"
 	KindAMIReleased       = "ami-released"
