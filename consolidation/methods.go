@@ -29,6 +29,10 @@ func (e *evaluation) emptiness() []Command {
 				n.note("%s", why)
 				continue
 			}
+			if n.in.BufferPods > 0 {
+				n.note("node %s holds %d capacity-buffer pods: it is no emptiness candidate", n.name, n.in.BufferPods)
+				continue
+			}
 			empty = append(empty, n)
 		}
 	}

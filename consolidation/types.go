@@ -65,6 +65,13 @@ type Node struct {
 	// Drift is the node's drift, nil when it has not drifted. The caller
 	// runs drift detection (package drift) and passes the result in.
 	Drift *DriftStatus
+	// BufferPods counts the virtual pods of CapacityBuffers that
+	// Karpenter's last provisioning pass placed on the node (its cluster
+	// state's buffer pod counts, v1.14): a node holding any is kept
+	// capacity, no emptiness candidate. The other methods ignore the
+	// count (upstream they see the virtual pods as pending pods, which the
+	// caller may pass in Cluster.Pending).
+	BufferPods int
 }
 
 // DriftStatus is why a node drifted.
