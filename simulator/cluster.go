@@ -165,13 +165,19 @@ func (s *sim) evict(n *simNode) controller.DrainStatus {
 			break
 		}
 	}
-	api := s.evictions()
+	// The Eviction API reads every pod and PDB: it is built only when a
+	// pod is asked for, which a drain held by do-not-disrupt pods alone,
+	// retried for as long as they run, never does.
+	var api *consolidation.Evictions
 	var granted []*corev1.Pod
 	for _, p := range group {
 		why := ""
 		if blocked, reason := apis.DoNotDisrupt(p, s.now); blocked {
 			why = fmt.Sprintf("pod %s is not evicted while its %s annotation is %s", apis.PodKey(p), apis.AnnotationDoNotDisrupt, reason)
 		} else {
+			if api == nil {
+				api = s.evictions()
+			}
 			why = api.Evict(p)
 		}
 		if why == "" {
