@@ -193,7 +193,9 @@ func (c *Controller) abort(ctx context.Context, f *inFlight, why string) {
 	cmd := f.cmd
 	c.disrupt.executing = slices.DeleteFunc(c.disrupt.executing, func(g *inFlight) bool { return g == f })
 	for _, name := range cmd.Delete {
-		if n := c.cfg.Cluster.Node(name); n != nil && n.Deleting {
+		// A candidate being drained meanwhile (a spot interruption) keeps
+		// its taint.
+		if n := c.cfg.Cluster.Node(name); n != nil && n.Deleting && c.draining[name] == nil {
 			// A failed uncordon leaves the taint for the next command.
 			_ = c.cfg.Cluster.Cordon(ctx, n, false)
 		}

@@ -169,7 +169,7 @@ func (c *Controller) continueDrains(ctx context.Context) {
 	now := c.now()
 	for _, name := range slices.Sorted(maps.Keys(c.draining)) {
 		t := c.draining[name]
-		if t == nil || now.Before(t.next) {
+		if now.Before(t.next) {
 			continue
 		}
 		n := c.cfg.Cluster.Node(name)

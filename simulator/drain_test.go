@@ -120,3 +120,23 @@ func TestDrainWaitsForDoNotDisrupt(t *testing.T) {
 		t.Fatalf("the node must stay with its pod, final %+v, %d evictions:\n%s", res.Final, res.Evictions, timeline(res))
 	}
 }
+
+// TestInterruptedDrainEndsWithTheNotice: a spot node interrupted while a
+// PDB allows none of its pods to go drains until its instance is gone, two
+// minutes after the notice, and no longer.
+func TestInterruptedDrainEndsWithTheNotice(t *testing.T) {
+	pdb := strings.Replace(pdbMaxUnavailable1, "maxUnavailable: 1", "maxUnavailable: 0", 1)
+	inline := strings.Replace(drainCluster("", 2, pdb), "values: [on-demand]", "values: [spot]", 1)
+	res := run(t, Scenario{Seed: 1, Duration: dur(8 * time.Minute), Inline: inline,
+		Steps: []Step{{At: dur(3 * time.Minute), Interrupt: &InterruptStep{Count: 1}}}})
+	ints, drained := kinds(res, KindInterruption), kinds(res, KindDrained)
+	if len(ints) != 1 || ints[0].Pods != 0 || len(drained) != 1 {
+		t.Fatalf("want an interruption evicting nothing, then a forced drain:\n%s", timeline(res))
+	}
+	if got := drained[0].At.Duration - ints[0].At.Duration; got != 2*time.Minute {
+		t.Errorf("drain ended %v after the notice, want the notice's 2m", got)
+	}
+	if res.Final.PendingPods != 0 || res.Final.Pods != 2 {
+		t.Errorf("final %+v, want the 2 pods bound again", res.Final)
+	}
+}
