@@ -124,8 +124,22 @@ var _ = register("scenario",
 		require.Equal(t, launch.Nodes, bind.Nodes)
 		require.Equal(t, 2, bind.Pods, "the moved pod and the new one")
 	}},
-	conformanceCase{Name: "single-node-after-failed-multi-node", Run: func(t *T) {
-		timeline := runScenario(t, "multi-node-invalid-single-node-continues")
+	conformanceCase{Name: "single-node-after-failed-multi-node", Run: singleNodeAfterFailedMultiNode("multi-node-invalid-single-node-continues")},
+	conformanceCase{Name: "single-node-after-failed-multi-node-spot", Run: singleNodeAfterFailedMultiNode("multi-node-invalid-single-node-continues-spot")},
+	expectInvalidated("bigger-pod-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("churn-invalidates-emptiness", "emptiness"),
+	expectInvalidated("do-not-disrupt-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("pdb-invalidates-replace", "single-node-consolidation"),
+	expectInvalidated("do-not-disrupt-invalidates-delete", "multi-node-consolidation"),
+	expectInvalidated("pdb-invalidates-delete", "multi-node-consolidation"),
+)
+
+// singleNodeAfterFailedMultiNode checks that single-node consolidation
+// removes the third node in the pass where the multi-node command failed
+// validation.
+func singleNodeAfterFailedMultiNode(name string) func(t *T) {
+	return func(t *T) {
+		timeline := runScenario(t, name)
 		failed, ok := firstOf(timeline, "validation-failed")
 		require.True(t, ok, "%+v", timeline)
 		require.Equal(t, "multi-node-consolidation", failed.Method)
@@ -139,11 +153,23 @@ var _ = register("scenario",
 		if launch, ok := firstOf(timeline, "launch"); ok {
 			require.Greater(t, launch.At.Duration, d.At.Duration, "%+v", timeline)
 		}
+	}
+}
+
+var _ = register("scenario",
+	conformanceCase{Name: "drift-replacement-not-duplicated", Run: func(t *T) {
+		timeline := runScenario(t, "drift-replacement-no-duplicate")
+		drifted, ok := firstOf(timeline, "drifted")
+		require.True(t, ok, "%+v", timeline)
+		replace, ok := firstOf(timeline, "replace")
+		require.True(t, ok, "%+v", timeline)
+		launches := 0
+		for _, d := range timeline {
+			if d.Kind == "launch" && d.At.Duration >= drifted.At.Duration && d.At.Duration <= replace.At.Duration {
+				launches++
+				require.True(t, strings.HasPrefix(d.Reason, "replacement for drift"), "a launch besides the replacement: %+v", d)
+			}
+		}
+		require.Equal(t, 1, launches, "%+v", timeline)
 	}},
-	expectInvalidated("bigger-pod-invalidates-replace", "single-node-consolidation"),
-	expectInvalidated("churn-invalidates-emptiness", "emptiness"),
-	expectInvalidated("do-not-disrupt-invalidates-replace", "single-node-consolidation"),
-	expectInvalidated("pdb-invalidates-replace", "single-node-consolidation"),
-	expectInvalidated("do-not-disrupt-invalidates-delete", "multi-node-consolidation"),
-	expectInvalidated("pdb-invalidates-delete", "multi-node-consolidation"),
 )

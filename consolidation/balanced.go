@@ -40,8 +40,24 @@ func (e *evaluation) balancedTotals() map[string]poolTotals {
 	return e.totals
 }
 
-// score is upstream's ScoreMove: the share of the pool's cost a move saves
-// over the share of the pool's disruption it causes.
+// BalancedThreshold is the least score (BalancedScore) a move of a
+// Balanced NodePool needs: 1/k with upstream's k of 2.
+const BalancedThreshold = 1.0 / balancedK
+
+// BalancedScore is how the Balanced consolidation policy scores a move
+// (upstream's ScoreMove): the share of its NodePool's cost (poolCost, the
+// prices of the pool's nodes) the move saves, over the share of the pool's
+// disruption cost (poolDisruption, the sum of its nodes' reschedule
+// disruption costs) it causes. It is 0 when the pool costs nothing, has no
+// disruption cost or the move saves nothing, and +Inf when the move
+// disrupts nothing. A move passes with a score of at least
+// BalancedThreshold. Evaluate applies it to every move of a Balanced pool;
+// callers may use it to say how far a move is from passing.
+func BalancedScore(savings, disruption, poolCost, poolDisruption float64) float64 {
+	return score(savings, disruption, poolTotals{cost: poolCost, disruption: poolDisruption})
+}
+
+// score is BalancedScore over a pool's totals.
 func score(savings, disruption float64, t poolTotals) float64 {
 	if t.cost <= 0 || t.disruption <= 0 {
 		return 0
@@ -81,9 +97,9 @@ func (e *evaluation) approve(cands []*nodeInfo, savings float64) (bool, string) 
 			share = savings * poolCost / sourceCost
 		}
 		t := e.balancedTotals()[name]
-		if s := score(share, disruption, t); s < 1.0/balancedK {
+		if s := score(share, disruption, t); s < BalancedThreshold {
 			return false, fmt.Sprintf("Balanced NodePool %s: score %.3f is below %.3f (saves $%.4f of $%.4f/h for %.1f of %.1f disruption)",
-				name, s, 1.0/balancedK, share, t.cost, disruption, t.disruption)
+				name, s, BalancedThreshold, share, t.cost, disruption, t.disruption)
 		}
 	}
 	return true, ""
@@ -99,8 +115,8 @@ func (e *evaluation) canPass(n *nodeInfo) (bool, string) {
 	if !ok || t.cost <= 0 {
 		return true, ""
 	}
-	if s := score(n.price, n.cost, t); s < 1.0/balancedK {
-		return false, fmt.Sprintf("Balanced NodePool %s: even deleting the node scores %.3f, below %.3f", n.poolName, s, 1.0/balancedK)
+	if s := score(n.price, n.cost, t); s < BalancedThreshold {
+		return false, fmt.Sprintf("Balanced NodePool %s: even deleting the node scores %.3f, below %.3f", n.poolName, s, BalancedThreshold)
 	}
 	return true, ""
 }

@@ -232,7 +232,11 @@ func (n *nodeInfo) consolidationBlock() string {
 func (n *nodeInfo) underutilizedBlock() string {
 	labels := n.labels()
 	switch {
-	case n.empty() && n.in.BufferPods == 0:
+	case n.empty() && n.in.BufferPods > 0:
+		// Karpenter v1.14 keeps a node that holds only the buffer's room:
+		// it is no candidate of any method.
+		return fmt.Sprintf("holds only %s: kept as the buffer's room", plural(n.in.BufferPods, "capacity-buffer pod"))
+	case n.empty():
 		return "empty: left to emptiness"
 	case n.pool.policy() == apis.ConsolidationPolicyWhenEmpty:
 		return fmt.Sprintf("NodePool %s has consolidation policy WhenEmpty and the node is not empty", n.poolName)

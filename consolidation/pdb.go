@@ -182,7 +182,7 @@ func notReady(p *corev1.Pod) bool {
 // fully blocking PDB counts (pods of deleting nodes are still rescheduled
 // past a PDB that merely has no disruptions left).
 func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
-	if !apis.IsActive(p) || apis.IsMirrorPod(p) || toleratesDisruptedTaint(p) {
+	if !apis.IsActive(p) || apis.IsMirrorPod(p) || ToleratesDisruptedTaint(p) {
 		return ""
 	}
 	matching := idx[p]
@@ -207,9 +207,10 @@ func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
 	return ""
 }
 
-// toleratesDisruptedTaint: pods that tolerate the taint Karpenter puts on
-// nodes it disrupts are not evicted.
-func toleratesDisruptedTaint(p *corev1.Pod) bool {
+// ToleratesDisruptedTaint says whether the pod tolerates the taint
+// Karpenter puts on the nodes it disrupts: such a pod is not evicted, it
+// stays until its node goes.
+func ToleratesDisruptedTaint(p *corev1.Pod) bool {
 	taint := apis.DisruptedTaint()
 	for i := range p.Spec.Tolerations {
 		if scheduling.ToleratesTaint(&p.Spec.Tolerations[i], &taint) {

@@ -64,9 +64,10 @@ type Node struct {
 	LastPodEventAt time.Time
 	// BufferPods counts the CapacityBuffer virtual pods the last
 	// provisioning pass placed on the node: Karpenter's emptiness leaves
-	// such a node alone (it is not empty: the buffer's room is there), and
-	// other methods delete it only if the virtual pods, which are in
-	// Cluster.Pending, fit elsewhere.
+	// such a node alone (it is not empty: the buffer's room is there), as
+	// do the other methods when the node holds no real pod; a node with real
+	// pods too may be consolidated if its pods and the virtual pods, which
+	// are in Cluster.Pending, fit elsewhere.
 	BufferPods int
 	// Drift is the node's drift, nil when it has not drifted. The caller
 	// runs drift detection (package drift) and passes the result in.

@@ -3,8 +3,12 @@
 // launched NodeClaims ready, polls disruption every 10 s (expiration, drift
 // detection, then Karpenter's methods, consolidation validated 15 s later),
 // executes commands (cordon, launch replacements, delete the candidates once
-// the replacements are initialized) and handles spot interruptions (cordon,
-// drain, delete, offering marked unavailable).
+// the replacements are initialized), handles spot interruptions (cordon,
+// drain, delete, offering marked unavailable) and, as Karpenter's
+// termination controller, drains every node it deletes through the
+// Eviction API: pods in priority groups, evictions a PodDisruptionBudget
+// refuses retried with backoff, the node deleted once drained or when its
+// NodeClaim's terminationGracePeriod is over.
 //
 // The loop owns what Karpenter keeps in memory — the open batch, the
 // command being validated and those executing, nominations, drift status,
@@ -155,10 +159,18 @@ type Cluster interface {
 	// Cordon adds the karpenter.sh/disrupted:NoSchedule taint to a node,
 	// or lifts it.
 	Cordon(ctx context.Context, n *Node, on bool) error
-	// Drain evicts a node's pods, which become pending, and deletes the
-	// node and its NodeClaim; it returns how many pods were evicted. The
-	// loop terminates the instance afterwards.
-	Drain(ctx context.Context, n *Node) (int, error)
+	// Drain is one step of a node's drain, as Karpenter's terminator takes
+	// it: the pods still waiting eviction (AwaitsEviction) of the first
+	// non-empty group of EvictionGroups are evicted through the Eviction
+	// API, which refuses those a PodDisruptionBudget protects now; those
+	// with an active do-not-disrupt annotation are not asked for. Evicted
+	// pods become pending. When no pod waits eviction any more, the node
+	// and its NodeClaim are deleted, with the pods left on it. With force
+	// (the NodeClaim's terminationGracePeriod is over) every pod is
+	// deleted at once, past PDBs and do-not-disrupt, and so is the node.
+	// The loop calls Drain again, with backoff, until the status says the
+	// node is deleted, then terminates the instance.
+	Drain(ctx context.Context, n *Node, force bool) (DrainStatus, error)
 }
 
 // Wake says why the loop asked to be woken.
@@ -174,6 +186,8 @@ const (
 	// WakeBuffers is the CapacityBuffer controller's resync: it triggers
 	// a provisioning pass while any buffer has virtual pods.
 	WakeBuffers
+	// WakeDrain retries the drains whose evictions were refused.
+	WakeDrain
 )
 
 // Timers wakes the loop: the host calls Controller.Wake(w) at, or after,
@@ -249,6 +263,8 @@ type Controller struct {
 	// bufferNodes counts the virtual pods the last provisioning pass
 	// placed on each existing node.
 	bufferNodes map[string]int
+	// draining are the nodes being drained and deleted, by name.
+	draining map[string]*termination
 	// driftDirty asks the next poll to check every node for drift.
 	driftDirty bool
 	// generation counts the loop's own changes that alter a disruption
@@ -288,6 +304,7 @@ func New(cfg Config) (*Controller, error) {
 		claimNo:     map[string]int{},
 		nominated:   map[string]time.Time{},
 		drift:       map[string]*consolidation.DriftStatus{},
+		draining:    map[string]*termination{},
 	}, nil
 }
 
@@ -316,6 +333,8 @@ func (c *Controller) Wake(ctx context.Context, w Wake, now time.Time) {
 			c.Trigger(c.now())
 		}
 		c.cfg.Timers.WakeAt(c.now().Add(c.t.BufferResync), WakeBuffers)
+	case WakeDrain:
+		c.continueDrains(ctx)
 	}
 }
 

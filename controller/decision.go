@@ -24,6 +24,12 @@ const (
 	// KindOverlayConflict: a NodeOverlay is left out for conflicting with
 	// another of equal weight.
 	KindOverlayConflict = "overlay-conflict"
+	// KindDrainBlocked: a node's drain waits, an eviction refused (a
+	// PodDisruptionBudget allows none now, or a pod is do-not-disrupt);
+	// recorded once per drain. KindDrained: such a drain ended, the node
+	// deleted.
+	KindDrainBlocked = "drain-blocked"
+	KindDrained      = "drained"
 )
 
 // Disruption methods the loop adds to consolidation's Method* constants.

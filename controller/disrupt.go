@@ -86,6 +86,11 @@ func (c *Controller) forgetGone() {
 			delete(c.drift, name)
 		}
 	}
+	for name := range c.draining {
+		if c.cfg.Cluster.Node(name) == nil {
+			delete(c.draining, name)
+		}
+	}
 }
 
 // nextTimedChange is the earliest moment an unchanged cluster may still get
@@ -188,7 +193,9 @@ func (c *Controller) abort(ctx context.Context, f *inFlight, why string) {
 	cmd := f.cmd
 	c.disrupt.executing = slices.DeleteFunc(c.disrupt.executing, func(g *inFlight) bool { return g == f })
 	for _, name := range cmd.Delete {
-		if n := c.cfg.Cluster.Node(name); n != nil && n.Deleting {
+		// A candidate being drained meanwhile (a spot interruption) keeps
+		// its taint.
+		if n := c.cfg.Cluster.Node(name); n != nil && n.Deleting && c.draining[name] == nil {
 			// A failed uncordon leaves the taint for the next command.
 			_ = c.cfg.Cluster.Cordon(ctx, n, false)
 		}
@@ -225,7 +232,7 @@ func (c *Controller) continueOne(ctx context.Context, f *inFlight) {
 	evicted := 0
 	for _, name := range f.cmd.Delete {
 		if n := c.cfg.Cluster.Node(name); n != nil {
-			evicted += c.remove(ctx, n)
+			evicted += c.remove(ctx, n, time.Time{})
 		}
 	}
 	c.record(Decision{Kind: kind, Method: f.cmd.Method, Nodes: f.cmd.Delete, Pods: evicted,
@@ -244,7 +251,7 @@ func (c *Controller) expire(ctx context.Context) {
 		if !expired {
 			continue
 		}
-		pods := c.remove(ctx, n)
+		pods := c.remove(ctx, n, time.Time{})
 		c.record(Decision{Kind: KindExpire, Method: MethodExpiration, Nodes: []string{n.Name()}, Pods: pods,
 			Reason: fmt.Sprintf("NodeClaim expired at %s (expireAfter)", at.UTC().Format(time.RFC3339))})
 	}
@@ -294,7 +301,9 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 	if err := c.cfg.Cluster.Cordon(ctx, n, true); err != nil {
 		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{n.Name()}, Reason: "cordon: " + err.Error()})
 	}
-	pods := c.remove(ctx, n)
+	// The instance is gone at the end of the notice: the drain cannot
+	// wait past it.
+	pods := c.remove(ctx, n, notice.TerminateAt)
 	c.record(Decision{Kind: KindInterruption, Method: MethodInterruption, Nodes: []string{n.Name()}, Pods: pods,
 		InstanceType: n.Instance.InstanceType, Zone: n.Instance.Zone, CapacityType: n.Instance.CapacityType,
 		Reason: fmt.Sprintf("spot interruption notice, termination at +%v: cordoned, drained and deleted; offering marked unavailable",

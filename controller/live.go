@@ -270,11 +270,13 @@ func (l *liveCluster) Cordon(ctx context.Context, n *Node, on bool) error {
 }
 
 // Drain deletes the node and its NodeClaim through the writer, which
-// evicts its pods.
-func (l *liveCluster) Drain(ctx context.Context, n *Node) (int, error) {
+// evicts its pods and waits out refused evictions itself
+// (cloud.ClusterWriter.DeleteNode), so that one step is the whole drain;
+// force makes no difference, the writer's evictions always respect PDBs.
+func (l *liveCluster) Drain(ctx context.Context, n *Node, _ bool) (DrainStatus, error) {
 	evicted, err := l.writer.DeleteNode(ctx, n.Name())
 	if err != nil {
-		return evicted, err
+		return DrainStatus{Evicted: evicted}, err
 	}
 	l.deleted[n.Name()] = true
 	delete(l.created, n.Name())
@@ -283,7 +285,7 @@ func (l *liveCluster) Drain(ctx context.Context, n *Node) (int, error) {
 		delete(l.created, n.NodeClaim.Name)
 	}
 	l.changed()
-	return evicted, nil
+	return DrainStatus{Evicted: evicted, Deleted: true}, nil
 }
 
 func (l *liveCluster) nodeObject(name string) *corev1.Node {

@@ -213,19 +213,6 @@ func (c *Controller) claimName(pool string) string {
 	}
 }
 
-// remove drains a node and terminates its instance.
-func (c *Controller) remove(ctx context.Context, n *Node) int {
-	name := n.Name()
-	evicted, err := c.cfg.Cluster.Drain(ctx, n)
-	c.forget(name)
-	if err != nil {
-		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{name}, Reason: "drain: " + err.Error()})
-		return evicted
-	}
-	c.terminate(ctx, name, n.Instance.ID)
-	return evicted
-}
-
 func (c *Controller) terminate(ctx context.Context, node, id string) {
 	if err := c.cfg.Launcher.Delete(ctx, id); err != nil {
 		c.record(Decision{Kind: KindDeleteFailed, Nodes: []string{node}, Reason: err.Error()})

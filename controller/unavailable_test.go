@@ -32,8 +32,10 @@ func (p poolsOnly) Node(string) *Node                         { return nil }
 func (p poolsOnly) Generation() uint64                        { return 0 }
 func (p poolsOnly) AddNode(context.Context, *Node) error      { return nil }
 func (p poolsOnly) Cordon(context.Context, *Node, bool) error { return nil }
-func (p poolsOnly) Drain(context.Context, *Node) (int, error) { return 0, nil }
-func (noTimers) WakeAt(time.Time, Wake)                       {}
+func (p poolsOnly) Drain(context.Context, *Node, bool) (DrainStatus, error) {
+	return DrainStatus{Deleted: true}, nil
+}
+func (noTimers) WakeAt(time.Time, Wake) {}
 func (noLauncher) Create(context.Context, cloud.LaunchRequest) (cloud.Instance, error) {
 	return cloud.Instance{}, nil
 }

@@ -20,10 +20,10 @@ import (
 
 // CheckDisruption checks a disruption decision against the cluster it was
 // made on, at now: every deleted node a managed node not already being
-// deleted and without do-not-disrupt, none of its pods do-not-disrupt
-// (drift of a NodeClaim with a terminationGracePeriod excepted); no
-// NodePool's budget for the reason and no PodDisruptionBudget exceeded by
-// the commands together; no consolidation replacement as expensive as what
+// deleted and without do-not-disrupt, none of its pods do-not-disrupt or
+// protected by a PodDisruptionBudget that allows no disruption (drift of a
+// NodeClaim with a terminationGracePeriod excepted); no NodePool's budget
+// for the reason exceeded by the commands together; no consolidation replacement as expensive as what
 // it replaces; and every evicted pod's move a valid placement (as
 // CheckPlan checks one) on the cluster the commands leave. It returns
 // every violation, sorted; nil when there is none.
@@ -65,7 +65,7 @@ func CheckDisruption(c consolidation.Cluster, d consolidation.Decision, now time
 		out = append(out, checkPrice(c, cmd, byName)...)
 	}
 	out = append(out, checkBudgets(c, perPool, now)...)
-	out = append(out, checkPDBs(c, deleted)...)
+	out = append(out, checkPDBCandidates(c, d, byName)...)
 	out = append(out, checkMoves(c, d, deleted)...)
 	return sorted(out)
 }
@@ -155,8 +155,18 @@ func checkBudgets(c consolidation.Cluster, perPool map[string]map[apis.Disruptio
 	return out
 }
 
-// checkPDBs reports a PodDisruptionBudget the decision's evictions exceed.
-func checkPDBs(c consolidation.Cluster, deleted map[string]*consolidation.Node) []Violation {
+// pdbState is a PodDisruptionBudget of a cluster at one instant: the pods
+// it selects and how many of them it allows evicted.
+type pdbState struct {
+	key            string
+	selected       []*corev1.Pod
+	allows         int32
+	evictUnhealthy bool
+}
+
+// readPDBs reads the cluster's PDBs, in the cluster's order; one whose
+// selector cannot be read selects nothing.
+func readPDBs(c consolidation.Cluster) []pdbState {
 	var all []*corev1.Pod
 	bound := map[*corev1.Pod]bool{}
 	for _, n := range c.Nodes {
@@ -169,39 +179,111 @@ func checkPDBs(c consolidation.Cluster, deleted map[string]*consolidation.Node) 
 		}
 	}
 	all = append(all, c.Pending...)
-	var out []Violation
+	var out []pdbState
 	for _, b := range c.PDBs {
 		if b == nil {
 			continue
 		}
-		key := apis.NamespaceOf(b.Namespace) + "/" + b.Name
 		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 		if err != nil {
 			continue
 		}
-		var selected []*corev1.Pod
+		st := pdbState{key: apis.NamespaceOf(b.Namespace) + "/" + b.Name,
+			evictUnhealthy: b.Spec.UnhealthyPodEvictionPolicy != nil && *b.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow}
 		for _, p := range all {
 			if p != nil && apis.NamespaceOf(p.Namespace) == apis.NamespaceOf(b.Namespace) && !apis.IsTerminal(p) && sel.Matches(labels.Set(p.Labels)) {
-				selected = append(selected, p)
+				st.selected = append(st.selected, p)
 			}
 		}
-		var evicted []string
-		for _, name := range sortedKeys(deleted) {
-			for _, p := range deleted[name].Node.Pods {
-				if slices.Contains(selected, p) && apis.IsActive(p) && !apis.IsDaemonSetPod(p) && !apis.IsMirrorPod(p) {
-					evicted = append(evicted, apis.PodKey(p))
+		st.allows = pdbAllows(b, st.selected, bound)
+		out = append(out, st)
+	}
+	return out
+}
+
+// evictable says whether evicting the pod is the PDB's business: an active
+// pod a drain evicts (not a DaemonSet or mirror pod, not tolerating the
+// karpenter.sh/disrupted taint, which stays with its node), and not an
+// unready pod the PDB lets go regardless.
+func (b pdbState) evictable(p *corev1.Pod) bool {
+	if p == nil || !apis.IsActive(p) || apis.IsDaemonSetPod(p) || apis.IsMirrorPod(p) || !slices.Contains(b.selected, p) {
+		return false
+	}
+	taint := apis.DisruptedTaint()
+	if slices.ContainsFunc(p.Spec.Tolerations, func(t corev1.Toleration) bool { return tolerated(t, taint) }) {
+		return false
+	}
+	return !(b.evictUnhealthy && unready(p))
+}
+
+// checkPDBCandidates reports a deleted node with a pod whose PDB allows no
+// disruption now: Karpenter takes no such node as a candidate (drift of a
+// NodeClaim with a terminationGracePeriod excepted), for its drain would
+// wait on the PDB. A PDB that allows some but fewer than the node's pods is
+// no reason to refuse the node: the drain evicts them as the PDB allows,
+// which CheckEvictions checks one instant at a time.
+func checkPDBCandidates(c consolidation.Cluster, d consolidation.Decision, byName map[string]*consolidation.Node) []Violation {
+	pdbs := readPDBs(c)
+	var out []Violation
+	for _, cmd := range d.Commands {
+		for _, name := range cmd.Delete {
+			n := byName[name]
+			if n == nil || (isDrift(cmd.Method) && n.NodeClaim != nil && n.NodeClaim.Spec.TerminationGracePeriod != nil) {
+				continue
+			}
+			for _, p := range n.Node.Pods {
+				for _, b := range pdbs {
+					if b.evictable(p) && b.allows <= 0 {
+						out = append(out, Violation{Rule: RulePDB, PDB: b.key, Pod: apis.PodKey(p), Node: name,
+							Detail: fmt.Sprintf("%s takes node %s although its pod is protected by a PDB that allows no disruption now", cmd.Method, name)})
+					}
 				}
 			}
 		}
-		if len(evicted) == 0 {
-			continue
-		}
-		if allowed := pdbAllows(b, selected, bound); int32(len(evicted)) > allowed {
-			out = append(out, Violation{Rule: RulePDB, PDB: key, Pod: evicted[0],
-				Detail: fmt.Sprintf("%d of its pods evicted (%s), it allows %d", len(evicted), strings.Join(evicted, ", "), allowed)})
-		}
 	}
 	return out
+}
+
+// CheckEvictions checks pods evicted together at now through the Eviction
+// API, on the cluster c as it was just before: none with an active
+// do-not-disrupt annotation, none selected by more than one PDB, and no
+// PodDisruptionBudget's allowance exceeded by the pods it selects. Pods
+// deleted because a drain's deadline passed are not evictions and are not
+// to be checked here. It returns every violation, sorted; nil when there is
+// none.
+func CheckEvictions(c consolidation.Cluster, evicted []*corev1.Pod, now time.Time) []Violation {
+	var out []Violation
+	for _, p := range evicted {
+		if p == nil {
+			continue
+		}
+		if blocked, why := apis.DoNotDisrupt(p, now); blocked {
+			out = append(out, Violation{Rule: RuleDoNotDisrupt, Pod: apis.PodKey(p), Node: p.Spec.NodeName, Detail: "evicted by a drain although its " + apis.AnnotationDoNotDisrupt + " annotation is " + why})
+		}
+	}
+	pdbs := readPDBs(c)
+	covering := map[*corev1.Pod][]string{}
+	for _, b := range pdbs {
+		var keys []string
+		for _, p := range evicted {
+			if b.evictable(p) {
+				keys = append(keys, apis.PodKey(p))
+				covering[p] = append(covering[p], b.key)
+			}
+		}
+		if int32(len(keys)) > b.allows {
+			slices.Sort(keys)
+			out = append(out, Violation{Rule: RulePDB, PDB: b.key, Pod: keys[0],
+				Detail: fmt.Sprintf("%d of its pods evicted at once (%s), it allows %d", len(keys), strings.Join(keys, ", "), b.allows)})
+		}
+	}
+	for _, p := range evicted {
+		if keys := covering[p]; len(keys) > 1 {
+			out = append(out, Violation{Rule: RulePDB, Pod: apis.PodKey(p), PDB: keys[0],
+				Detail: "evicted although selected by several PDBs (" + strings.Join(keys, ", ") + "), which the Eviction API refuses"})
+		}
+	}
+	return sorted(out)
 }
 
 // pdbAllows is how many of a PDB's pods may be evicted: its status when the

@@ -226,3 +226,32 @@ func TestCheckDisruptionLeavesPodsOfDeletingNodesOpen(t *testing.T) {
 		t.Fatalf("with its partner staying, the move breaks its affinity; got %v", vs)
 	}
 }
+
+// A PDB allowing one disruption does not forbid a node with two of its
+// pods: Karpenter takes the node and its drain evicts them one at a time.
+// The evictions are what CheckEvictions holds to the allowance.
+func TestPDBsAllowancesAreHeldAtEachEviction(t *testing.T) {
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &intstr.IntOrString{IntVal: 1},
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}
+	w0, w1 := newPod("web-0", "100m", app("web")), newPod("web-1", "100m", app("web"))
+	c := cluster(newPool("default"), managed(node("a", "default", "test-zone-1", 2, w0, w1)), managed(node("b", "default", "test-zone-1", 2)))
+	c.PDBs = []*policyv1.PodDisruptionBudget{pdb}
+	d := consolidation.Decision{Commands: []consolidation.Command{{Method: consolidation.MethodSingleNode, Delete: []string{"a"},
+		Moves: []consolidation.Move{{Pod: "default/web-0", To: "b"}, {Pod: "default/web-1", To: "b"}}}}}
+	if vs := CheckDisruption(c, d, now); len(vs) > 0 {
+		t.Fatalf("the command is Karpenter's to make: %v", vs)
+	}
+	if vs := CheckEvictions(c, []*corev1.Pod{w0}, now); len(vs) > 0 {
+		t.Fatalf("one eviction is allowed: %v", vs)
+	}
+	vs := CheckEvictions(c, []*corev1.Pod{w0, w1}, now)
+	if len(vs) != 1 || vs[0].Rule != RulePDB || vs[0].PDB != "default/web" {
+		t.Fatalf("two evictions at once exceed the PDB; got %v", vs)
+	}
+	dnd := newPod("job", "100m", annotate(apis.AnnotationDoNotDisrupt, "true"))
+	c.Nodes[1].Node.Pods = []*corev1.Pod{dnd}
+	if vs := CheckEvictions(c, []*corev1.Pod{dnd}, now); !slices.Contains(rules(vs), RuleDoNotDisrupt) {
+		t.Fatalf("a do-not-disrupt pod evicted; got %v", vs)
+	}
+}

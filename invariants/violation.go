@@ -44,8 +44,9 @@ const (
 	// RuleBudget: a disruption deletes more of a NodePool's nodes than its
 	// disruption budgets allow.
 	RuleBudget = "disruption-budget"
-	// RulePDB: a disruption evicts more pods than a PodDisruptionBudget
-	// allows.
+	// RulePDB: evictions granted at one instant exceed what a
+	// PodDisruptionBudget allows then, or a disruption takes a node whose
+	// pod a PDB allowing no disruption protects.
 	RulePDB = "pdb"
 	// RuleDoNotDisrupt: a voluntary disruption evicts a do-not-disrupt pod
 	// or deletes a do-not-disrupt node.

@@ -121,12 +121,14 @@ func (h caHost) Pending() []*corev1.Pod                { return h.s.pendingPods(
 func (h caHost) DaemonSets() []*corev1.Pod             { return h.s.daemonSets }
 func (h caHost) PDBs() []*policyv1.PodDisruptionBudget { return h.s.pdbs }
 func (h caHost) Generation() uint64                    { return h.s.generation }
-func (h caHost) Drain(ctx context.Context, n *clusterautoscaler.Node) (int, error) {
+func (h caHost) Drain(_ context.Context, n *clusterautoscaler.Node) (int, error) {
 	sn := h.s.nodes[n.Name()]
 	if sn == nil {
 		return 0, nil
 	}
-	return h.s.Drain(ctx, &sn.Node)
+	// The Cluster Autoscaler planned the removal within the PDBs; its
+	// drain is not modelled step by step.
+	return h.s.deleteNode(sn), nil
 }
 
 // Nodes returns every node, sorted by name, with its pods.

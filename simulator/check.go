@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -80,6 +81,19 @@ func (c *checker) planned(in scheduling.Input, r scheduling.Result, _ time.Time)
 
 func (c *checker) evaluated(cl consolidation.Cluster, d consolidation.Decision, now time.Time) {
 	c.record(invariants.CheckDisruption(cl, d, now))
+}
+
+// evicted checks evictions about to be granted together, on the cluster
+// as it is before them: no PDB's allowance exceeded, no do-not-disrupt pod
+// among them. Pods deleted with a node past its drain deadline are not
+// evictions and are not checked.
+func (c *checker) evicted(pods []*corev1.Pod) {
+	s := c.s
+	cl := consolidation.Cluster{Pending: s.pendingPods(), DaemonSets: s.daemonSets, PDBs: s.pdbs}
+	for _, n := range s.Nodes(true) {
+		cl.Nodes = append(cl.Nodes, &n.StateNode)
+	}
+	c.record(invariants.CheckEvictions(cl, pods, s.now))
 }
 
 // cluster checks the cluster after an event, when anything changed: no

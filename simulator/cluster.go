@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -10,6 +11,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/instancetypes"
 )
@@ -114,13 +116,110 @@ func (s *sim) Cordon(_ context.Context, cn *controller.Node, on bool) error {
 	return nil
 }
 
-// Drain deletes a node: its pods are evicted to pending and its cost so far
-// is added up.
-func (s *sim) Drain(_ context.Context, cn *controller.Node) (int, error) {
+// Drain is one step of a node's drain (controller.Cluster.Drain): the
+// virtual cluster is the API server whose eviction subresource answers
+// from the PodDisruptionBudgets of this instant. An evicted pod becomes
+// pending at once, its controller's replacement, and is bound or
+// provisioned for as any pending pod; until it is, its PDB counts it
+// unhealthy.
+func (s *sim) Drain(_ context.Context, cn *controller.Node, force bool) (controller.DrainStatus, error) {
 	n := s.nodes[cn.Name()]
 	if n == nil {
-		return 0, nil
+		return controller.DrainStatus{Deleted: true}, nil
 	}
+	var st controller.DrainStatus
+	if !force {
+		if st = s.evict(n); st.Waiting > 0 {
+			return st, nil
+		}
+	}
+	st.Forced = s.deleteNode(n)
+	st.Deleted = true
+	return st, nil
+}
+
+// evict asks for the eviction of the node's pods that wait eviction, of
+// the first group of controller.EvictionGroups that has any: those whose
+// do-not-disrupt annotation is active are not asked for, the others go
+// unless the Eviction API refuses them.
+func (s *sim) evict(n *simNode) controller.DrainStatus {
+	var waiting []*simPod
+	for _, p := range sortedPods(n.pods) {
+		if controller.AwaitsEviction(p.pod) {
+			waiting = append(waiting, p)
+		}
+	}
+	var st controller.DrainStatus
+	if len(waiting) == 0 {
+		return st
+	}
+	byPod := make(map[*corev1.Pod]*simPod, len(waiting))
+	pods := make([]*corev1.Pod, len(waiting))
+	for i, p := range waiting {
+		byPod[p.pod], pods[i] = p, p.pod
+	}
+	var group []*corev1.Pod
+	for _, g := range controller.EvictionGroups(pods) {
+		if len(g) > 0 {
+			group = g
+			break
+		}
+	}
+	// The Eviction API reads every pod and PDB: it is built only when a
+	// pod is asked for, which a drain held by do-not-disrupt pods alone,
+	// retried for as long as they run, never does.
+	var api *consolidation.Evictions
+	var granted []*corev1.Pod
+	for _, p := range group {
+		why := ""
+		if blocked, reason := apis.DoNotDisrupt(p, s.now); blocked {
+			why = fmt.Sprintf("pod %s is not evicted while its %s annotation is %s", apis.PodKey(p), apis.AnnotationDoNotDisrupt, reason)
+		} else {
+			if api == nil {
+				api = s.evictions()
+			}
+			why = api.Evict(p)
+		}
+		if why == "" {
+			granted = append(granted, p)
+		} else if st.Refused == "" {
+			st.Refused = why
+		}
+	}
+	if s.check != nil && len(granted) > 0 {
+		s.check.evicted(granted)
+	}
+	for _, p := range granted {
+		sp := byPod[p]
+		delete(n.pods, sp.key)
+		s.makePending(sp)
+		s.res.Evictions++
+	}
+	if len(granted) > 0 {
+		n.LastPodEventAt = s.now
+	}
+	st.Evicted, st.Waiting = len(granted), len(waiting)-len(granted)
+	return st
+}
+
+// evictions is the Eviction API over the cluster as it is now.
+func (s *sim) evictions() *consolidation.Evictions {
+	all := make([]*corev1.Pod, 0, len(s.pods))
+	bound := make(map[*corev1.Pod]bool, len(s.pods))
+	for _, key := range slices.Sorted(maps.Keys(s.pods)) {
+		p := s.pods[key]
+		all = append(all, p.pod)
+		if p.node != "" {
+			bound[p.pod] = true
+		}
+	}
+	return consolidation.NewEvictions(s.pdbs, all, bound)
+}
+
+// deleteNode deletes a node at once: the pods left on it go pending (their
+// controllers replace them), and its cost so far is added up. It returns
+// how many pods it took.
+func (s *sim) deleteNode(n *simNode) int {
 	evicted := 0
 	for _, p := range sortedPods(n.pods) {
 		s.makePending(p)
@@ -134,5 +233,5 @@ func (s *sim) Drain(_ context.Context, cn *controller.Node) (int, error) {
 	s.provisionDirty = s.provisionDirty || len(s.pending) > 0
 	s.costSoFar += n.PricePerHour * s.now.Sub(n.Instance.LaunchedAt).Hours()
 	s.generation++
-	return evicted, nil
+	return evicted
 }

@@ -31,6 +31,8 @@ const (
 	KindDrifted           = controller.KindDrifted
 	KindInterruption      = controller.KindInterruption
 	KindPlannerFailed     = controller.KindPlannerFailed
+	KindDrainBlocked      = controller.KindDrainBlocked
+	KindDrained           = controller.KindDrained
 	KindNodePoolChanged   = "nodepool-changed"
 	KindNodeClassChanged  = "nodeclass-changed"
 	KindAMIReleased       = "ami-released"

@@ -88,11 +88,10 @@ func TestSimulateExitCodes(t *testing.T) {
 func TestSimulateCheck(t *testing.T) {
 	code, _, stderr := runCmd("simulate", "--check", "-f", filepath.Join("..", "..", "testdata", "scenarios", "spot-storm.yaml"))
 	require.Equal(t, 0, code, stderr)
-	// A gap the checker knows: the simulator drains a node at once, past a PDB.
-	code, stdout, stderr := runCmd("simulate", "--check", "-o", "json", "-f",
-		filepath.Join("..", "..", "internal", "scenariogen", "testdata", "regressions", "open-pdb-drain.yaml"))
+	// A cluster given overcommitted: the checker reports the node.
+	code, stdout, stderr := runCmd("simulate", "--check", "-o", "json", "-f", filepath.Join("testdata", "overcommitted-node.yaml"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "invariant violated")
-	assert.Contains(t, stderr, "pdb=default/d0")
+	assert.Contains(t, stderr, "overcommit node=node-a")
 	assert.Contains(t, stdout, `"violations"`, "the result still prints, with the violations")
 }

@@ -12,23 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/karpsim/karpsim/invariants"
 	"github.com/karpsim/karpsim/simulator"
 )
 
-// knownGap is the one kind of violation the engine still makes, reported
-// and kept as testdata/regressions/open-pdb-drain.yaml: a disruption
-// command may evict more of a PDB's pods than it allows. Karpenter's
-// candidate rule (a node is blocked only by a PDB allowing zero) lets it
-// choose such a node, and in a real cluster the Eviction API then evicts
-// the pods one allowance at a time; the simulator's drain evicts them all
-// at once.
-func knownGap(f Finding) bool { return f.Violation.Rule == invariants.RulePDB }
-
 type tally struct {
-	mu                          sync.Mutex
-	cases, sims, known, failing int
-	first                       []string
+	mu                   sync.Mutex
+	cases, sims, failing int
+	first                []string
 }
 
 // runSeeds checks the cases of seeds [from, to), every simEvery-th one
@@ -49,15 +39,6 @@ func runSeeds(t *testing.T, from, to, simEvery uint64, workers, progress int) *t
 					t.Errorf("seed %d: the generator made a scenario karpsim refuses: %v", seed, err)
 					continue
 				}
-				var real []Finding
-				known := 0
-				for _, f := range fs {
-					if knownGap(f) {
-						known++
-					} else {
-						real = append(real, f)
-					}
-				}
 				tl.mu.Lock()
 				tl.cases++
 				if progress > 0 && tl.cases%progress == 0 {
@@ -66,12 +47,9 @@ func runSeeds(t *testing.T, from, to, simEvery uint64, workers, progress int) *t
 				if sim {
 					tl.sims++
 				}
-				if known > 0 {
-					tl.known++
-				}
 				tl.mu.Unlock()
-				if len(real) > 0 {
-					report(t, &tl, c, real)
+				if len(fs) > 0 {
+					report(t, &tl, c, fs)
 				}
 			}
 		})
@@ -87,9 +65,7 @@ func runSeeds(t *testing.T, from, to, simEvery uint64, workers, progress int) *t
 func report(t *testing.T, tl *tally, c Case, fs []Finding) {
 	rules := map[string]bool{}
 	for _, f := range fs {
-		if !knownGap(f) {
-			rules[f.Violation.Rule] = true
-		}
+		rules[f.Violation.Rule] = true
 	}
 	stillFails := func(n Case) bool {
 		got, err := Check(context.Background(), n.Scenario())
@@ -129,8 +105,8 @@ func TestRandomScenarios(t *testing.T) {
 	}
 	start := time.Now()
 	tl := runSeeds(t, 1, 1001, 4, workers(), 0)
-	t.Logf("%d cases (%d simulated) in %v: %d with violations, %d with the known PDB drain gap",
-		tl.cases, tl.sims, time.Since(start).Round(time.Millisecond), tl.failing, tl.known)
+	t.Logf("%d cases (%d simulated) in %v: %d with violations",
+		tl.cases, tl.sims, time.Since(start).Round(time.Millisecond), tl.failing)
 }
 
 // TestRandomScenariosLong runs KARPSIM_LONG cases (100,000 when it is
@@ -151,8 +127,8 @@ func TestRandomScenariosLong(t *testing.T) {
 	start := time.Now()
 	const from = 1_000_000 // beyond CI's slice
 	tl := runSeeds(t, from, from+n, 10, workers(), 5000)
-	t.Logf("%d cases (%d simulated) in %v with %d workers: %d with violations, %d with the known PDB drain gap",
-		tl.cases, tl.sims, time.Since(start).Round(time.Second), workers(), tl.failing, tl.known)
+	t.Logf("%d cases (%d simulated) in %v with %d workers: %d with violations",
+		tl.cases, tl.sims, time.Since(start).Round(time.Second), workers(), tl.failing)
 }
 
 // TestRegressions replays every reproducer under testdata/regressions:
