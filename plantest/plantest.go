@@ -90,10 +90,11 @@ func Variant(sc simulator.Scenario, manifests ...string) simulator.Scenario {
 }
 
 // Simulate runs the scenario with the in-memory cloud and returns the
-// result; it stops the test when the scenario cannot run.
+// result; it stops the test when the scenario cannot run or one of its
+// decisions breaks an invariant (package invariants).
 func Simulate(t TB, sc simulator.Scenario) *simulator.Result {
 	t.Helper()
-	res, err := simulator.Run(context.Background(), sc, simulator.Config{})
+	res, err := simulator.Run(context.Background(), sc, simulator.Config{CheckInvariants: true})
 	if err != nil {
 		t.Fatalf("plantest: simulating %s: %v", scenarioName(sc.Name), err)
 		return nil

@@ -32,7 +32,7 @@ func TestCapacityBufferSavesPendingTime(t *testing.T) {
 	case b.PendingTime.Count != 12 || b.WithoutPendingTime.Count != 12:
 		t.Errorf("%d and %d waits, want the 12 real pods each: virtual pods never wait", b.PendingTime.Count, b.WithoutPendingTime.Count)
 	}
-	without, err := Run(context.Background(), sc, Config{IgnoreBuffers: true})
+	without, err := Run(context.Background(), sc, Config{IgnoreBuffers: true, CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

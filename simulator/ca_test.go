@@ -29,7 +29,7 @@ func runCA(t *testing.T, yaml string) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), sc, Config{Autoscaler: AutoscalerClusterAutoscaler})
+	res, err := Run(context.Background(), sc, Config{Autoscaler: AutoscalerClusterAutoscaler, CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestDRAScenarioPlacesClaimsOnGPUs(t *testing.T) {
 		t.Errorf("launched %v, want a 1-GPU g4dn.xlarge, then a 2-GPU type for the 2 pods the first node's one GPU cannot take", launched)
 	}
 	sc.DRA = false
-	off, err := Run(context.Background(), sc, Config{})
+	off, err := Run(context.Background(), sc, Config{CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

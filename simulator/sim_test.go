@@ -218,7 +218,7 @@ func TestCustomLauncherOnTheSimulationClock(t *testing.T) {
 	assert.Less(t, res.TotalCost, 1.0, "instances are dated in simulated time")
 
 	late := cloud.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	_, err = Run(context.Background(), sc, Config{Launcher: launcher, Clock: late})
+	_, err = Run(context.Background(), sc, Config{Launcher: launcher, Clock: late, CheckInvariants: true})
 	assert.ErrorIs(t, err, ErrInvalidScenario)
 }
 
@@ -302,7 +302,7 @@ func TestRunRefusesScenariosPastMaxDuration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), sc, Config{})
+	_, err = Run(context.Background(), sc, Config{CheckInvariants: true})
 	if !errors.Is(err, ErrInvalidScenario) || !strings.Contains(err.Error(), "duration 100000h0m0s is longer than 8784h0m0s") {
 		t.Fatalf("err = %v", err)
 	}
@@ -341,7 +341,7 @@ inline: |
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), sc, Config{})
+	_, err = Run(context.Background(), sc, Config{CheckInvariants: true})
 	want := "invalid scenario: steps[0]: 2000000000 replicas of Deployment default/web is more than 200000, the most pods karpsim expands (snapshot.Options.MaxPods raises it)\n" +
 		"invalid scenario: steps[1]: 300000 replicas of Deployment default/web is more than 200000, the most pods karpsim expands (snapshot.Options.MaxPods raises it)"
 	if !errors.Is(err, ErrInvalidScenario) || err.Error() != want {
@@ -351,7 +351,7 @@ inline: |
 	if _, err := Run(context.Background(), sc, Config{Snapshot: snapshot.Options{MaxPods: 10}}); err == nil || !strings.Contains(err.Error(), "steps[0]: 20 replicas of Deployment default/web is more than 10") {
 		t.Fatalf("a lower limit is not held: %v", err)
 	}
-	res, err := Run(context.Background(), sc, Config{Snapshot: snapshot.Options{MaxPods: 20}})
+	res, err := Run(context.Background(), sc, Config{Snapshot: snapshot.Options{MaxPods: 20}, CheckInvariants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestSimulateGolden runs `karpsim simulate -f NAME.yaml -o json` on every
+// TestSimulateGolden runs `karpsim simulate -f NAME.yaml --check -o json` on every
 // scenario under testdata/scenarios and compares the output with
 // NAME.expected.json; -update (the flag of TestPlanGolden) rewrites them.
 // Each scenario's NAME.md says what its timeline shows and why that is
@@ -26,7 +26,7 @@ func TestSimulateGolden(t *testing.T) {
 		base := strings.TrimSuffix(file, ".yaml")
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"simulate", "-f", file, "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+			if code := run([]string{"simulate", "-f", file, "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			matchGolden(t, base+".expected.json", stdout.Bytes(), "simulate of "+file)
@@ -43,7 +43,7 @@ func TestSimulateGolden(t *testing.T) {
 func TestSimulateOptimizeGolden(t *testing.T) {
 	base := filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+	if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	matchGolden(t, base+".optimize.json", stdout.Bytes(), "simulate --optimize of "+base+".yaml")
