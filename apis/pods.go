@@ -44,6 +44,24 @@ func IsTerminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
+// ClaimsDevices reports whether the pod claims devices through dynamic
+// resource allocation: its own resourceClaims, or a claim named in any
+// container's or init container's resources (Karpenter's test of a pod's
+// DRA requirements).
+func ClaimsDevices(p *corev1.Pod) bool {
+	if len(p.Spec.ResourceClaims) > 0 {
+		return true
+	}
+	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
+		for _, c := range cs {
+			if len(c.Resources.Claims) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsTerminating reports whether the pod is being deleted.
 func IsTerminating(p *corev1.Pod) bool { return p.DeletionTimestamp != nil }
 

@@ -428,5 +428,5 @@ func requireNodes(p *corev1.Pod, sel *corev1.NodeSelector) {
 
 // HasClaims reports whether any pod claims devices.
 func HasClaims(pods []*corev1.Pod) bool {
-	return slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return len(p.Spec.ResourceClaims) > 0 })
+	return slices.ContainsFunc(pods, apis.ClaimsDevices)
 }

@@ -86,7 +86,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	if info.invalid != nil {
 		return
 	}
-	if len(pod.Spec.ResourceClaims) > 0 {
+	if apis.ClaimsDevices(pod) {
 		info.invalid = ErrDRAIgnored
 		return
 	}
