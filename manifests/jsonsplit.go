@@ -101,54 +101,17 @@ func init() {
 	}
 }
 
-// skipString returns the index after the JSON string starting at i.
+// skipString returns the index after the JSON string starting at i (the
+// end of data when it is not closed).
 func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(data)
+	end, _ := stringEnd(data, i)
+	return end
 }
 
 // skipValue returns the index after the JSON value starting at i, which
-// must be valid JSON (it is checked where it is parsed).
+// must be valid JSON (it is checked where it is parsed): valueEnd's cut of
+// data held whole.
 func skipValue(data []byte, i int) int {
-	if i >= len(data) {
-		return i
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			if !jsonStop[data[i]] {
-				i++
-				continue
-			}
-			switch data[i] {
-			case '"':
-				i = skipString(data, i)
-				continue
-			case '{', '[':
-				depth++
-			default:
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(data)
-	default:
-		for i < len(data) && !jsonPlainEnd[data[i]] {
-			i++
-		}
-		return i
-	}
+	end, _ := valueEnd(data, i, true)
+	return end
 }
