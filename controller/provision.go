@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -177,7 +176,7 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	if inst.LaunchedAt.Before(now) {
 		inst.LaunchedAt = now
 	}
-	labels := NodeLabels(it, claim, np)
+	labels := claim.LaunchLabels(it, np)
 	n := &Node{
 		StateNode: StateNode{
 			Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
@@ -355,27 +354,6 @@ func (c *Controller) withUnavailable(cat instancetypes.Catalog, now time.Time) i
 		}
 	}
 	return out
-}
-
-// NodeLabels are the labels a node launched for claim gets: the instance
-// type's, the offering's, the pool template's and every single-valued In
-// requirement of the claim.
-func NodeLabels(it *instancetypes.InstanceType, claim scheduling.NodeClaim, np *apis.NodePool) map[string]string {
-	labels := it.Labels()
-	for k, v := range np.Spec.Template.ObjectMeta.Labels {
-		labels[k] = v
-	}
-	for _, r := range claim.Requirements {
-		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
-			labels[r.Key] = r.Values[0]
-		}
-	}
-	labels[apis.LabelTopologyZone] = claim.Zone
-	labels[apis.LabelCapacityType] = claim.CapacityType
-	labels[apis.LabelNodePool] = np.Name
-	labels[apis.LabelHostname] = claim.Name
-	labels[apis.LabelInstanceType] = it.Name
-	return labels
 }
 
 // NewNodeClaim is the NodeClaim object of a claim launched now, stamped

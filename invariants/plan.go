@@ -144,7 +144,7 @@ func claimNode(c *scheduling.NodeClaim, pools map[string]scheduling.NodePool, op
 	if !ok {
 		return n, append(out, bad(RuleInstanceType, "launches %s, which NodePool %s's catalog does not have", c.InstanceType, c.NodePool))
 	}
-	n.labels = launchLabels(it, c, np)
+	n.labels = c.LaunchLabels(it, np)
 	n.taints = np.Spec.Template.Spec.Taints
 	n.allocatable, n.capacity, n.sized = it.Allocatable(), it.Capacity, true
 	out = append(out, checkOffering(c, it)...)
@@ -187,27 +187,6 @@ func checkOffering(c *scheduling.NodeClaim, it *instancetypes.InstanceType) []Vi
 	}
 	return []Violation{{Rule: RuleInstanceType, Node: c.Name, NodePool: c.NodePool,
 		Detail: fmt.Sprintf("launches %s in %s as %s, which is not an available offering", c.InstanceType, c.Zone, c.CapacityType)}}
-}
-
-// launchLabels are the labels a node launched for the claim carries: the
-// instance type's, the NodePool template's, every single-valued In
-// requirement of the claim, and the offering, pool and hostname.
-func launchLabels(it *instancetypes.InstanceType, c *scheduling.NodeClaim, np *apis.NodePool) map[string]string {
-	labels := it.Labels()
-	for k, v := range np.Spec.Template.ObjectMeta.Labels {
-		labels[k] = v
-	}
-	for _, r := range c.Requirements {
-		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
-			labels[r.Key] = r.Values[0]
-		}
-	}
-	labels[apis.LabelTopologyZone] = c.Zone
-	labels[apis.LabelCapacityType] = c.CapacityType
-	labels[apis.LabelNodePool] = np.Name
-	labels[apis.LabelHostname] = c.Name
-	labels[apis.LabelInstanceType] = it.Name
-	return labels
 }
 
 // distinctValues counts the values of key among the claim's instance-type

@@ -2,6 +2,9 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 )
 
 // Result is what Karpenter would do for the input's pods.
@@ -78,4 +81,26 @@ type Summary struct {
 	// ScheduledBufferPods those of them placed.
 	BufferPods          int `json:"bufferPods,omitempty"`
 	ScheduledBufferPods int `json:"scheduledBufferPods,omitempty"`
+}
+
+// LaunchLabels are the labels a node launched for the claim carries: the
+// instance type's, the NodePool template's, every single-valued In
+// requirement of the claim, and the offering, pool, hostname and type. The
+// map is new; the caller may change it.
+func (c *NodeClaim) LaunchLabels(it *instancetypes.InstanceType, np *apis.NodePool) map[string]string {
+	labels := it.Labels()
+	for k, v := range np.Spec.Template.ObjectMeta.Labels {
+		labels[k] = v
+	}
+	for _, r := range c.Requirements {
+		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
+			labels[r.Key] = r.Values[0]
+		}
+	}
+	labels[apis.LabelTopologyZone] = c.Zone
+	labels[apis.LabelCapacityType] = c.CapacityType
+	labels[apis.LabelNodePool] = np.Name
+	labels[apis.LabelHostname] = c.Name
+	labels[apis.LabelInstanceType] = it.Name
+	return labels
 }
