@@ -235,11 +235,9 @@ func managedFields(a app, created string) list {
 	}
 }
 
-// NodePool writes the NodePool and EC2NodeClass a PendingPods dump is
-// planned against: on-demand and spot c, m and r instances of generation 5
-// and later.
-func NodePool(w io.Writer) error {
-	_, err := io.WriteString(w, `apiVersion: karpenter.k8s.aws/v1
+// nodeClass is the EC2NodeClass every dump's NodePool refers to, with the
+// document separator after it.
+const nodeClass = `apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
 metadata:
   name: default
@@ -252,7 +250,13 @@ spec:
     - tags: {karpenter.sh/discovery: my-cluster}
   role: KarpenterNodeRole-my-cluster
 ---
-apiVersion: karpenter.sh/v1
+`
+
+// NodePool writes the NodePool and EC2NodeClass a PendingPods dump is
+// planned against: on-demand and spot c, m and r instances of generation 5
+// and later.
+func NodePool(w io.Writer) error {
+	_, err := io.WriteString(w, nodeClass+`apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata:
   name: default

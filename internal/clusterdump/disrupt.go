@@ -30,20 +30,8 @@ var nodeShapes = []nodeShape{
 func DisruptionCluster(w io.Writer, nodes int) error {
 	rng := rand.New(rand.NewPCG(uint64(nodes), 7))
 	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.WriteString(`apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiSelectorTerms:
-    - alias: al2023@latest
-  subnetSelectorTerms:
-    - tags: {karpenter.sh/discovery: my-cluster}
-  securityGroupSelectorTerms:
-    - tags: {karpenter.sh/discovery: my-cluster}
-  role: KarpenterNodeRole-my-cluster
----
-apiVersion: karpenter.sh/v1
+	bw.WriteString(nodeClass)
+	bw.WriteString(`apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata:
   name: default
