@@ -1,8 +1,11 @@
-// Package optimize measures how far a plan is from the cheapest possible:
-// LowerBound proves a cost per hour below which no plan can place the same
-// pods, from linear-programming relaxations of the packing problem. The
-// package only reads its input and does no I/O; scheduling does not
-// import it.
+// Package optimize measures how far a plan is from the cheapest possible
+// and looks for cheaper ones: LowerBound proves a cost per hour below which
+// no plan can place the same pods, from linear-programming relaxations of
+// the packing problem; Solve (and Search, which says what it tried) is the
+// optimizing planner, the cheapest of plans that scheduling itself solves
+// with other packings or narrowed NodePools, so every constraint Karpenter
+// keeps still holds. The package only reads its input and does no I/O;
+// scheduling does not import it.
 package optimize
 
 import (
