@@ -133,9 +133,11 @@ func bounded(key string, op corev1.NodeSelectorOperator, n int64) Requirement {
 }
 
 // WithMinValues returns a copy of r that asks for at least n distinct values
-// of its key across the instance types a NodeClaim may launch.
+// of its key across the instance types a NodeClaim may launch. n below one
+// asks for nothing (validation refuses it in a NodePool; the requirement
+// never holds a negative count).
 func (r Requirement) WithMinValues(n int) Requirement {
-	r.minValues = n
+	r.minValues = max(n, 0)
 	return r
 }
 
@@ -187,8 +189,9 @@ func (r Requirement) Has(value string) bool {
 
 // Any returns one allowed value, or "" if none. It is deterministic: the
 // smallest value of an In set, and for a complement the smallest
-// non-negative integer inside the bounds that is not excluded (Karpenter
-// draws a random one; a simulator must not).
+// non-negative integer inside the bounds that is not excluded, or when the
+// bounds allow only negative ones, the smallest of those near the bounds
+// (Karpenter draws a random one; a simulator must not).
 func (r Requirement) Any() string {
 	if !r.complement {
 		if len(r.values) == 0 {
@@ -203,9 +206,25 @@ func (r Requirement) Any() string {
 	if r.hasLte {
 		hi = r.lte
 	}
-	for n := lo; n <= hi && n >= lo; n++ {
+	if hi < lo {
+		// Only negative integers are allowed: take the lower bound, or
+		// without one look just below the upper bound, where a window one
+		// wider than the excluded values always holds an allowed one.
+		switch {
+		case r.hasGte:
+			lo = r.gte
+		case hi >= math.MinInt64+int64(len(r.values)):
+			lo = hi - int64(len(r.values))
+		default:
+			lo = math.MinInt64
+		}
+	}
+	for n := lo; n <= hi; n++ {
 		if s := strconv.FormatInt(n, 10); !r.excludes(s) {
 			return s
+		}
+		if n == math.MaxInt64 {
+			break
 		}
 	}
 	return ""

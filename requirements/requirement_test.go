@@ -288,3 +288,23 @@ func TestTotalConstructorsAreNew(t *testing.T) {
 	}
 	assert.Equal(t, "topology.kubernetes.io/zone", In("failure-domain.beta.kubernetes.io/zone", "a").Key())
 }
+
+func TestAnyFindsAllowedNegativeIntegers(t *testing.T) {
+	lt, gt := corev1.NodeSelectorOpLt, corev1.NodeSelectorOpGt
+	onlyNegative := mustNew("k", lt, "-3")
+	assert.Equal(t, "-4", onlyNegative.Any())
+	assert.True(t, onlyNegative.Has(onlyNegative.Any()))
+
+	between := mustNew("k", gt, "-10").Intersection(mustNew("k", lt, "-7"))
+	assert.Equal(t, "-9", between.Any())
+
+	excluded := mustNew("k", lt, "-3").Intersection(mustNew("k", corev1.NodeSelectorOpNotIn, "-4", "-5"))
+	v := excluded.Any()
+	assert.NotEmpty(t, v)
+	assert.True(t, excluded.Has(v), "Any() = %q", v)
+}
+
+func TestWithMinValuesNeverNegative(t *testing.T) {
+	r := mustNew("k", corev1.NodeSelectorOpExists).WithMinValues(-2)
+	assert.Equal(t, 0, r.MinValues())
+}
