@@ -155,6 +155,8 @@ var normalizedLabels = map[string]string{
 	"beta.kubernetes.io/arch":           LabelArch,
 	"beta.kubernetes.io/os":             LabelOS,
 	corev1.LabelInstanceType:            LabelInstanceType,
+	// The AWS provider adds the EBS CSI driver's zone label at startup.
+	"topology.ebs.csi.aws.com/zone": LabelTopologyZone,
 }
 
 // NormalizeLabel returns the well-known key Karpenter reads in place of a
