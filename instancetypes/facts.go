@@ -154,7 +154,10 @@ var ErrInvalidFacts = errors.New("invalid instance type facts")
 // line, blank lines ignored. name names the input in errors, which give the
 // line and the field: "facts.jsonl:12: vcpu: want a number, got string".
 // Unknown fields, missing required fields, impossible values and repeated
-// instance types are errors.
+// instance types are errors. It reads the main table only: the fields of
+// data/ec2-extra-facts.jsonl and the family rules (extrafacts.go) are left
+// zero, so such types have no trunking, EFA or clock-speed facts and
+// support no placement strategy.
 func ParseFacts(r io.Reader, name string) ([]EC2Facts, error) {
 	scanner := bufio.NewScanner(r)
 	scanner.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
