@@ -58,6 +58,12 @@ type EC2NodeClassSpec struct {
 	DetailedMonitoring  *bool                 `json:"detailedMonitoring,omitempty"`
 	MetadataOptions     *MetadataOptions      `json:"metadataOptions,omitempty"`
 	Context             *string               `json:"context,omitempty"`
+	// The launch settings that restrict which instance types can launch;
+	// see ec2nodeclass_launch.go.
+	PlacementGroupSelector *PlacementGroupSelector `json:"placementGroupSelector,omitempty"`
+	NetworkInterfaces      []*NetworkInterface     `json:"networkInterfaces,omitempty"`
+	ConnectionTracking     *ConnectionTracking     `json:"connectionTracking,omitempty"`
+	CPUOptions             *CPUOptions             `json:"cpuOptions,omitempty"`
 }
 
 // SubnetSelectorTerm selects subnets by tags or by ID (not both).
@@ -300,6 +306,7 @@ func (in EC2NodeClassSpec) DeepCopy() EC2NodeClassSpec {
 		}
 	}
 	out.Context = copyPtr(in.Context)
+	in.copyLaunchSettings(&out)
 	return out
 }
 

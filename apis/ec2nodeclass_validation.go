@@ -75,6 +75,7 @@ func (in *EC2NodeClass) Validate() error {
 		e.add("spec.instanceStorePolicy", "%q is not an instance store policy (use RAID0, or leave it out)", *p)
 	}
 	validateMetadataOptions(e, "spec.metadataOptions", s.MetadataOptions)
+	validateLaunchSettings(e, s)
 	return e.list.asError()
 }
 

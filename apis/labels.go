@@ -50,26 +50,29 @@ const (
 	LabelCapacityReservationType              = AWSGroup + "/capacity-reservation-type"
 	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
 	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
-	LabelInstanceCategory                     = AWSGroup + "/instance-category"
-	LabelInstanceCapabilityFlex               = AWSGroup + "/instance-capability-flex"
-	LabelInstanceFamily                       = AWSGroup + "/instance-family"
-	LabelInstanceGeneration                   = AWSGroup + "/instance-generation"
-	LabelInstanceLocalNVME                    = AWSGroup + "/instance-local-nvme"
-	LabelInstanceSize                         = AWSGroup + "/instance-size"
-	LabelInstanceCPU                          = AWSGroup + "/instance-cpu"
-	LabelInstanceCPUManufacturer              = AWSGroup + "/instance-cpu-manufacturer"
-	LabelInstanceCPUSustainedClockSpeedMhz    = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
-	LabelInstanceMemory                       = AWSGroup + "/instance-memory"
-	LabelInstanceEBSBandwidth                 = AWSGroup + "/instance-ebs-bandwidth"
-	LabelInstanceNetworkBandwidth             = AWSGroup + "/instance-network-bandwidth"
-	LabelInstanceGPUName                      = AWSGroup + "/instance-gpu-name"
-	LabelInstanceGPUManufacturer              = AWSGroup + "/instance-gpu-manufacturer"
-	LabelInstanceGPUCount                     = AWSGroup + "/instance-gpu-count"
-	LabelInstanceGPUMemory                    = AWSGroup + "/instance-gpu-memory"
-	LabelInstanceAcceleratorName              = AWSGroup + "/instance-accelerator-name"
-	LabelInstanceAcceleratorManufacturer      = AWSGroup + "/instance-accelerator-manufacturer"
-	LabelInstanceAcceleratorCount             = AWSGroup + "/instance-accelerator-count"
-	LabelNodeClass                            = AWSGroup + "/ec2nodeclass"
+	// LabelInstanceNitroEnclavesSupported is "true" on types that can run
+	// Nitro Enclaves (upstream spells it nitro-sandbox).
+	LabelInstanceNitroEnclavesSupported    = AWSGroup + "/nitro-sandbox"
+	LabelInstanceCategory                  = AWSGroup + "/instance-category"
+	LabelInstanceCapabilityFlex            = AWSGroup + "/instance-capability-flex"
+	LabelInstanceFamily                    = AWSGroup + "/instance-family"
+	LabelInstanceGeneration                = AWSGroup + "/instance-generation"
+	LabelInstanceLocalNVME                 = AWSGroup + "/instance-local-nvme"
+	LabelInstanceSize                      = AWSGroup + "/instance-size"
+	LabelInstanceCPU                       = AWSGroup + "/instance-cpu"
+	LabelInstanceCPUManufacturer           = AWSGroup + "/instance-cpu-manufacturer"
+	LabelInstanceCPUSustainedClockSpeedMhz = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
+	LabelInstanceMemory                    = AWSGroup + "/instance-memory"
+	LabelInstanceEBSBandwidth              = AWSGroup + "/instance-ebs-bandwidth"
+	LabelInstanceNetworkBandwidth          = AWSGroup + "/instance-network-bandwidth"
+	LabelInstanceGPUName                   = AWSGroup + "/instance-gpu-name"
+	LabelInstanceGPUManufacturer           = AWSGroup + "/instance-gpu-manufacturer"
+	LabelInstanceGPUCount                  = AWSGroup + "/instance-gpu-count"
+	LabelInstanceGPUMemory                 = AWSGroup + "/instance-gpu-memory"
+	LabelInstanceAcceleratorName           = AWSGroup + "/instance-accelerator-name"
+	LabelInstanceAcceleratorManufacturer   = AWSGroup + "/instance-accelerator-manufacturer"
+	LabelInstanceAcceleratorCount          = AWSGroup + "/instance-accelerator-count"
+	LabelNodeClass                         = AWSGroup + "/ec2nodeclass"
 )
 
 // Annotations Karpenter reads or stamps.
@@ -112,6 +115,7 @@ var wellKnownLabels = sortedCopy([]string{
 	LabelCapacityReservationType,
 	LabelInstanceHypervisor,
 	LabelInstanceEncryptionInTransitSupported,
+	LabelInstanceNitroEnclavesSupported,
 	LabelInstanceCategory,
 	LabelInstanceCapabilityFlex,
 	LabelInstanceFamily,
@@ -151,6 +155,8 @@ var normalizedLabels = map[string]string{
 	"beta.kubernetes.io/arch":           LabelArch,
 	"beta.kubernetes.io/os":             LabelOS,
 	corev1.LabelInstanceType:            LabelInstanceType,
+	// The AWS provider adds the EBS CSI driver's zone label at startup.
+	"topology.ebs.csi.aws.com/zone": LabelTopologyZone,
 }
 
 // NormalizeLabel returns the well-known key Karpenter reads in place of a

@@ -7,6 +7,7 @@ func TestNormalizeLabel(t *testing.T) {
 		"failure-domain.beta.kubernetes.io/zone": LabelTopologyZone,
 		"beta.kubernetes.io/instance-type":       LabelInstanceType,
 		"beta.kubernetes.io/arch":                LabelArch,
+		"topology.ebs.csi.aws.com/zone":          LabelTopologyZone,
 		LabelTopologyZone:                        LabelTopologyZone,
 		"team":                                   "team",
 	} {

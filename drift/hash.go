@@ -113,7 +113,32 @@ func mirrorEC2NodeClassSpec(s apis.EC2NodeClassSpec) awsv1.EC2NodeClassSpec {
 		policy := awsv1.InstanceStorePolicy(*p)
 		out.InstanceStorePolicy = &policy
 	}
+	mirrorLaunchSettings(s, &out)
 	return out
+}
+
+// mirrorLaunchSettings copies the placement group, network interface,
+// connection tracking and CPU settings, all hashed upstream.
+func mirrorLaunchSettings(s apis.EC2NodeClassSpec, out *awsv1.EC2NodeClassSpec) {
+	if pg := s.PlacementGroupSelector; pg != nil {
+		out.PlacementGroupSelector = &awsv1.PlacementGroupSelector{Name: pg.Name, ID: pg.ID}
+	}
+	if s.NetworkInterfaces != nil {
+		out.NetworkInterfaces = make([]*awsv1.NetworkInterface, len(s.NetworkInterfaces))
+		for i, ni := range s.NetworkInterfaces {
+			if ni != nil {
+				out.NetworkInterfaces[i] = &awsv1.NetworkInterface{NetworkCardIndex: ni.NetworkCardIndex,
+					DeviceIndex: ni.DeviceIndex, InterfaceType: awsv1.InterfaceType(ni.InterfaceType)}
+			}
+		}
+	}
+	if ct := s.ConnectionTracking; ct != nil {
+		out.ConnectionTracking = &awsv1.ConnectionTracking{TCPEstablishedTimeout: ct.TCPEstablishedTimeout,
+			UDPStreamTimeout: ct.UDPStreamTimeout, UDPTimeout: ct.UDPTimeout}
+	}
+	if o := s.CPUOptions; o != nil {
+		out.CPUOptions = &awsv1.CPUOptions{NestedVirtualization: o.NestedVirtualization}
+	}
 }
 
 func mirrorKubelet(k *apis.KubeletConfiguration) *awsv1.KubeletConfiguration {

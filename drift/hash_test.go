@@ -354,3 +354,38 @@ func TestHashesOfNilAndEmptyAgree(t *testing.T) {
 	assert.Equal(t, NodePoolHash(&apis.NodePool{}), NodePoolHash(nil))
 	assert.Equal(t, EC2NodeClassHash(&apis.EC2NodeClass{}), EC2NodeClassHash(nil))
 }
+
+// TestEC2NodeClassHashLaunchSettings: the placement group, network
+// interfaces, connection tracking and CPU options are hashed upstream (no
+// hash:"ignore" tag), so setting any changes the hash, each differently;
+// left out, they leave it as it was.
+func TestEC2NodeClassHashLaunchSettings(t *testing.T) {
+	base := EC2NodeClassHash(upstreamTestNodeClass())
+	seen := map[string]string{base: "base"}
+	for name, change := range map[string]func(nc *apis.EC2NodeClass){
+		"placementGroupSelector": func(nc *apis.EC2NodeClass) {
+			nc.Spec.PlacementGroupSelector = &apis.PlacementGroupSelector{Name: ptr("hpc")}
+		},
+		"networkInterfaces": func(nc *apis.EC2NodeClass) {
+			nc.Spec.NetworkInterfaces = []*apis.NetworkInterface{{InterfaceType: apis.InterfaceTypeInterface}}
+		},
+		"networkInterfaces with EFA": func(nc *apis.EC2NodeClass) {
+			nc.Spec.NetworkInterfaces = []*apis.NetworkInterface{{InterfaceType: apis.InterfaceTypeInterface},
+				{DeviceIndex: 1, InterfaceType: apis.InterfaceTypeEFAOnly}}
+		},
+		"connectionTracking": func(nc *apis.EC2NodeClass) {
+			nc.Spec.ConnectionTracking = &apis.ConnectionTracking{UDPTimeout: ptr(int32(30))}
+		},
+		"cpuOptions": func(nc *apis.EC2NodeClass) {
+			nc.Spec.CPUOptions = &apis.CPUOptions{NestedVirtualization: ptr(apis.NestedVirtualizationEnabled)}
+		},
+	} {
+		nc := upstreamTestNodeClass()
+		change(nc)
+		h := EC2NodeClassHash(nc)
+		if other, dup := seen[h]; dup {
+			t.Errorf("%s hashes as %s does (%s)", name, other, h)
+		}
+		seen[h] = name
+	}
+}

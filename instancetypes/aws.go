@@ -39,6 +39,11 @@ type AWSOptions struct {
 	// ReservedENIs are network interfaces kept from pods (Karpenter's
 	// RESERVED_ENIS), lowering the ENI-limited pod count.
 	ReservedENIs int
+	// PlacementGroupStrategy is the strategy (apis.PlacementStrategies) of
+	// the placement group the EC2NodeClass's placementGroupSelector names,
+	// which karpsim cannot look up; empty for none. Types that cannot
+	// launch into such a group have no available offering.
+	PlacementGroupStrategy string
 }
 
 // Defaults of AWSOptions.
@@ -63,8 +68,8 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // capacity-type requirements, as upstream's do). The EC2NodeClass's
 // capacity reservations make no reserved offerings, since their available
 // instance counts are not known; its subnets' zone IDs make no zone-id
-// label. Trunk-ENI (vpc.amazonaws.com/pod-eni) and EFA capacities and the
-// CPU clock-speed label are not in the facts and are left out.
+// label. Types the EC2NodeClass's launch settings rule out (compatibility.go)
+// keep their offerings, all unavailable, as upstream's do.
 //
 // The facts and the options are not modified.
 func NewAWS(facts []EC2Facts, opts AWSOptions) (Catalog, error) {
@@ -111,8 +116,10 @@ func onDemandTable(facts []EC2Facts) *pricing.Table {
 }
 
 // offerings makes one offering per zone and capacity type, on-demand and
-// spot, sorted by zone then capacity type.
+// spot, sorted by zone then capacity type; none is available when the
+// type cannot launch under the EC2NodeClass's launch settings.
 func (c *awsConfig) offerings(f EC2Facts) []Offering {
+	compatible := c.incompatibility(f) == ""
 	out := make([]Offering, 0, 2*len(c.zones))
 	for _, zone := range c.zones {
 		for _, capacityType := range []string{apis.CapacityTypeOnDemand, apis.CapacityTypeSpot} {
@@ -124,7 +131,7 @@ func (c *awsConfig) offerings(f EC2Facts) []Offering {
 				price, ok = c.prices.SpotPrice(f.InstanceType, zone)
 			}
 			unavailable := c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
-			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable})
+			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable && compatible})
 		}
 	}
 	return out

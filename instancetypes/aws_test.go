@@ -3,6 +3,7 @@ package instancetypes
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -283,14 +284,18 @@ func TestDefaultPrices(t *testing.T) {
 	if !ok || !(spot.Price >= 0.096*0.25 && spot.Price <= 0.096*0.45) {
 		t.Errorf("m5.large spot %+v, want 25%% to 45%% of on-demand", spot)
 	}
-	unpriced := 0
+	unpriced, a1 := 0, 0
 	for _, it := range c {
 		if _, ok := it.CheapestOffering(requirementsOf()); !ok {
 			unpriced++
+			if strings.HasPrefix(it.Name, "a1.") {
+				a1++
+			}
 		}
 	}
-	if unpriced != 18 {
-		t.Errorf("%d types cannot be launched, want the 18 without an on-demand price", unpriced)
+	// AL2023, the default family, does not run on the 6 a1 types.
+	if unpriced != 24 || a1 != 6 {
+		t.Errorf("%d types cannot be launched (%d a1), want the 18 without an on-demand price and the 6 a1 types", unpriced, a1)
 	}
 }
 

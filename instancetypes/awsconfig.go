@@ -34,6 +34,12 @@ type awsConfig struct {
 	evictionNodeFS       *evictionSignal
 	blockDevices         []*apis.BlockDeviceMapping
 	raid0                bool
+
+	// The launch settings compatibility.go checks types against.
+	networkInterfaces    []apis.NetworkInterface // nil when the node class lists none
+	nestedVirtualization bool
+	connectionTracking   bool
+	placementStrategy    string
 }
 
 // quantityOverride is one kubelet kubeReserved entry.
@@ -60,6 +66,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 	cfg := &awsConfig{
 		region: opts.Region, prices: opts.Prices, unavailable: opts.Unavailable, now: opts.Now,
 		vmMemoryOverhead: opts.VMMemoryOverheadPercent, reservedENIs: int64(opts.ReservedENIs),
+		placementStrategy: opts.PlacementGroupStrategy,
 	}
 	if cfg.region == "" {
 		cfg.region = DefaultRegion
@@ -98,6 +105,9 @@ func (c *awsConfig) resolveScalars() error {
 	if c.reservedENIs < 0 {
 		return fmt.Errorf("ReservedENIs %d is negative", c.reservedENIs)
 	}
+	if c.placementStrategy != "" && !slices.Contains(apis.PlacementStrategies, c.placementStrategy) {
+		return fmt.Errorf("PlacementGroupStrategy %q is not cluster, partition or spread", c.placementStrategy)
+	}
 	for i, zone := range c.zones {
 		if zone == "" || (i > 0 && zone == c.zones[i-1]) {
 			return fmt.Errorf("zone %q of Zones %v is empty or repeated", zone, c.zones)
@@ -115,6 +125,9 @@ func (c *awsConfig) readNodeClass(nc *apis.EC2NodeClass) error {
 	c.family = family
 	c.blockDevices = nc.Spec.BlockDeviceMappings
 	c.raid0 = nc.Spec.InstanceStorePolicy != nil && *nc.Spec.InstanceStorePolicy == apis.InstanceStorePolicyRAID0
+	if err := c.readLaunchSettings(nc); err != nil {
+		return err
+	}
 	k := nc.Spec.Kubelet
 	if k == nil {
 		return nil
@@ -199,4 +212,24 @@ func (s evictionSignal) amount(capacity int64) int64 {
 		return int64(math.Ceil(float64(capacity) / 100 * s.percent))
 	}
 	return s.value
+}
+
+// readLaunchSettings takes the settings that rule instance types out
+// (compatibility.go), copying the network interfaces.
+func (c *awsConfig) readLaunchSettings(nc *apis.EC2NodeClass) error {
+	if nc.Spec.NetworkInterfaces != nil {
+		c.networkInterfaces = make([]apis.NetworkInterface, 0, len(nc.Spec.NetworkInterfaces))
+	}
+	for i, ni := range nc.Spec.NetworkInterfaces {
+		switch {
+		case ni == nil:
+			return fmt.Errorf("networkInterfaces[%d]: empty", i)
+		case ni.NetworkCardIndex < 0 || ni.DeviceIndex < 0:
+			return fmt.Errorf("networkInterfaces[%d]: networkCardIndex %d and deviceIndex %d may not be negative", i, ni.NetworkCardIndex, ni.DeviceIndex)
+		}
+		c.networkInterfaces = append(c.networkInterfaces, *ni)
+	}
+	c.nestedVirtualization = nc.NestedVirtualizationEnabled()
+	c.connectionTracking = nc.Spec.ConnectionTracking != nil
+	return nil
 }

@@ -25,7 +25,15 @@ func (c *awsConfig) instanceType(f EC2Facts) (*InstanceType, error) {
 	capacity := resources.New(f.VCPU*1000, memory, c.pods(f)).
 		With(corev1.ResourceEphemeralStorage, storage).
 		Add(accelerators(f))
-	if labels[apis.LabelOS] == string(corev1.Windows) {
+	if f.BranchInterfaces > 0 {
+		capacity = capacity.With(apis.ResourceAWSPodENI, f.BranchInterfaces)
+	}
+	if efas := c.efas(f); efas > 0 {
+		capacity = capacity.With(apis.ResourceEFA, efas)
+	}
+	// The VPC resource controller advertises one address per secondary
+	// IPv4 address of an interface, for the types its limits table lists.
+	if labels[apis.LabelOS] == string(corev1.Windows) && f.InVPCLimits {
 		capacity = capacity.With(resourcePrivateIPv4Address, f.IPv4PerENI-1)
 	}
 	return NewInstanceType(Spec{
@@ -62,7 +70,7 @@ func (c *awsConfig) pods(f EC2Facts) int64 {
 	case c.maxPods != nil:
 		count = int64(*c.maxPods)
 	case c.family.eniLimitedPods:
-		count = eniLimitedPods(f, c.reservedENIs)
+		count = eniLimitedPods(f, c.reservedENIs+c.efaOnlyOnDefaultCard())
 	default:
 		count = 110
 	}
@@ -73,7 +81,9 @@ func (c *awsConfig) pods(f EC2Facts) int64 {
 }
 
 // eniLimitedPods is the VPC CNI's limit: usable ENIs × (IPv4 per ENI − 1)
-// + 2, where usable ENIs exclude the reserved ones; 0 when none is usable.
+// + 2, where usable ENIs are those of the default card less the reserved
+// ones (RESERVED_ENIS, and the EC2NodeClass's EFA-only interfaces on card
+// 0, which carry no IP addresses); 0 when none is usable.
 func eniLimitedPods(f EC2Facts, reservedENIs int64) int64 {
 	usable := max(f.MaxENIs-reservedENIs, 0)
 	if usable == 0 {
@@ -119,7 +129,7 @@ func kubeReservedCPU(cpuMilli int64) int64 {
 func (c *awsConfig) kubeReservedFor(f EC2Facts) resources.Vector {
 	pods := c.pods(f)
 	if c.family.eniLimitedMemoryOverhead {
-		pods = eniLimitedPods(f, 0)
+		pods = eniLimitedPods(f, c.efaOnlyOnDefaultCard())
 	}
 	v := resources.New(kubeReservedCPU(f.VCPU*1000), (11*pods+255)*mib, 0).
 		With(corev1.ResourceEphemeralStorage, 1*gib)
@@ -240,6 +250,7 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 		apis.LabelInstanceMemory:                       strconv.FormatInt(f.MemoryMiB, 10),
 		apis.LabelInstanceHypervisor:                   f.Hypervisor,
 		apis.LabelInstanceEncryptionInTransitSupported: strconv.FormatBool(f.EncryptionInTransit),
+		apis.LabelInstanceNitroEnclavesSupported:       strconv.FormatBool(f.NitroEnclaves),
 	}
 	switch {
 	case !c.family.isWindows():
@@ -265,6 +276,7 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 	setPositive(labels, apis.LabelInstanceLocalNVME, f.LocalNVMeGB)
 	setPositive(labels, apis.LabelInstanceNetworkBandwidth, f.NetworkBandwidthMbps)
 	setPositive(labels, apis.LabelInstanceEBSBandwidth, f.EBSBandwidthMbps)
+	setPositive(labels, apis.LabelInstanceCPUSustainedClockSpeedMhz, f.SustainedClockSpeedMhz)
 	if f.CPUManufacturer != "" {
 		labels[apis.LabelInstanceCPUManufacturer] = f.CPUManufacturer
 	}

@@ -9,8 +9,10 @@
 // the claim's requirements allow decides price and zone.
 //
 // Catalogs come from three places: NewAWS models EC2 types from facts (an
-// embedded table of 1,363 types, or ParseFacts) exactly as Karpenter's AWS
-// provider computes them; Fake and KWOK reproduce the synthetic catalogs of
+// embedded table of 1,363 types with a supplementary table of network,
+// trunking, EFA and clock-speed facts, or ParseFacts) exactly as
+// Karpenter's AWS provider computes them, ruling out the types the
+// EC2NodeClass's launch settings cannot launch (compatibility.go); Fake and KWOK reproduce the synthetic catalogs of
 // Karpenter's own benchmarks and kwok provider; ReadJSON loads a catalog that
 // WriteJSON (or a person) wrote. All three build requirements with the same
 // function, so a catalog written and read back is identical.

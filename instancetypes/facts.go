@@ -52,6 +52,37 @@ type EC2Facts struct {
 	// accelerator, if AcceleratorName is set.
 	AcceleratorName  string
 	AcceleratorCount int64
+
+	// The fields below are not in the main table: they come from
+	// data/ec2-extra-facts.jsonl and the family rules of extrafacts.go.
+
+	// InVPCLimits says the VPC resource controller's limits table lists the
+	// type; only then does it give Windows nodes PrivateIPv4Address.
+	InVPCLimits bool
+	// BranchInterfaces are the trunk ENI's branch interfaces the VPC
+	// resource controller offers as vpc.amazonaws.com/pod-eni; 0 when the
+	// type cannot trunk.
+	BranchInterfaces int64
+	// NetworkCardENIs are the network interfaces each network card takes,
+	// by card index; nil when unknown, which is taken as one card of
+	// MaxENIs. The default card is card 0.
+	NetworkCardENIs []int64
+	// MaxEFAInterfaces are the Elastic Fabric Adapters the type takes; 0
+	// when it has none or it is not known.
+	MaxEFAInterfaces int64
+	// ENAUnsupported says the type has no Elastic Network Adapter.
+	ENAUnsupported bool
+	// NitroEnclaves says the type can run Nitro Enclaves.
+	NitroEnclaves bool
+	// NestedVirtualization says the processor offers nested virtualization
+	// to the instance.
+	NestedVirtualization bool
+	// PlacementStrategies are the placement group strategies the type can
+	// launch into (apis.PlacementStrategies).
+	PlacementStrategies []string
+	// SustainedClockSpeedMhz is the all-core sustained clock speed; 0 when
+	// not known.
+	SustainedClockSpeedMhz int64
 }
 
 // factsLine is one line of the facts file, as written.
@@ -91,19 +122,29 @@ var embeddedFacts []byte
 const EmbeddedFactsDate = "2026-11-22"
 
 var embedded = sync.OnceValues(func() ([]EC2Facts, error) {
-	return ParseFacts(bytes.NewReader(embeddedFacts), "data/ec2-instance-types.jsonl")
+	facts, err := ParseFacts(bytes.NewReader(embeddedFacts), "data/ec2-instance-types.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	return withExtraFacts(facts, bytes.NewReader(embeddedExtraFacts), "data/ec2-extra-facts.jsonl")
 })
 
 // EmbeddedFacts returns the facts of the 1,363 EC2 instance types embedded
-// in the package, sorted by name. They are parsed once; each call returns
-// its own copy.
+// in the package, sorted by name, with the supplementary facts of
+// data/ec2-extra-facts.jsonl and the family rules of extrafacts.go. They
+// are parsed once; each call returns its own copy.
 func EmbeddedFacts() []EC2Facts {
 	facts, err := embedded()
 	if err != nil {
 		// The file is part of the package and checked by its tests.
 		panic(fmt.Sprintf("instancetypes: embedded facts: %v", err))
 	}
-	return slices.Clone(facts)
+	out := slices.Clone(facts)
+	for i := range out {
+		out[i].NetworkCardENIs = slices.Clone(out[i].NetworkCardENIs)
+		out[i].PlacementStrategies = slices.Clone(out[i].PlacementStrategies)
+	}
+	return out
 }
 
 // ErrInvalidFacts is wrapped by the errors ParseFacts returns.
@@ -113,7 +154,10 @@ var ErrInvalidFacts = errors.New("invalid instance type facts")
 // line, blank lines ignored. name names the input in errors, which give the
 // line and the field: "facts.jsonl:12: vcpu: want a number, got string".
 // Unknown fields, missing required fields, impossible values and repeated
-// instance types are errors.
+// instance types are errors. It reads the main table only: the fields of
+// data/ec2-extra-facts.jsonl and the family rules (extrafacts.go) are left
+// zero, so such types have no trunking, EFA or clock-speed facts and
+// support no placement strategy.
 func ParseFacts(r io.Reader, name string) ([]EC2Facts, error) {
 	scanner := bufio.NewScanner(r)
 	scanner.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)

@@ -2,6 +2,7 @@ package instancetypes
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -20,12 +21,15 @@ func TestEmbeddedFacts(t *testing.T) {
 		InstanceType: "a1.medium", VCPU: 1, MemoryMiB: 2048, Architecture: "arm64", Category: "a", Family: "a1",
 		Generation: 1, Size: "medium", Hypervisor: "nitro", CPUManufacturer: "aws", NetworkBandwidthMbps: 500,
 		EBSBandwidthMbps: 3500, MaxENIs: 2, IPv4PerENI: 4, OnDemandUSDPerHourUSEast1: 0.0255,
+		InVPCLimits: true, BranchInterfaces: 10, NetworkCardENIs: []int64{2},
+		PlacementStrategies: []string{"cluster", "partition", "spread"}, SustainedClockSpeedMhz: 2300,
 	}
-	if facts[i] != want {
+	if !reflect.DeepEqual(facts[i], want) {
 		t.Errorf("a1.medium facts\n got %+v\nwant %+v", facts[i], want)
 	}
 	facts[i].VCPU = 99
-	if EmbeddedFacts()[i].VCPU != 1 {
+	facts[i].NetworkCardENIs[0] = 99
+	if again := EmbeddedFacts()[i]; again.VCPU != 1 || again.NetworkCardENIs[0] != 2 {
 		t.Error("changing the returned facts changed the embedded ones")
 	}
 }

@@ -184,6 +184,13 @@ var badManifests = []struct {
 		errors: []string{ncPath + "spec.amiSelectorTerms[0]: alias may not be combined with tags, name or owner; an alias stands alone"}},
 	{name: "unknown alias family", yaml: ec2NodeClass("  role: r\n  amiSelectorTerms: [{alias: ubuntu@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n"),
 		errors: []string{ncPath + `spec.amiSelectorTerms[0].alias: "ubuntu@latest" names an unknown family "ubuntu" (use al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)`}},
+	{name: "EC2NodeClass launch settings are read", yaml: ec2NodeClass("  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n" +
+		"  networkInterfaces: [{networkCardIndex: 0, deviceIndex: 1, interfaceType: efa-only}]\n  placementGroupSelector: {name: hpc}\n" +
+		"  connectionTracking: {udpTimeout: 20}\n  cpuOptions: {nestedVirtualization: enabled}\n"),
+		errors: []string{
+			ncPath + "spec.networkInterfaces: no primary interface: one must have networkCardIndex 0, deviceIndex 0 and interfaceType interface",
+			ncPath + "spec.connectionTracking.udpTimeout: 20 is outside 30 to 60 seconds",
+		}},
 	{name: "role and instanceProfile both", yaml: ec2NodeClass("  role: r\n  instanceProfile: p\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n"),
 		errors: []string{ncPath + "spec: role and instanceProfile are mutually exclusive: set exactly one"}},
 	{name: "empty role", yaml: ec2NodeClass("  role: ''\n  instanceProfile: p\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n"),

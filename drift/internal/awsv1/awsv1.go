@@ -7,7 +7,10 @@
 // selector terms, amiFamily, ipPrefixCount) are left out, as are fields
 // karpsim's apis package does not model (enclaveOptions): hashstructure
 // skips ignored and zero fields without touching the running hash, so
-// leaving them out gives the same value.
+// leaving them out gives the same value. The launch settings
+// (placementGroupSelector, networkInterfaces, connectionTracking,
+// cpuOptions) are mirrored too, in upstream's places: the first two came
+// while the hash was at v4, the others later, and none is ignored.
 package awsv1
 
 import (
@@ -18,6 +21,7 @@ import (
 // EC2NodeClassSpec holds the hashed fields of an EC2NodeClass spec, in
 // upstream's order.
 type EC2NodeClassSpec struct {
+	PlacementGroupSelector   *PlacementGroupSelector
 	AssociatePublicIPAddress *bool
 	UserData                 *string
 	Role                     string
@@ -26,9 +30,40 @@ type EC2NodeClassSpec struct {
 	Kubelet                  *KubeletConfiguration
 	BlockDeviceMappings      []*BlockDeviceMapping
 	InstanceStorePolicy      *InstanceStorePolicy
+	NetworkInterfaces        []*NetworkInterface
 	DetailedMonitoring       *bool
 	MetadataOptions          *MetadataOptions
+	ConnectionTracking       *ConnectionTracking
 	Context                  *string
+	CPUOptions               *CPUOptions
+}
+
+// PlacementGroupSelector is spec.placementGroupSelector.
+type PlacementGroupSelector struct {
+	Name *string
+	ID   *string
+}
+
+// InterfaceType is a network interface's type.
+type InterfaceType string
+
+// NetworkInterface is one entry of spec.networkInterfaces.
+type NetworkInterface struct {
+	NetworkCardIndex int32
+	DeviceIndex      int32
+	InterfaceType    InterfaceType
+}
+
+// ConnectionTracking is spec.connectionTracking.
+type ConnectionTracking struct {
+	TCPEstablishedTimeout *int32
+	UDPStreamTimeout      *int32
+	UDPTimeout            *int32
+}
+
+// CPUOptions is spec.cpuOptions.
+type CPUOptions struct {
+	NestedVirtualization *string
 }
 
 // KubeletConfiguration is spec.kubelet; every field is hashed.
