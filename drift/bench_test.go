@@ -14,7 +14,7 @@ func BenchmarkEC2NodeClassHash(b *testing.B) {
 	nc := testInput(b).NodeClass
 	b.ReportAllocs()
 	for b.Loop() {
-		EC2NodeClassHash(nc)
+		EC2NodeClassHash(nc, nil)
 	}
 }
 

@@ -146,7 +146,7 @@ func TestCheckReasons(t *testing.T) {
 		{"unavailable offering still counts", func(in *Input) { in.NodeClaim.Labels[apis.LabelTopologyZone] = "us-east-1b" }, "", ""},
 		{"instance profile", changeProfile, InstanceProfileDrift,
 			`NodeClaim "default-abc12" launched with instance profile "KarpenterNodeRole_123" (karpenter.k8s.aws/instance-profile-name), EC2NodeClass "default" status.instanceProfile is "KarpenterNodeRole_456"`},
-		{"EC2NodeClass role", changeNodeClass, NodeClassDrift, `, the hash of EC2NodeClass "default" (version v4)`},
+		{"EC2NodeClass role", changeNodeClass, NodeClassDrift, `, the hash of EC2NodeClass "default" (version v5)`},
 		{"newer AMI", changeAMI, AMIDrift,
 			`image ami-amd of NodeClaim "default-abc12" is not ami-amd-new, the first of EC2NodeClass "default"'s AMIs (ami-arm, ami-amd-new) that suits instance type m5.large`},
 		{"earlier AMI for the same arch", func(in *Input) {
@@ -291,7 +291,7 @@ func TestCheckHashVersionMismatch(t *testing.T) {
 	r := Check(in)
 	assert.False(t, r.Drifted, r.String())
 	assert.Contains(t, r.Detail, `NodeClaim "default-abc12" has karpenter.sh/nodepool-hash-version v2, current is v3: Karpenter re-stamps its karpenter.sh/nodepool-hash (see Restamp) instead of drifting it`)
-	assert.Contains(t, r.Detail, "karpenter.k8s.aws/ec2nodeclass-hash-version v3, current is v4")
+	assert.Contains(t, r.Detail, "karpenter.k8s.aws/ec2nodeclass-hash-version v3, current is v5")
 
 	restamped, changed := Restamp(in.NodeClaim, in.NodePool, in.NodeClass)
 	require.True(t, changed)

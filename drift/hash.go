@@ -19,8 +19,10 @@ import (
 const (
 	// NodePoolHashVersion is sigs.k8s.io/karpenter's NodePoolHashVersion.
 	NodePoolHashVersion = "v3"
-	// EC2NodeClassHashVersion is the AWS provider's EC2NodeClassHashVersion.
-	EC2NodeClassHashVersion = "v4"
+	// EC2NodeClassHashVersion is the AWS provider's EC2NodeClassHashVersion
+	// (v5 since provider v1.12.0, which added the cluster's CA bundle to the
+	// hash).
+	EC2NodeClassHashVersion = "v5"
 )
 
 // AnnotationInstanceProfileName is the annotation the AWS provider stamps on
@@ -82,18 +84,76 @@ func mirrorTemplate(t apis.NodeClaimTemplate) karpv1.NodeClaimTemplate {
 }
 
 // EC2NodeClassHash returns the karpenter.k8s.aws/ec2nodeclass-hash the AWS
-// provider stamps on the EC2NodeClass and its NodeClaims: a hash of the spec
-// without the subnet, security group, capacity reservation and AMI selector
-// terms and without ipPrefixCount, together with the AMI family in effect
-// (spec.amiFamily, else the alias's family, else Custom) rather than the
-// amiFamily field. The class is hashed as the API server stores it: the
-// metadataOptions fields left out count as their defaults. A nil class
-// hashes like an empty one.
-func EC2NodeClassHash(nc *apis.EC2NodeClass) string {
+// provider's hash controller computes for an EC2NodeClass: a hash of the
+// spec without the subnet, security group, capacity reservation and AMI
+// selector terms and without ipPrefixCount, together with the AMI family in
+// effect (spec.amiFamily, else the alias's family, else Custom) rather than
+// the amiFamily field, and the cluster's CA bundle (the one Karpenter's
+// operator reads from its API server configuration; nil, as in a cluster
+// without one, hashes like ""). The class is hashed as the API server
+// stores it: the metadataOptions fields left out count as their defaults.
+// A nil class hashes like an empty one.
+func EC2NodeClassHash(nc *apis.EC2NodeClass, caBundle *string) string {
 	if nc == nil {
 		nc = &apis.EC2NodeClass{}
 	}
-	return mustHash([]any{mirrorEC2NodeClassSpec(nc.Spec), nc.AMIFamily()})
+	bundle := ""
+	if caBundle != nil {
+		bundle = *caBundle
+	}
+	return mustHash([]any{mirrorEC2NodeClassSpec(nc.Spec), nc.AMIFamily(), bundle})
+}
+
+// NodeClassHash is the hash Karpenter stamps on the NodeClaims of nc and
+// compares theirs with: the hash its hash controller stamped on the class
+// (karpenter.k8s.aws/ec2nodeclass-hash) when the class carries one at the
+// current version, as a class read from a live cluster or its dump does,
+// else EC2NodeClassHash without a CA bundle. A stamped hash is the only
+// way to know a real cluster's: its CA bundle is in none of the objects.
+// Whoever changes a class's spec must update or drop the stamp (see
+// RestampNodeClass).
+func NodeClassHash(nc *apis.EC2NodeClass) string {
+	if nc != nil && nc.Annotations[apis.AnnotationEC2NodeClassHashVersion] == EC2NodeClassHashVersion {
+		if h, ok := nc.Annotations[apis.AnnotationEC2NodeClassHash]; ok {
+			return h
+		}
+	}
+	return EC2NodeClassHash(nc, nil)
+}
+
+// RestampNodeClass returns next as the AWS provider's hash controller
+// leaves it when an EC2NodeClass's spec changes from prev to next: the
+// class's stamped hash carries over from prev when the hashed part of the
+// spec did not change (so a change of subnet or AMI selectors, which the
+// hash ignores, drifts nothing), and is dropped otherwise, so that the
+// hash is computed from the new spec. Without prev (a class new to the
+// cluster) next keeps its own stamp. next itself is not modified.
+func RestampNodeClass(prev, next *apis.EC2NodeClass) *apis.EC2NodeClass {
+	if next == nil {
+		return nil
+	}
+	out := next.DeepCopy()
+	if prev == nil {
+		return out
+	}
+	annotations := maps.Clone(out.Annotations)
+	delete(annotations, apis.AnnotationEC2NodeClassHash)
+	delete(annotations, apis.AnnotationEC2NodeClassHashVersion)
+	if EC2NodeClassHash(prev, nil) == EC2NodeClassHash(next, nil) {
+		for _, key := range []string{apis.AnnotationEC2NodeClassHash, apis.AnnotationEC2NodeClassHashVersion} {
+			if v, ok := prev.Annotations[key]; ok {
+				if annotations == nil {
+					annotations = map[string]string{}
+				}
+				annotations[key] = v
+			}
+		}
+	}
+	if len(annotations) == 0 {
+		annotations = nil
+	}
+	out.Annotations = annotations
+	return out
 }
 
 func mirrorEC2NodeClassSpec(s apis.EC2NodeClassSpec) awsv1.EC2NodeClassSpec {
@@ -235,7 +295,7 @@ func Stamp(claim *apis.NodeClaim, np *apis.NodePool, nc *apis.EC2NodeClass) *api
 		annotations[apis.AnnotationNodePoolHashVersion] = NodePoolHashVersion
 	}
 	if nc != nil {
-		annotations[apis.AnnotationEC2NodeClassHash] = EC2NodeClassHash(nc)
+		annotations[apis.AnnotationEC2NodeClassHash] = NodeClassHash(nc)
 		annotations[apis.AnnotationEC2NodeClassHashVersion] = EC2NodeClassHashVersion
 	}
 	out.Annotations = annotations
@@ -276,7 +336,7 @@ func Restamp(claim *apis.NodeClaim, np *apis.NodePool, nc *apis.EC2NodeClass) (o
 	}
 	if nc != nil {
 		restamp(apis.AnnotationEC2NodeClassHash, apis.AnnotationEC2NodeClassHashVersion, EC2NodeClassHashVersion,
-			func() string { return EC2NodeClassHash(nc) })
+			func() string { return NodeClassHash(nc) })
 	}
 	if changed {
 		out.Annotations = annotations

@@ -25,7 +25,7 @@ func (e *evaluation) instanceProfile() verdict {
 func (e *evaluation) nodeClassHash() verdict {
 	nc := e.in.NodeClass
 	return e.compareHash(NodeClassDrift, apis.AnnotationEC2NodeClassHash, apis.AnnotationEC2NodeClassHashVersion,
-		EC2NodeClassHashVersion, fmt.Sprintf("EC2NodeClass %q", nc.Name), func() string { return EC2NodeClassHash(nc) })
+		EC2NodeClassHashVersion, fmt.Sprintf("EC2NodeClass %q", nc.Name), func() string { return NodeClassHash(nc) })
 }
 
 // ami checks the claim's image against the AMI the EC2NodeClass resolves for

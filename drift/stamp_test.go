@@ -20,8 +20,8 @@ func TestStamp(t *testing.T) {
 		"keep":                                 "me",
 		apis.AnnotationNodePoolHash:            NodePoolHash(in.NodePool),
 		apis.AnnotationNodePoolHashVersion:     "v3",
-		apis.AnnotationEC2NodeClassHash:        EC2NodeClassHash(in.NodeClass),
-		apis.AnnotationEC2NodeClassHashVersion: "v4",
+		apis.AnnotationEC2NodeClassHash:        EC2NodeClassHash(in.NodeClass, nil),
+		apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
 	}, stamped.Annotations)
 	assert.Equal(t, before, claim, "Stamp must not modify its input")
 
@@ -36,7 +36,7 @@ func TestRestamp(t *testing.T) {
 	drifted := []metav1.Condition{{Type: "Drifted", Status: metav1.ConditionTrue, Reason: "NodePoolDrifted"}}
 	old := map[string]string{
 		apis.AnnotationNodePoolHash: "111", apis.AnnotationNodePoolHashVersion: "v2",
-		apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: "v4",
+		apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
 	}
 	cases := []struct {
 		name       string
@@ -47,15 +47,15 @@ func TestRestamp(t *testing.T) {
 	}{
 		{"old nodepool version", nil, old, true, map[string]string{
 			apis.AnnotationNodePoolHash: NodePoolHash(in.NodePool), apis.AnnotationNodePoolHashVersion: "v3",
-			apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: "v4",
+			apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
 		}},
 		{"already drifted keeps its hash", drifted, old, true, map[string]string{
 			apis.AnnotationNodePoolHash: "111", apis.AnnotationNodePoolHashVersion: "v3",
-			apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: "v4",
+			apis.AnnotationEC2NodeClassHash: "222", apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
 		}},
 		{"no annotations", nil, nil, true, map[string]string{
 			apis.AnnotationNodePoolHash: NodePoolHash(in.NodePool), apis.AnnotationNodePoolHashVersion: "v3",
-			apis.AnnotationEC2NodeClassHash: EC2NodeClassHash(in.NodeClass), apis.AnnotationEC2NodeClassHashVersion: "v4",
+			apis.AnnotationEC2NodeClassHash: EC2NodeClassHash(in.NodeClass, nil), apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
 		}},
 		{"current versions", nil, in.NodeClaim.Annotations, false, in.NodeClaim.Annotations},
 	}
@@ -84,7 +84,7 @@ func TestHashesDoNotModifyInput(t *testing.T) {
 	for _, tc := range realEC2NodeClasses {
 		nc := decode[apis.EC2NodeClass](t, tc.manifest)
 		before := nc.DeepCopy()
-		EC2NodeClassHash(nc)
+		EC2NodeClassHash(nc, nil)
 		assert.Equal(t, before, nc)
 	}
 	for _, tc := range realNodePools {
@@ -93,4 +93,64 @@ func TestHashesDoNotModifyInput(t *testing.T) {
 		NodePoolHash(np)
 		assert.Equal(t, before, np)
 	}
+}
+
+// TestStampedClassHashIsCompared: a class read from a cluster carries the
+// hash Karpenter's hash controller stamped, computed with the cluster's CA
+// bundle, which no object holds; that hash is what NodeClaims are stamped
+// with and compared to, as upstream compares the two annotations.
+func TestStampedClassHashIsCompared(t *testing.T) {
+	in := testInput(t)
+	bundle := "cluster-ca"
+	live := in.NodeClass.DeepCopy()
+	live.Annotations = map[string]string{
+		apis.AnnotationEC2NodeClassHash:        EC2NodeClassHash(live, &bundle),
+		apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
+	}
+	require.NotEqual(t, EC2NodeClassHash(live, nil), NodeClassHash(live), "the CA bundle must change the hash")
+	assert.Equal(t, EC2NodeClassHash(live, &bundle), NodeClassHash(live))
+
+	claim := Stamp(in.NodeClaim, in.NodePool, live)
+	assert.Equal(t, NodeClassHash(live), claim.Annotations[apis.AnnotationEC2NodeClassHash])
+	in.NodeClaim, in.NodeClass = claim, live
+	assert.Equal(t, Reason(""), Check(in).Reason, "a claim stamped from the class's own hash is not drifted")
+
+	// A stamp of an older version is not the class's hash: it is computed.
+	old := live.DeepCopy()
+	old.Annotations[apis.AnnotationEC2NodeClassHashVersion] = "v4"
+	assert.Equal(t, EC2NodeClassHash(old, nil), NodeClassHash(old))
+}
+
+// TestRestampNodeClass: a spec change that the hash ignores keeps the
+// class's stamp (nothing drifts); one it covers drops it (everything
+// stamped before drifts).
+func TestRestampNodeClass(t *testing.T) {
+	in := testInput(t)
+	bundle := "cluster-ca"
+	live := in.NodeClass.DeepCopy()
+	live.Annotations = map[string]string{
+		apis.AnnotationEC2NodeClassHash:        EC2NodeClassHash(live, &bundle),
+		apis.AnnotationEC2NodeClassHashVersion: EC2NodeClassHashVersion,
+		"team":                                 "a",
+	}
+	in.NodeClaim = Stamp(in.NodeClaim, in.NodePool, live)
+
+	subnets := live.DeepCopy()
+	subnets.Spec.SubnetSelectorTerms = []apis.SubnetSelectorTerm{{ID: "subnet-2"}}
+	kept := RestampNodeClass(live, subnets)
+	assert.Equal(t, live.Annotations, kept.Annotations)
+	in.NodeClass = kept
+	assert.NotEqual(t, NodeClassDrift, Check(in).Reason)
+
+	role := live.DeepCopy()
+	role.Spec.Role = "other-role"
+	before := role.DeepCopy()
+	dropped := RestampNodeClass(live, role)
+	assert.Equal(t, map[string]string{"team": "a"}, dropped.Annotations)
+	assert.Equal(t, before, role, "next is not modified")
+	in.NodeClass = dropped
+	assert.Equal(t, NodeClassDrift, Check(in).Reason)
+
+	assert.Nil(t, RestampNodeClass(live, nil))
+	assert.Equal(t, live, RestampNodeClass(nil, live), "a new class keeps its own stamp")
 }

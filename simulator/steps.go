@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
@@ -195,8 +196,10 @@ func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
 	if err != nil {
 		return fmt.Errorf("EC2NodeClass %s: cannot model its instance types: %w", nc.Name, err)
 	}
-	// The run changes its copy (releaseAMI steps), never the step's.
-	nc = nc.DeepCopy()
+	// The run changes its copy (releaseAMI steps), never the step's. The
+	// copy carries the class's stamped hash as the provider's hash
+	// controller leaves it (kept unless the hashed spec changed).
+	nc = drift.RestampNodeClass(s.classes[nc.Name], nc)
 	if len(nc.Status.AMIs) == 0 {
 		if old := s.classes[nc.Name]; old != nil {
 			nc.Status.AMIs = old.Status.AMIs
