@@ -44,8 +44,8 @@ const spotToSpotMinTypes = 15
 // single-node consolidation still launches one node at most, though the
 // planner may choose it. A consolidation that launches more nodes than it
 // deletes splits pods apart that later consolidations could have packed
-// together: runs that allowed it ended with more nodes and dearer than
-// Karpenter's planner on some workloads (README, "Cheaper than
+// together: runs that allowed it ended dearer than runs with one
+// replacement at most on some workloads (README, "Cheaper than
 // Karpenter"). The pending pods' second solve applies as above, with the
 // limit in place of one.
 func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, string) {

@@ -117,10 +117,11 @@ type Options struct {
 	// simulation's input (the pods to place, the nodes left, the NodePools
 	// cut to the types cheaper than the candidates). Its plan is weighed
 	// when Karpenter's needs new nodes and it costs less (see
-	// consolidate), and a consolidation may then launch several
-	// replacements, as long as together they cost less than the
-	// candidates. Nil is Karpenter's behaviour: one replacement at most,
-	// as its scheduler plans it. Drift is never planned by it.
+	// consolidate), and multi-node consolidation may then launch up to
+	// as many replacements as it deletes nodes, as long as together they
+	// cost less than the candidates. Nil is Karpenter's behaviour: one
+	// replacement at most, as its scheduler plans it. Drift is never
+	// planned by it.
 	Planner func(scheduling.Input) (scheduling.Result, error)
 }
 
