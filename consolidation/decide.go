@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -34,25 +35,63 @@ const spotToSpotMinTypes = 15
 // a solve is run again over every type when it would otherwise yield a
 // command. (A narrowed solve that needs several new nodes yields none over
 // every type either: what did not fit one cheap node fits no cheap node.)
+//
+// With Options.Planner, "exactly one" becomes "no more than the nodes
+// deleted": the simulation is solved by Karpenter's scheduler and, when
+// that needs new nodes, by the planner too, and the command with the
+// larger saving is kept (Karpenter's on a tie). Multi-node consolidation
+// may then replace N nodes by up to N (see cheaperSet for their price);
+// single-node consolidation still launches one node at most, though the
+// planner may choose it. A consolidation that launches more nodes than it
+// deletes splits pods apart that later consolidations could have packed
+// together: runs that allowed it ended dearer than runs with one
+// replacement at most on some workloads (README, "Cheaper than
+// Karpenter"). The pending pods' second solve applies as above, with the
+// limit in place of one.
 func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, string) {
 	sourcePrice := 0.0
 	for _, c := range cands {
 		sourcePrice += c.price
 	}
 	sim := e.simulator()
-	out := sim.run(cands, sourcePrice, true)
-	if out.narrowed && out.failure == "" && out.pendingFailed && len(out.claims) <= 1 {
-		out = sim.run(cands, 0, true)
+	most := e.maxReplacements(cands)
+	out := sim.run(cands, sourcePrice, most == 1)
+	if out.narrowed && out.failure == "" && out.pendingFailed > 0 && len(out.claims) <= most {
+		out = sim.run(cands, 0, most == 1)
 	}
 	if out.failure != "" {
 		return nil, out.failure
 	}
+	cmd, why := e.command(method, cands, out, sourcePrice)
+	if out.planned != nil {
+		if planned, _ := e.command(method, cands, *out.planned, sourcePrice); planned != nil && (cmd == nil || planned.SavingsPerHour > cmd.SavingsPerHour) {
+			planned.Reason += " (as the planner places the pods)"
+			return planned, ""
+		}
+	}
+	return cmd, why
+}
+
+// maxReplacements is how many new nodes a command may launch for the
+// candidates: one, as Karpenter launches, or with Options.Planner as many
+// as it deletes.
+func (e *evaluation) maxReplacements(cands []*nodeInfo) int {
+	if e.opts.Planner == nil {
+		return 1
+	}
+	return len(cands)
+}
+
+// command is the command a simulation's outcome yields, or why there is
+// none: a deletion when the pods need no new node, else a replacement that
+// must cost less than the candidates.
+func (e *evaluation) command(method string, cands []*nodeInfo, out outcome, sourcePrice float64) (*Command, string) {
 	cmd := &Command{Method: method, Delete: nodeNames(cands), Replacements: []scheduling.NodeClaim{}, Moves: nonNil(out.moves)}
-	switch len(out.claims) {
-	case 0:
+	switch {
+	case len(out.claims) == 0:
 		cmd.SavingsPerHour = round(sourcePrice)
 		cmd.Reason = fmt.Sprintf("%s/delete: the pods of %s fit on other nodes", apis.DisruptionReasonUnderutilized, plural(len(cands), "node"))
-	case 1:
+	case len(out.claims) == 1:
 		claim, why := e.cheaper(cands, out.claims[0], sourcePrice, method == MethodMultiNode)
 		if why != "" {
 			return nil, why
@@ -61,17 +100,83 @@ func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, st
 		cmd.SavingsPerHour = round(sourcePrice - claim.PricePerHour)
 		cmd.Reason = fmt.Sprintf("%s/replace: %s ($%.4f/h) by one %s %s ($%.4f/h)", apis.DisruptionReasonUnderutilized,
 			plural(len(cands), "node"), sourcePrice, claim.CapacityType, claim.InstanceType, claim.PricePerHour)
-	default:
+	case len(out.claims) > e.maxReplacements(cands):
 		cheaper := ""
 		if out.narrowed {
 			cheaper = fmt.Sprintf(" cheaper than $%.4f/h", sourcePrice)
 		}
-		return nil, fmt.Sprintf("would need %d new nodes%s, and consolidation launches at most one", len(out.claims), cheaper)
+		if e.opts.Planner == nil {
+			return nil, fmt.Sprintf("would need %d new nodes%s, and consolidation launches at most one", len(out.claims), cheaper)
+		}
+		return nil, fmt.Sprintf("would need %d new nodes%s, and consolidation launches no more than it deletes (%d)", len(out.claims), cheaper, len(cands))
+	default:
+		claims, why := e.cheaperSet(cands, out.claims, sourcePrice, method == MethodMultiNode)
+		if why != "" {
+			return nil, why
+		}
+		launched := make([]string, len(claims))
+		for i, c := range claims {
+			launched[i] = c.CapacityType + " " + c.InstanceType
+		}
+		cmd.Replacements = claims
+		cmd.SavingsPerHour = round(sourcePrice - claimsPrice(claims))
+		cmd.Reason = fmt.Sprintf("%s/replace: %s ($%.4f/h) by %d new nodes ($%.4f/h): %s", apis.DisruptionReasonUnderutilized,
+			plural(len(cands), "node"), sourcePrice, len(claims), claimsPrice(claims), strings.Join(launched, ", "))
 	}
 	if ok, why := e.approve(cands, cmd.SavingsPerHour); !ok {
 		return nil, why
 	}
 	return cmd, ""
+}
+
+// cheaperSet is cheaper for several replacements, which together must cost
+// less than the candidates, whatever types they launch, as one must alone.
+// Each first keeps its types cheaper than the candidates, under the same
+// spot and same-type rules as one replacement; then, with floor the worst
+// launch price of a replacement's cheapest type and slack what the
+// candidates cost beyond the floors' sum, each keeps the types whose worst
+// launch price is below its floor plus an equal share of the slack. The
+// limits add up to the candidates' price, so every choice of launches
+// costs less; for one replacement the limit would be the candidates'
+// price, Karpenter's own rule.
+func (e *evaluation) cheaperSet(cands []*nodeInfo, claims []scheduling.NodeClaim, sourcePrice float64, multi bool) ([]scheduling.NodeClaim, string) {
+	floors := make([]float64, len(claims))
+	floor := 0.0
+	for i, c := range claims {
+		kept, why := e.cheaper(cands, c, sourcePrice, multi)
+		if why != "" {
+			return nil, fmt.Sprintf("replacement %d of %d: %s", i+1, len(claims), why)
+		}
+		floors[i] = e.floorPrice(kept)
+		floor += floors[i]
+	}
+	slack := sourcePrice - floor
+	if slack <= 0 {
+		return nil, fmt.Sprintf("%d replacements not cheaper: $%.4f at their cheapest types' worst launch prices vs $%.4f", len(claims), floor, sourcePrice)
+	}
+	out := make([]scheduling.NodeClaim, len(claims))
+	for i, c := range claims {
+		limit := floors[i] + slack/float64(len(claims))
+		kept, why := e.cheaper(cands, c, limit, multi)
+		if why != "" {
+			return nil, fmt.Sprintf("replacement %d of %d, below $%.4f/h: %s", i+1, len(claims), limit, why)
+		}
+		out[i] = kept
+	}
+	return out, ""
+}
+
+// floorPrice is the lowest worst launch price among a finalized claim's
+// instance types (see worstLaunchPrice).
+func (e *evaluation) floorPrice(claim scheduling.NodeClaim) float64 {
+	reqs, _ := requirements.FromNodeSelectorRequirements(claim.Requirements...)
+	floor := math.Inf(1)
+	for _, name := range claim.InstanceTypeOptions {
+		if it, ok := e.pools[claim.NodePool].catalog.Get(name); ok {
+			floor = min(floor, worstLaunchPrice(it, reqs))
+		}
+	}
+	return floor
 }
 
 // cheaper keeps the replacement's instance types that make it cheaper than

@@ -4,10 +4,11 @@
 // consolidateAfter, NodePool budgets), then runs Karpenter's disruption
 // methods in order — emptiness, static drift, drift, multi-node and
 // single-node consolidation — simulating with scheduling.Solve where pods must
-// move, and returns the first method's commands together with a verdict for
-// every node. Evaluate is pure: the time is an argument, it does no I/O and
-// starts no goroutines, its output is the same for the same input (every sort
-// ends on a unique key), and it never changes its input.
+// move (and with Options.Planner beside it, when set), and returns the first
+// method's commands together with a verdict for every node. Evaluate is
+// pure: the time is an argument, it does no I/O and starts no goroutines,
+// its output is the same for the same input (every sort ends on a unique
+// key), and it never changes its input.
 //
 // It owns the disruption decision. It imports apis, budgets, instancetypes,
 // requirements, resources and scheduling; never manifests, cloud, snapshot,

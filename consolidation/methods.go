@@ -122,10 +122,7 @@ func partition(nodes []*nodeInfo, keep func(*nodeInfo) bool) (yes, no []*nodeInf
 }
 
 func (e *evaluation) driftReplace(n *nodeInfo, out outcome) Command {
-	cost := 0.0
-	for _, c := range out.claims {
-		cost += c.PricePerHour
-	}
+	cost := claimsPrice(out.claims)
 	decision, what := "replace", "replaced by "+plural(len(out.claims), "new node")
 	if len(out.claims) == 0 {
 		decision, what = "delete", "deleted, its pods fit on other nodes"

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
@@ -67,6 +68,9 @@ type simulator struct {
 	movable func(*corev1.Pod) bool
 	// exhaustive solves every simulation over every node and type.
 	exhaustive bool
+	// planner is Options.Planner: when set, it plans consolidation
+	// simulations that need new nodes again (see planned).
+	planner func(scheduling.Input) (scheduling.Result, error)
 	// solves counts the simulations run, for benchmarks.
 	solves int
 }
@@ -90,7 +94,7 @@ func newSimulator(e *evaluation) *simulator {
 		gone: map[string]resources.Vector{}, uninitialized: map[string]bool{}, window: map[string]bool{},
 		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		classes: map[string]*shapeClass{},
-		prune:   !e.exhaustive, exhaustive: e.exhaustive,
+		prune:   !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
 			return !ok && e.pdbs.blocks(p, true) == ""
@@ -210,9 +214,14 @@ type outcome struct {
 	claims []scheduling.NodeClaim
 	// moves say where the candidates' pods go.
 	moves []Move
-	// narrowed is set when new nodes were limited to types below a price;
-	// pendingFailed when some pending pod fit nowhere.
-	narrowed, pendingFailed bool
+	// narrowed is set when new nodes were limited to types below a price.
+	narrowed bool
+	// pendingFailed counts the pending pods that fit nowhere.
+	pendingFailed int
+	// planned is Options.Planner's outcome for the same simulation, when
+	// it places every pod that must move on new nodes that cost less than
+	// those of this one.
+	planned *outcome
 }
 
 // run simulates removing the candidates. Nodes that none of the pods being
@@ -292,7 +301,67 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	}
 	out := s.interpret(result, own, limit, consolidate)
 	out.narrowed = narrowed
+	if consolidate && out.failure == "" && len(out.claims) > 0 {
+		out.planned = s.planned(in, out, own, limit)
+	}
 	return out
+}
+
+// planned is the planner's outcome for a simulation whose solve, karpenter,
+// needed new nodes: the same pods and nodes, with the NodePools cut to the
+// types whose cheapest offering the pool allows is below limit (no other
+// type can be part of a cheaper replacement). It is nil without a planner,
+// when the planner fails, leaves a pod that must move or more pending pods
+// without a place (a plan that leaves a CapacityBuffer's virtual pod out
+// would consolidate its room away, for provisioning to launch again), or
+// finds no new nodes cheaper than karpenter's.
+func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []*corev1.Pod, limit float64) *outcome {
+	if s.planner == nil {
+		return nil
+	}
+	in.NodePools = s.poolsBelow(limit)
+	r, err := s.planner(in)
+	if err != nil {
+		return nil
+	}
+	out := s.interpret(r, own, limit, true)
+	if out.failure != "" || out.pendingFailed > karpenter.pendingFailed || claimsPrice(out.claims) >= claimsPrice(karpenter.claims)*(1-1e-9) {
+		return nil
+	}
+	return &out
+}
+
+// poolsBelow are the simulations' NodePools with only the types whose
+// cheapest offering the pool allows costs less than limit; as in
+// scheduling.Prepared.SolveBelow, a pool keeps every type when none would
+// be left, and every pool does when limit is 0.
+func (s *simulator) poolsBelow(limit float64) []scheduling.NodePool {
+	out := make([]scheduling.NodePool, len(s.priced))
+	for p, pr := range s.priced {
+		catalog := pr.catalog
+		if limit > 0 {
+			catalog = make(instancetypes.Catalog, 0, len(pr.catalog))
+			for i, it := range pr.catalog {
+				if pr.cheapest[i] < limit {
+					catalog = append(catalog, it)
+				}
+			}
+			if len(catalog) == 0 {
+				catalog = pr.catalog
+			}
+		}
+		out[p] = scheduling.NodePool{NodePool: pr.np, InstanceTypes: catalog}
+	}
+	return out
+}
+
+// claimsPrice is what the claims cost an hour at their launch prices.
+func claimsPrice(claims []scheduling.NodeClaim) float64 {
+	total := 0.0
+	for _, c := range claims {
+		total += c.PricePerHour
+	}
+	return total
 }
 
 // reachable works out which destinations to keep in a solve — those some
@@ -365,7 +434,7 @@ func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit floa
 		if moving[u.Pod] {
 			failed = append(failed, u)
 		} else {
-			out.pendingFailed = true
+			out.pendingFailed++
 		}
 	}
 	if len(failed) > 0 {

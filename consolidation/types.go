@@ -111,6 +111,18 @@ type Options struct {
 	// zero means the package's NominationWindow. Karpenter's is
 	// max(2 × BATCH_MAX_DURATION, 10s).
 	NominationWindow time.Duration
+	// Planner, when set, plans multi- and single-node consolidation's
+	// replacements beside Karpenter's scheduler: it must keep
+	// scheduling.Solve's contract (optimize.Solve does), and is given a
+	// simulation's input (the pods to place, the nodes left, the NodePools
+	// cut to the types cheaper than the candidates). Its plan is weighed
+	// when Karpenter's needs new nodes and it costs less (see
+	// consolidate), and multi-node consolidation may then launch up to
+	// as many replacements as it deletes nodes, as long as together they
+	// cost less than the candidates. Nil is Karpenter's behaviour: one
+	// replacement at most, as its scheduler plans it. Drift is never
+	// planned by it.
+	Planner func(scheduling.Input) (scheduling.Result, error)
 }
 
 func (o Options) nominationWindow() time.Duration {

@@ -220,8 +220,9 @@ type Config struct {
 	// scheduling.Solve. Another planner (optimize.Solve) must keep
 	// scheduling.Solve's contract: the same constraints, the input
 	// unchanged. When it fails, the pass records a planner-failed
-	// decision and uses scheduling.Solve's plan. Consolidation's
-	// replacements are always Karpenter's.
+	// decision and uses scheduling.Solve's plan. It also plans
+	// consolidation's replacements (consolidation.Options.Planner) unless
+	// Options has a planner of its own; drift's are always Karpenter's.
 	Planner func(in scheduling.Input) (scheduling.Result, error)
 	// BufferPods, when set, returns the CapacityBuffers' virtual pods now
 	// (snapshot.BufferPods): Karpenter's CapacityBuffer feature gate.
@@ -297,6 +298,9 @@ func New(cfg Config) (*Controller, error) {
 	// replaced: what they compile to is kept between polls.
 	if cfg.Options.Cache == nil {
 		cfg.Options.Cache = &consolidation.Cache{}
+	}
+	if cfg.Options.Planner == nil {
+		cfg.Options.Planner = cfg.Planner
 	}
 	return &Controller{
 		cfg: cfg, t: t,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -124,9 +125,16 @@ func (c *Controller) provision(ctx context.Context) {
 }
 
 // plan is the provisioning plan of Config.Planner, or Karpenter's when
-// there is none or it fails.
+// there is none or it fails, and for a pass that places only
+// CapacityBuffer virtual pods. Such a pass buys room for pods to come,
+// which then run wherever the room was: the cheapest plan for the room
+// alone buys it in the smallest units, a node per virtual pod, and each
+// pod that takes the room then runs on a node of its own, dearer per pod
+// than a node the arriving pods share, which is what Karpenter's plan
+// (every virtual pod on one claim while it fits) buys. With real pods in
+// the pass the planner plans them and the room together.
 func (c *Controller) plan(in scheduling.Input) scheduling.Result {
-	if c.cfg.Planner == nil {
+	if c.cfg.Planner == nil || !slices.ContainsFunc(in.Pods, func(p *corev1.Pod) bool { return !apis.IsBufferPod(p) }) {
 		return scheduling.Solve(in)
 	}
 	res, err := c.cfg.Planner(in)

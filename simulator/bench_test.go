@@ -125,3 +125,24 @@ func BenchmarkSimulateDailyTraffic(b *testing.B) {
 	b.ReportMetric(float64(len(res.Timeline)), "decisions")
 	b.ReportMetric(res.TotalCost, "USD/day")
 }
+
+// BenchmarkSimulateDailyTrafficOptimized runs the same day with the
+// optimizing planner for provisioning and consolidation's replacements
+// (simulate --optimize), for comparison with BenchmarkSimulateDailyTraffic:
+// the planner's solves beside Karpenter's in every consolidation
+// simulation that needs new nodes are its cost.
+func BenchmarkSimulateDailyTrafficOptimized(b *testing.B) {
+	sc, err := LoadScenario("../testdata/scenarios/daily-traffic.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res *Result
+	for b.Loop() {
+		res, err = Run(context.Background(), sc, Config{Planner: optimizingPlanner})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(res.Timeline)), "decisions")
+	b.ReportMetric(res.TotalCost, "USD/day")
+}

@@ -94,10 +94,11 @@ type Config struct {
 	Manifests []manifests.Stream
 	// Consolidation are the disruption options.
 	Consolidation consolidation.Options
-	// Planner makes Karpenter's provisioning plans (controller.Config's
-	// Planner): nil is Karpenter's own, scheduling.Solve; the CLI's
-	// simulate --optimize sets optimize.Solve. The Cluster Autoscaler
-	// ignores it.
+	// Planner makes Karpenter's provisioning plans and plans
+	// consolidation's replacements (controller.Config's Planner, unless
+	// Consolidation has a planner of its own): nil is Karpenter's own,
+	// scheduling.Solve; the CLI's simulate --optimize sets optimize.Solve.
+	// The Cluster Autoscaler ignores it.
 	Planner func(scheduling.Input) (scheduling.Result, error)
 	// Clock, when set, is the virtual clock the run advances (it is set to
 	// the scenario's start first): build a custom Launcher on it so that

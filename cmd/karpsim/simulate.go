@@ -39,7 +39,8 @@ type simulateOptions struct {
 	autoscaler string
 	// check runs the invariant checker on every decision.
 	check bool
-	// optimize provisions with the optimizing planner.
+	// optimize provisions, and plans consolidation's replacements, with
+	// the optimizing planner.
 	optimize bool
 	limits   limitOptions
 }
@@ -62,8 +63,8 @@ the working directory, where a scenario file's are read from the file's folder. 
 and seed give byte-identical output. "--autoscaler cluster-autoscaler" runs the Cluster Autoscaler
 model instead, over the scenario's clusterAutoscaler node groups, with the same cloud, kube-scheduler
 and workloads; "karpsim compare" runs both side by side. "--optimize" runs Karpenter's loop with the
-optimizing planner (plan --optimize's) for every provisioning pass; consolidation's replacements stay
-Karpenter's.`,
+optimizing planner (plan --optimize's) for every provisioning pass with real pods and for
+consolidation's replacements, where N nodes may then be replaced by up to N cheaper ones.`,
 		Example: `  # The built-in scenario
   karpsim simulate
 
@@ -100,7 +101,7 @@ Karpenter's.`,
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "check every decision and the cluster after every event against the invariants (package invariants): any violation is printed and the exit code is 1")
-	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "provision with the optimizing planner (as plan --optimize) instead of Karpenter's: what it would save over the run")
+	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "provision and plan consolidation's replacements with the optimizing planner (as plan --optimize) instead of Karpenter's: what it would save over the run")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
 	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),

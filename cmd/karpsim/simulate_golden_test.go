@@ -37,16 +37,24 @@ func TestSimulateGolden(t *testing.T) {
 	}
 }
 
-// TestSimulateOptimizeGolden runs `karpsim simulate --optimize` on the
-// scenario made for it and compares the output with its
-// NAME.optimize.json; NAME.md says what the optimized timeline shows.
+// TestSimulateOptimizeGolden runs `karpsim simulate --optimize` on every
+// scenario with a NAME.optimize.json and compares the output with it;
+// NAME.md says what the optimized timeline shows.
 func TestSimulateOptimizeGolden(t *testing.T) {
-	base := filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	goldens, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.optimize.json"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no optimize goldens: %v", err)
 	}
-	matchGolden(t, base+".optimize.json", stdout.Bytes(), "simulate --optimize of "+base+".yaml")
+	for _, golden := range goldens {
+		base := strings.TrimSuffix(golden, ".optimize.json")
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			matchGolden(t, golden, stdout.Bytes(), "simulate --optimize of "+base+".yaml")
+		})
+	}
 }
 
 // compare --optimize adds the optimized run and what it saves over
