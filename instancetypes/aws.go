@@ -52,6 +52,11 @@ type AWSOptions struct {
 	// not count has an unavailable offering, as upstream's is until EC2
 	// reports it. nil counts none.
 	Reservations *ReservationAvailability
+	// LearnedMemory replaces the estimated memory capacity of the types
+	// registered nodes of the EC2NodeClass reported under its current
+	// AMIs; the overhead stays computed from the estimate, as upstream.
+	// nil learns nothing.
+	LearnedMemory *LearnedMemory
 }
 
 // Defaults of AWSOptions.

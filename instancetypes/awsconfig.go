@@ -32,6 +32,9 @@ type awsConfig struct {
 	// open at now, and reservationCounts their available counts.
 	reservations      []apis.CapacityReservation
 	reservationCounts *ReservationAvailability
+	// nodeClass and learned give the memory nodes reported.
+	nodeClass *apis.EC2NodeClass
+	learned   *LearnedMemory
 
 	maxPods, podsPerCore *int32
 	kubeReserved         []quantityOverride
@@ -66,7 +69,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 	cfg := &awsConfig{
 		region: opts.Region, prices: opts.Prices, unavailable: opts.Unavailable, now: opts.Now,
 		vmMemoryOverhead: opts.VMMemoryOverheadPercent, reservedENIs: int64(opts.ReservedENIs),
-		reservationCounts: opts.Reservations,
+		reservationCounts: opts.Reservations, learned: opts.LearnedMemory,
 	}
 	if cfg.region == "" {
 		cfg.region = DefaultRegion
@@ -86,6 +89,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 	if nodeClass == nil {
 		nodeClass = &apis.EC2NodeClass{Spec: apis.EC2NodeClassSpec{AMISelectorTerms: []apis.AMISelectorTerm{{Alias: "al2023@latest"}}}}
 	}
+	cfg.nodeClass = nodeClass
 	if err := cfg.readNodeClass(nodeClass); err != nil {
 		return nil, fmt.Errorf("%w: EC2NodeClass %q: %w", ErrInvalidAWSOptions, nodeClass.Name, err)
 	}

@@ -32,6 +32,9 @@ func (c *awsConfig) instanceType(f EC2Facts) (*InstanceType, error) {
 	if labels[apis.LabelOS] == string(corev1.Windows) {
 		capacity = capacity.With(resourcePrivateIPv4Address, f.IPv4PerENI-1)
 	}
+	if learned, ok := c.learned.Memory(c.nodeClass, f.InstanceType); ok {
+		capacity = capacity.With(corev1.ResourceMemory, learned)
+	}
 	return NewInstanceType(Spec{
 		Name:         f.InstanceType,
 		Labels:       labels,
