@@ -234,8 +234,8 @@ func (o Offering) Requirements() requirements.Requirements {
 // Compatible reports whether reqs allow the offering, as
 // reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
 // building requirements: a NodeClaim may launch into the offering only if
-// its zone and capacity type are allowed, and a reservation ID is required
-// (by a positive requirement) only of reserved offerings.
+// its zone and capacity type are allowed, and a reservation ID or type is
+// required (by a positive requirement) only of reserved offerings.
 func (o Offering) Compatible(reqs requirements.Requirements) bool {
 	filter := newOfferingFilter(reqs)
 	return filter.allows(o)
@@ -244,8 +244,8 @@ func (o Offering) Compatible(reqs requirements.Requirements) bool {
 // offeringFilter holds the three requirements offerings are checked
 // against, looked up once for all the offerings of a type.
 type offeringFilter struct {
-	zone, capacityType, reservation          requirements.Requirement
-	hasZone, hasCapacityType, hasReservation bool
+	zone, capacityType, reservation, reservationType             requirements.Requirement
+	hasZone, hasCapacityType, hasReservation, hasReservationType bool
 }
 
 func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
@@ -253,6 +253,7 @@ func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
 	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
 	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
+	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
 	return f
 }
 
@@ -262,13 +263,27 @@ func (f *offeringFilter) allows(o Offering) bool {
 		return false
 	case f.hasCapacityType && !f.capacityType.Has(o.CapacityType):
 		return false
+	case f.hasReservationType && !allowsReservationLabel(f.reservationType, o.ReservationID, o.ReservationType):
+		return false
 	case !f.hasReservation:
 		return true
-	case o.ReservationID != "":
-		return f.reservation.Has(o.ReservationID)
 	}
-	op := f.reservation.Operator()
-	return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+	return allowsReservationLabel(f.reservation, o.ReservationID, o.ReservationID)
+}
+
+// allowsReservationLabel reports whether r allows an offering's
+// reservation label (ID or type) of the given value: an offering that is
+// not reserved lacks the label, so only NotIn and DoesNotExist allow it;
+// a reserved offering that does not know the value leaves it open.
+func allowsReservationLabel(r requirements.Requirement, reservationID, value string) bool {
+	switch {
+	case reservationID == "":
+		op := r.Operator()
+		return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+	case value == "":
+		return true
+	}
+	return r.Has(value)
 }
 
 // CheapestOffering returns the cheapest available offering that reqs allow,
