@@ -19,6 +19,8 @@ type AWSOptions struct {
 	// Region is the region label of every type; default us-east-1.
 	Region string
 	// Zones are the zones offerings are made in; default Region + a, b, c.
+	// The zones of the NodeClass's status.subnets replace them when it
+	// lists any.
 	Zones []string
 	// NodeClass supplies the AMI family, the kubelet settings, the block
 	// device mappings and the instance store policy; nil is an EC2NodeClass

@@ -51,6 +51,8 @@ type Options struct {
 	// Region is the region of every catalog's offerings; default us-east-1.
 	Region string
 	// Zones are the zones offerings are made in; default Region + a, b, c.
+	// An EC2NodeClass whose status lists subnets offers in their zones
+	// instead.
 	Zones []string
 	// ZonalShifts are the zones (or zone IDs) an ARC zonal shift moves the
 	// cluster away from, and Reservations the available instance counts of
