@@ -83,6 +83,24 @@ var ec2NodeClassValidationCases = []struct {
 	change func(*EC2NodeClass)
 	want   []string
 }{
+	{"status subnets", func(nc *EC2NodeClass) {
+		nc.Status.Subnets = []Subnet{{ID: "subnet-1", Zone: "us-east-1a"}, {ID: "subnet-1", Zone: "us-east-1b"}, {ID: "subnet-2"}}
+	}, []string{
+		`status.subnets[1].id: "subnet-1" is listed twice`,
+		"status.subnets[2].zone: required: the subnet's availability zone, e.g. us-east-1a",
+	}},
+	{"status capacity reservations", func(nc *EC2NodeClass) {
+		nc.Status.CapacityReservations = []CapacityReservation{
+			{ID: "cr-1", AvailabilityZone: "us-east-1a", InstanceType: "m5.large", ReservationType: "block", State: "ending"},
+			{ID: "reservation"},
+		}
+	}, []string{
+		`status.capacityReservations[0].reservationType: "block" is not allowed (use default or capacity-block)`,
+		`status.capacityReservations[0].state: "ending" is not allowed (use active or expiring)`,
+		`status.capacityReservations[1].id: "reservation" is not a valid ID (expected something like cr-0123456789abcdef0)`,
+		"status.capacityReservations[1].availabilityZone: required: the zone the reservation is in",
+		"status.capacityReservations[1].instanceType: required: the instance type the reservation is for",
+	}},
 	{"no terms at all", func(nc *EC2NodeClass) {
 		nc.Spec.AMISelectorTerms, nc.Spec.SubnetSelectorTerms, nc.Spec.SecurityGroupSelectorTerms = nil, nil, nil
 	}, []string{

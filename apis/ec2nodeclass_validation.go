@@ -76,7 +76,61 @@ func (in *EC2NodeClass) Validate() error {
 	}
 	validateMetadataOptions(e, "spec.metadataOptions", s.MetadataOptions)
 	validateLaunchSettings(e, s)
+	validateResolvedSubnets(e, "status.subnets", in.Status.Subnets)
+	validateResolvedReservations(e, "status.capacityReservations", in.Status.CapacityReservations)
 	return e.list.asError()
+}
+
+// validateResolvedSubnets checks the subnets a status gives: karpsim makes
+// offerings in their zones, so each needs one, once per ID.
+func validateResolvedSubnets(e *errs, path string, subnets []Subnet) {
+	seen := map[string]bool{}
+	for i, s := range subnets {
+		p := index(path, i)
+		if s.ID == "" {
+			e.add(child(p, "id"), "required, e.g. subnet-0123456789abcdef0")
+		} else if seen[s.ID] {
+			e.add(child(p, "id"), "%q is listed twice", s.ID)
+		}
+		seen[s.ID] = true
+		validateID(e, child(p, "id"), s.ID, subnetIDPattern, "subnet-0123456789abcdef0")
+		if s.Zone == "" {
+			e.add(child(p, "zone"), "required: the subnet's availability zone, e.g. us-east-1a")
+		}
+	}
+}
+
+// validateResolvedReservations checks the capacity reservations a status
+// gives against the CRD's status schema: karpsim makes reserved offerings
+// of them.
+func validateResolvedReservations(e *errs, path string, reservations []CapacityReservation) {
+	seen := map[string]bool{}
+	for i, r := range reservations {
+		p := index(path, i)
+		switch {
+		case r.ID == "":
+			e.add(child(p, "id"), "required, e.g. cr-0123456789abcdef0")
+		case seen[r.ID]:
+			e.add(child(p, "id"), "%q is listed twice", r.ID)
+		}
+		seen[r.ID] = true
+		validateID(e, child(p, "id"), r.ID, capacityReservationIDPattern, "cr-0123456789abcdef0")
+		if r.AvailabilityZone == "" {
+			e.add(child(p, "availabilityZone"), "required: the zone the reservation is in")
+		}
+		if r.InstanceType == "" {
+			e.add(child(p, "instanceType"), "required: the instance type the reservation is for")
+		}
+		if t := r.ReservationType; t != "" && t != CapacityReservationTypeDefault && t != CapacityReservationTypeCapacityBlock {
+			e.add(child(p, "reservationType"), "%q is not allowed (use default or capacity-block)", t)
+		}
+		if st := r.State; st != "" && st != CapacityReservationStateActive && st != CapacityReservationStateExpiring {
+			e.add(child(p, "state"), "%q is not allowed (use active or expiring)", st)
+		}
+		if c := r.InstanceMatchCriteria; c != "" && !slices.Contains(instanceMatchCriteria, c) {
+			e.add(child(p, "instanceMatchCriteria"), "%q is not allowed (use open or targeted)", c)
+		}
+	}
 }
 
 func validateTermCount(e *errs, path string, n int, required bool, example string) {

@@ -27,6 +27,22 @@ const (
 	ArchitectureArm64 = "arm64"
 )
 
+// EC2 tenancies as they appear in the LabelInstanceTenancy value, in the
+// order a launch prefers them when a NodeClaim allows both.
+const (
+	TenancyDefault   = "default"
+	TenancyDedicated = "dedicated"
+)
+
+// Capacity reservation types (status.capacityReservations[].reservationType
+// and the LabelCapacityReservationType value) and states.
+const (
+	CapacityReservationTypeDefault       = "default"
+	CapacityReservationTypeCapacityBlock = "capacity-block"
+	CapacityReservationStateActive       = "active"
+	CapacityReservationStateExpiring     = "expiring"
+)
+
 // Labels Karpenter itself sets or reads.
 const (
 	LabelNodePool        = Group + "/nodepool"
@@ -72,7 +88,10 @@ const (
 	LabelInstanceAcceleratorName           = AWSGroup + "/instance-accelerator-name"
 	LabelInstanceAcceleratorManufacturer   = AWSGroup + "/instance-accelerator-manufacturer"
 	LabelInstanceAcceleratorCount          = AWSGroup + "/instance-accelerator-count"
-	LabelNodeClass                         = AWSGroup + "/ec2nodeclass"
+	// LabelInstanceTenancy is the instance's EC2 tenancy (provider v1.9.0):
+	// TenancyDefault (shared hardware) or TenancyDedicated.
+	LabelInstanceTenancy = AWSGroup + "/instance-tenancy"
+	LabelNodeClass       = AWSGroup + "/ec2nodeclass"
 )
 
 // Annotations Karpenter reads or stamps.
@@ -136,6 +155,7 @@ var wellKnownLabels = sortedCopy([]string{
 	LabelInstanceAcceleratorManufacturer,
 	LabelInstanceAcceleratorCount,
 	LabelTopologyZoneID,
+	LabelInstanceTenancy,
 })
 
 // restrictedLabelDomains are prohibited by the kubelet or reserved by

@@ -291,7 +291,7 @@ var _ = register("aws-facts",
 		}
 		launchedOn(t, w, "p5.48xlarge", 1, efa("a", "1"), efa("b", "2"))
 	}},
-	conformanceCase{Name: "labels-each", Fails: tenancyMissing, Run: func(t *T) {
+	conformanceCase{Name: "labels-each", Run: func(t *T) {
 		labels := wellKnownSelection("g4dn.8xlarge", "8xlarge")
 		labels[apis.LabelInstanceAcceleratorName] = "inferentia2"
 		labels[apis.LabelInstanceAcceleratorManufacturer] = "aws"
@@ -306,12 +306,12 @@ var _ = register("aws-facts",
 			}
 		}
 	}},
-	conformanceCase{Name: "labels-all-g4dn", Fails: tenancyMissing, Run: func(t *T) {
+	conformanceCase{Name: "labels-all-g4dn", Run: func(t *T) {
 		w := labelWorld(t)
 		p := unschedPod("p", "", nodeSelector(flatten(wellKnownSelection("g4dn.8xlarge", "8xlarge"))...))
 		require.Equal(t, "g4dn.8xlarge", claimOf(t, w.solve(p), p).InstanceType)
 	}},
-	conformanceCase{Name: "labels-all-inf2", Fails: tenancyMissing, Run: func(t *T) {
+	conformanceCase{Name: "labels-all-inf2", Run: func(t *T) {
 		labels := wellKnownSelection("inf2.xlarge", "xlarge")
 		for _, k := range []string{apis.LabelInstanceGPUName, apis.LabelInstanceGPUManufacturer, apis.LabelInstanceGPUCount,
 			apis.LabelInstanceGPUMemory, apis.LabelInstanceLocalNVME} {
@@ -329,11 +329,6 @@ var _ = register("aws-facts",
 		require.Equal(t, "inf2.xlarge", claimOf(t, w.solve(p), p).InstanceType)
 	}},
 )
-
-// tenancyMissing is why the well-known-label specs fail here: they select
-// karpenter.k8s.aws/instance-tenancy=default too, which karpsim's AWS
-// model does not set yet; every other label they select schedules.
-const tenancyMissing = "karpsim does not set the instance-tenancy label yet (its branch awsoffer models it); every other label of the spec schedules"
 
 const windows2022Build = "10.0.20348"
 

@@ -19,6 +19,8 @@ type AWSOptions struct {
 	// Region is the region label of every type; default us-east-1.
 	Region string
 	// Zones are the zones offerings are made in; default Region + a, b, c.
+	// The zones of the NodeClass's status.subnets replace them when it
+	// lists any.
 	Zones []string
 	// NodeClass supplies the AMI family, the kubelet settings, the block
 	// device mappings and the instance store policy; nil is an EC2NodeClass
@@ -44,6 +46,24 @@ type AWSOptions struct {
 	// which karpsim cannot look up; empty for none. Types that cannot
 	// launch into such a group have no available offering.
 	PlacementGroupStrategy string
+	// ZonalShifts are the zones an ARC zonal shift (or autoshift) moves
+	// the cluster away from, each named as the zone (us-east-1a) or as its
+	// zone ID (use1-az1) as ARC names it, which the EC2NodeClass's
+	// status.subnets resolve: every offering in them, reserved ones
+	// included, is unavailable until the shift ends. A zone the catalog
+	// does not offer in changes nothing, as upstream.
+	ZonalShifts []string
+	// Reservations are the available instance counts of the capacity
+	// reservations the EC2NodeClass's status.capacityReservations lists
+	// (what DescribeCapacityReservations reports); a reservation it does
+	// not count has an unavailable offering, as upstream's is until EC2
+	// reports it. nil counts none.
+	Reservations *ReservationAvailability
+	// LearnedMemory replaces the estimated memory capacity of the types
+	// registered nodes of the EC2NodeClass reported under its current
+	// AMIs; the overhead stays computed from the estimate, as upstream.
+	// nil learns nothing.
+	LearnedMemory *LearnedMemory
 }
 
 // Defaults of AWSOptions.
@@ -61,15 +81,24 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // against the allocatable resources Karpenter publishes for every type.
 //
 // What the facts cannot say is assumed, as follows. Every type is sold
-// on-demand and as spot in every zone: the facts say nothing of per-zone
-// availability or of usage classes, so an offering is unavailable only when
-// it has no price or opts.Unavailable marks it. Types without an on-demand
-// price therefore have no available offering (they keep their zone and
-// capacity-type requirements, as upstream's do). The EC2NodeClass's
-// capacity reservations make no reserved offerings, since their available
-// instance counts are not known; its subnets' zone IDs make no zone-id
-// label. Types the EC2NodeClass's launch settings rule out (compatibility.go)
-// keep their offerings, all unavailable, as upstream's do.
+// on-demand and as spot in every zone: the zones of the EC2NodeClass's
+// status.subnets when it lists any (local zones included), else
+// opts.Zones. The facts say nothing of per-zone availability or of usage
+// classes, so an offering is unavailable only when it has no price,
+// opts.Unavailable marks it or a zonal shift moves away from its zone.
+// Types without an on-demand price therefore have no available offering
+// (they keep their zone and capacity-type requirements, as upstream's do).
+// Each of the EC2NodeClass's status.capacityReservations makes a reserved
+// offering of its type, as the provider's reserved capacity resolver does:
+// priced at the on-demand price / 10,000,000 (nearly free, yet ordered),
+// with opts.Reservations' count, and unavailable when that count is 0, the
+// reservation is an expiring capacity block, or its zone is shifted away
+// from or not the type's. Every type may launch with default or dedicated
+// tenancy (the tenancy label is a LabelChoice, default preferred); both
+// are priced alike, as upstream prices them. The subnets' zone IDs make no
+// zone-id label. Types the EC2NodeClass's launch settings rule out
+// (compatibility.go) keep their offerings, all unavailable, as upstream's
+// do.
 //
 // The facts and the options are not modified.
 func NewAWS(facts []EC2Facts, opts AWSOptions) (Catalog, error) {
@@ -116,8 +145,9 @@ func onDemandTable(facts []EC2Facts) *pricing.Table {
 }
 
 // offerings makes one offering per zone and capacity type, on-demand and
-// spot, sorted by zone then capacity type; none is available when the
-// type cannot launch under the EC2NodeClass's launch settings.
+// spot, sorted by zone then capacity type, then one per capacity
+// reservation of the type; none is available when the type cannot launch
+// under the EC2NodeClass's launch settings.
 func (c *awsConfig) offerings(f EC2Facts) []Offering {
 	compatible := c.incompatibility(f) == ""
 	out := make([]Offering, 0, 2*len(c.zones))
@@ -130,9 +160,40 @@ func (c *awsConfig) offerings(f EC2Facts) []Offering {
 			} else {
 				price, ok = c.prices.SpotPrice(f.InstanceType, zone)
 			}
-			unavailable := c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
+			unavailable := c.shifted[zone] || c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
 			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable && compatible})
 		}
+	}
+	return append(out, c.reservedOfferings(f, compatible)...)
+}
+
+// reservationPriceDivisor makes a reservation's instances nearly free
+// while keeping them in the order of their on-demand prices, so that
+// consolidation still compares them (the provider divides by the same).
+const reservationPriceDivisor = 10_000_000
+
+// reservedOfferings are the type's offerings in the EC2NodeClass's
+// capacity reservations; none is available when the type is not
+// compatible with the class's launch settings.
+func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
+	var out []Offering
+	for _, r := range c.reservations {
+		if r.InstanceType != f.InstanceType {
+			continue
+		}
+		price, _ := c.prices.OnDemandPrice(f.InstanceType)
+		reservationType := r.ReservationType
+		if reservationType == "" {
+			reservationType = apis.CapacityReservationTypeDefault
+		}
+		available := c.reservationCounts.Available(r.ID)
+		out = append(out, Offering{
+			Zone: r.AvailabilityZone, CapacityType: apis.CapacityTypeReserved,
+			Price:         price / reservationPriceDivisor,
+			ReservationID: r.ID, ReservationType: reservationType, ReservationCapacity: available,
+			Available: compatible && available > 0 && slices.Contains(c.zones, r.AvailabilityZone) &&
+				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone],
+		})
 	}
 	return out
 }

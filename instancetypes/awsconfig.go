@@ -26,6 +26,15 @@ type awsConfig struct {
 	now              time.Time
 	vmMemoryOverhead float64
 	reservedENIs     int64
+	// shifted are the zones a zonal shift moves away from.
+	shifted map[string]bool
+	// reservations are the EC2NodeClass's capacity reservations still
+	// open at now, and reservationCounts their available counts.
+	reservations      []apis.CapacityReservation
+	reservationCounts *ReservationAvailability
+	// nodeClass and learned give the memory nodes reported.
+	nodeClass *apis.EC2NodeClass
+	learned   *LearnedMemory
 
 	maxPods, podsPerCore *int32
 	kubeReserved         []quantityOverride
@@ -67,6 +76,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 		region: opts.Region, prices: opts.Prices, unavailable: opts.Unavailable, now: opts.Now,
 		vmMemoryOverhead: opts.VMMemoryOverheadPercent, reservedENIs: int64(opts.ReservedENIs),
 		placementStrategy: opts.PlacementGroupStrategy,
+		reservationCounts: opts.Reservations, learned: opts.LearnedMemory,
 	}
 	if cfg.region == "" {
 		cfg.region = DefaultRegion
@@ -86,10 +96,58 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 	if nodeClass == nil {
 		nodeClass = &apis.EC2NodeClass{Spec: apis.EC2NodeClassSpec{AMISelectorTerms: []apis.AMISelectorTerm{{Alias: "al2023@latest"}}}}
 	}
+	cfg.nodeClass = nodeClass
 	if err := cfg.readNodeClass(nodeClass); err != nil {
 		return nil, fmt.Errorf("%w: EC2NodeClass %q: %w", ErrInvalidAWSOptions, nodeClass.Name, err)
 	}
+	if err := cfg.readStatus(nodeClass.Status, opts.ZonalShifts); err != nil {
+		return nil, fmt.Errorf("%w: EC2NodeClass %q: %w", ErrInvalidAWSOptions, nodeClass.Name, err)
+	}
 	return cfg, nil
+}
+
+// readStatus takes what the EC2NodeClass's status resolved: its subnets'
+// zones replace the default zones, its zone IDs name the zones of zonal
+// shifts, and its capacity reservations still open make reserved
+// offerings.
+func (c *awsConfig) readStatus(status apis.EC2NodeClassStatus, shifts []string) error {
+	zoneOfID := map[string]string{}
+	if len(status.Subnets) > 0 {
+		c.zones = c.zones[:0:0]
+		for i, s := range status.Subnets {
+			if s.Zone == "" {
+				return fmt.Errorf("status.subnets[%d].zone: missing", i)
+			}
+			c.zones = append(c.zones, s.Zone)
+			if s.ZoneID != "" {
+				zoneOfID[s.ZoneID] = s.Zone
+			}
+		}
+		slices.Sort(c.zones)
+		c.zones = slices.Compact(c.zones)
+	}
+	for i, name := range shifts {
+		if name == "" {
+			return fmt.Errorf("ZonalShifts[%d]: empty", i)
+		}
+		if c.shifted == nil {
+			c.shifted = map[string]bool{}
+		}
+		if zone, ok := zoneOfID[name]; ok {
+			name = zone
+		}
+		c.shifted[name] = true
+	}
+	for i, r := range status.CapacityReservations {
+		if r.ID == "" || r.AvailabilityZone == "" || r.InstanceType == "" {
+			return fmt.Errorf("status.capacityReservations[%d]: id, availabilityZone and instanceType are required", i)
+		}
+		if r.EndTime != nil && !r.EndTime.After(c.now) {
+			continue // expired: the provider lists only open reservations
+		}
+		c.reservations = append(c.reservations, r)
+	}
+	return nil
 }
 
 // resolveScalars applies the defaults of the numeric options and checks them.

@@ -16,6 +16,10 @@ import (
 // controller gives Windows nodes: one per secondary IPv4 address.
 const resourcePrivateIPv4Address corev1.ResourceName = "vpc.amazonaws.com/PrivateIPv4Address"
 
+// tenancies are the tenancies every EC2 type launches with, default first:
+// the provider launches dedicated only when a NodeClaim rules default out.
+var tenancies = map[string][]string{apis.LabelInstanceTenancy: {apis.TenancyDefault, apis.TenancyDedicated}}
+
 // instanceType models one EC2 type. The order of the stages mirrors the AWS
 // provider's NewInstanceType: capacity first, then each part of the
 // overhead from the capacity's pieces, then labels and offerings.
@@ -36,10 +40,14 @@ func (c *awsConfig) instanceType(f EC2Facts) (*InstanceType, error) {
 	if labels[apis.LabelOS] == string(corev1.Windows) && f.InVPCLimits {
 		capacity = capacity.With(resourcePrivateIPv4Address, f.IPv4PerENI-1)
 	}
+	if learned, ok := c.learned.Memory(c.nodeClass, f.InstanceType); ok {
+		capacity = capacity.With(corev1.ResourceMemory, learned)
+	}
 	return NewInstanceType(Spec{
-		Name:     f.InstanceType,
-		Labels:   labels,
-		Capacity: capacity,
+		Name:         f.InstanceType,
+		Labels:       labels,
+		LabelChoices: tenancies,
+		Capacity:     capacity,
 		Overhead: Overhead{
 			KubeReserved:      c.kubeReservedFor(f),
 			SystemReserved:    c.systemReserved,

@@ -37,6 +37,9 @@ type InstanceType struct {
 	// Overlay says what NodeOverlays changed of Capacity; nil when none
 	// did (ApplyOverlays).
 	Overlay *OverlayNote
+	// LabelChoices are the labels a launch sets to one of several values
+	// (Spec.LabelChoices); Requirements hold each as In its values.
+	LabelChoices map[string][]string
 
 	allocatable resources.Vector
 	built       bool
@@ -67,6 +70,11 @@ type Offering struct {
 	// ReservationCapacity is how many more instances the reservation can
 	// launch; only meaningful for reserved offerings.
 	ReservationCapacity int
+	// ReservationType is a reserved offering's capacity reservation type
+	// (apis.CapacityReservationTypeDefault or ...CapacityBlock), the
+	// karpenter.k8s.aws/capacity-reservation-type label of its nodes; empty
+	// when not known, and for every other capacity type.
+	ReservationType string
 	// PriceOverlay names the NodeOverlay that set Price, and BasePrice is
 	// the provider's price it replaced or adjusted; both are zero when no
 	// overlay changed the price (ApplyOverlays).
@@ -85,6 +93,13 @@ type Spec struct {
 	// AbsentLabels are label keys a node of this type never has, beyond the
 	// well-known labels missing from Labels, which are absent anyway.
 	AbsentLabels []string
+	// LabelChoices are labels a node of this type carries with one of
+	// several values, chosen at launch: the first value, in the order
+	// given, that the NodeClaim's requirements allow (see
+	// LaunchLabelChoice). The AWS model gives every type the tenancy label
+	// with apis.TenancyDefault then apis.TenancyDedicated, as the provider
+	// launches either and prefers shared hardware.
+	LabelChoices map[string][]string
 	Capacity     resources.Vector
 	Overhead     Overhead
 	Offerings    []Offering
@@ -117,7 +132,11 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, offerings)
+	choices, err := labelChoices(spec.LabelChoices)
+	if err != nil {
+		return nil, err
+	}
+	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, choices, offerings)
 	if err != nil {
 		return nil, err
 	}
@@ -127,6 +146,7 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 		Capacity:     spec.Capacity,
 		Overhead:     spec.Overhead,
 		Offerings:    offerings,
+		LabelChoices: choices,
 	}
 	it.allocatable = allocatable(it.Capacity, it.Overhead)
 	it.built = true
@@ -190,25 +210,32 @@ func (it *InstanceType) String() string {
 }
 
 // Requirements expresses the offering as requirements: its capacity type,
-// its zone, and its reservation ID (DoesNotExist when it is not reserved),
-// as Karpenter's offerings carry them.
+// its zone, its reservation ID and type (DoesNotExist when it is not
+// reserved; the type is left out when a reserved offering does not say
+// it), as Karpenter's offerings carry them.
 func (o Offering) Requirements() requirements.Requirements {
 	reservation := requirements.DoesNotExist(apis.LabelCapacityReservationID)
+	reservationType := requirements.DoesNotExist(apis.LabelCapacityReservationType)
 	if o.ReservationID != "" {
 		reservation = requirements.In(apis.LabelCapacityReservationID, o.ReservationID)
+		reservationType = in(apis.LabelCapacityReservationType, o.ReservationType)
 	}
-	return requirements.NewRequirements(
+	reqs := requirements.NewRequirements(
 		requirements.In(apis.LabelCapacityType, o.CapacityType),
 		requirements.In(apis.LabelTopologyZone, o.Zone),
 		reservation,
 	)
+	if o.ReservationID == "" || o.ReservationType != "" {
+		reqs = reqs.Add(reservationType)
+	}
+	return reqs
 }
 
 // Compatible reports whether reqs allow the offering, as
 // reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
 // building requirements: a NodeClaim may launch into the offering only if
-// its zone and capacity type are allowed, and a reservation ID is required
-// (by a positive requirement) only of reserved offerings.
+// its zone and capacity type are allowed, and a reservation ID or type is
+// required (by a positive requirement) only of reserved offerings.
 func (o Offering) Compatible(reqs requirements.Requirements) bool {
 	filter := newOfferingFilter(reqs)
 	return filter.allows(o)
@@ -217,8 +244,8 @@ func (o Offering) Compatible(reqs requirements.Requirements) bool {
 // offeringFilter holds the three requirements offerings are checked
 // against, looked up once for all the offerings of a type.
 type offeringFilter struct {
-	zone, capacityType, reservation          requirements.Requirement
-	hasZone, hasCapacityType, hasReservation bool
+	zone, capacityType, reservation, reservationType             requirements.Requirement
+	hasZone, hasCapacityType, hasReservation, hasReservationType bool
 }
 
 func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
@@ -226,6 +253,7 @@ func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
 	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
 	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
+	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
 	return f
 }
 
@@ -235,13 +263,27 @@ func (f *offeringFilter) allows(o Offering) bool {
 		return false
 	case f.hasCapacityType && !f.capacityType.Has(o.CapacityType):
 		return false
+	case f.hasReservationType && !allowsReservationLabel(f.reservationType, o.ReservationID, o.ReservationType):
+		return false
 	case !f.hasReservation:
 		return true
-	case o.ReservationID != "":
-		return f.reservation.Has(o.ReservationID)
 	}
-	op := f.reservation.Operator()
-	return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+	return allowsReservationLabel(f.reservation, o.ReservationID, o.ReservationID)
+}
+
+// allowsReservationLabel reports whether r allows an offering's
+// reservation label (ID or type) of the given value: an offering that is
+// not reserved lacks the label, so only NotIn and DoesNotExist allow it;
+// a reserved offering that does not know the value leaves it open.
+func allowsReservationLabel(r requirements.Requirement, reservationID, value string) bool {
+	switch {
+	case reservationID == "":
+		op := r.Operator()
+		return op == corev1.NodeSelectorOpNotIn || op == corev1.NodeSelectorOpDoesNotExist
+	case value == "":
+		return true
+	}
+	return r.Has(value)
 }
 
 // CheapestOffering returns the cheapest available offering that reqs allow,
@@ -262,8 +304,12 @@ func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offeri
 	return best, found
 }
 
-// capacityTypes are the capacity types an offering may have.
-var capacityTypes = []string{apis.CapacityTypeOnDemand, apis.CapacityTypeReserved, apis.CapacityTypeSpot}
+// capacityTypes are the capacity types an offering may have, and
+// reservationTypes the types of capacity reservation.
+var (
+	capacityTypes    = []string{apis.CapacityTypeOnDemand, apis.CapacityTypeReserved, apis.CapacityTypeSpot}
+	reservationTypes = []string{apis.CapacityReservationTypeCapacityBlock, apis.CapacityReservationTypeDefault}
+)
 
 // LaunchCapacityTypes is how many capacity types a launch chooses among.
 const LaunchCapacityTypes = 3
@@ -325,6 +371,10 @@ func checkOffering(o Offering) error {
 		return fmt.Errorf("reservationID: %q with capacity type %q: reserved offerings, and only they, have one", o.ReservationID, o.CapacityType)
 	case o.ReservationCapacity < 0:
 		return fmt.Errorf("reservationCapacity: %d is negative", o.ReservationCapacity)
+	case o.ReservationType != "" && o.ReservationID == "":
+		return fmt.Errorf("reservationType: %q on a %s offering: only reserved offerings have one", o.ReservationType, o.CapacityType)
+	case o.ReservationType != "" && !slices.Contains(reservationTypes, o.ReservationType):
+		return fmt.Errorf("reservationType: %q is not one of %v", o.ReservationType, reservationTypes)
 	}
 	return nil
 }

@@ -150,17 +150,20 @@ func TestCheapestOffering(t *testing.T) {
 // both must agree on every combination of requirement shapes.
 func TestOfferingCompatibleMatchesRequirements(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	keys := []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID}
+	keys := []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType}
 	values := map[string][]string{
-		apis.LabelTopologyZone:          {"z1", "z2"},
-		apis.LabelCapacityType:          {"spot", "on-demand", "reserved"},
-		apis.LabelCapacityReservationID: {"cr-1", "cr-2"},
+		apis.LabelTopologyZone:            {"z1", "z2"},
+		apis.LabelCapacityType:            {"spot", "on-demand", "reserved"},
+		apis.LabelCapacityReservationID:   {"cr-1", "cr-2", "cr-3"},
+		apis.LabelCapacityReservationType: {apis.CapacityReservationTypeDefault, apis.CapacityReservationTypeCapacityBlock},
 	}
 	ops := []corev1.NodeSelectorOperator{corev1.NodeSelectorOpIn, corev1.NodeSelectorOpNotIn, corev1.NodeSelectorOpExists, corev1.NodeSelectorOpDoesNotExist}
 	offerings := []Offering{
 		{Zone: "z1", CapacityType: "spot"},
 		{Zone: "z2", CapacityType: "on-demand"},
 		{Zone: "z1", CapacityType: "reserved", ReservationID: "cr-1"},
+		{Zone: "z2", CapacityType: "reserved", ReservationID: "cr-2", ReservationType: apis.CapacityReservationTypeCapacityBlock},
+		{Zone: "z2", CapacityType: "reserved", ReservationID: "cr-3", ReservationType: apis.CapacityReservationTypeDefault},
 	}
 	for range 5000 {
 		var items []requirements.Requirement

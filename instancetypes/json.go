@@ -34,19 +34,22 @@ import (
 // absent (DoesNotExist) without saying so; "absentLabels" lists the other
 // keys a type never has (the fake catalog's "special" on small types) and
 // is left out when empty. Quantities are Kubernetes quantity strings.
-// Offerings may add "reservationID" and "reservationCapacity" for capacity
-// reservations. WriteJSON writes object keys sorted and two-space
+// Offerings may add "reservationID", "reservationCapacity" and
+// "reservationType" for capacity reservations. "labelChoices" lists the
+// labels a launch sets to one of several values, in the order preferred
+// (the AWS model's tenancy), and is left out when empty. WriteJSON writes object keys sorted and two-space
 // indentation, so the same catalog always gives the same bytes; ReadJSON
 // accepts what it writes and what a person would write by hand.
 
 type jsonInstanceType struct {
-	Name         string            `json:"name"`
-	Labels       map[string]string `json:"labels"`
-	AbsentLabels []string          `json:"absentLabels,omitempty"`
-	Capacity     map[string]string `json:"capacity"`
-	Overhead     jsonOverhead      `json:"overhead"`
-	Allocatable  map[string]string `json:"allocatable"`
-	Offerings    []jsonOffering    `json:"offerings"`
+	Name         string              `json:"name"`
+	Labels       map[string]string   `json:"labels"`
+	AbsentLabels []string            `json:"absentLabels,omitempty"`
+	LabelChoices map[string][]string `json:"labelChoices,omitempty"`
+	Capacity     map[string]string   `json:"capacity"`
+	Overhead     jsonOverhead        `json:"overhead"`
+	Allocatable  map[string]string   `json:"allocatable"`
+	Offerings    []jsonOffering      `json:"offerings"`
 }
 
 type jsonOverhead struct {
@@ -62,6 +65,7 @@ type jsonOffering struct {
 	Available           bool    `json:"available"`
 	ReservationID       string  `json:"reservationID,omitempty"`
 	ReservationCapacity int     `json:"reservationCapacity,omitempty"`
+	ReservationType     string  `json:"reservationType,omitempty"`
 }
 
 // WriteJSON writes the catalog in the JSON catalog format. The same catalog
@@ -79,12 +83,13 @@ func WriteJSON(w io.Writer, c Catalog) error {
 			// An overlaid catalog is written with the prices it ends up
 			// with: read back, it is the catalog Karpenter schedules with.
 			offerings[j] = jsonOffering{Zone: o.Zone, CapacityType: o.CapacityType, Price: o.Price, Available: o.Available,
-				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity}
+				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType}
 		}
 		out[i] = jsonInstanceType{
 			Name:         it.Name,
 			Labels:       labels,
 			AbsentLabels: absent,
+			LabelChoices: it.LabelChoices,
 			Capacity:     it.Capacity.Strings(),
 			Overhead: jsonOverhead{
 				KubeReserved:      it.Overhead.KubeReserved.Strings(),

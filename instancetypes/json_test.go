@@ -207,6 +207,16 @@ func TestReadJSONErrors(t *testing.T) {
 			`allocatable: not capacity less overhead: cpu is 2, want 1930m`},
 		{"duplicate name", `[` + minimal[1:len(minimal)-1] + `,` + minimal[1:], `instanceTypes[1] (m5.large): name: also the name of instanceTypes[0]`},
 		{"trailing data", minimal + `]`, `not JSON`},
+		{"label choice also a label", entry(`"labels"`, `"labelChoices": {"kubernetes.io/arch": ["amd64", "arm64"]}, "labels"`),
+			`labelChoices: kubernetes.io/arch is also a label`},
+		{"label choice repeated", entry(`"labels"`, `"labelChoices": {"karpenter.k8s.aws/instance-tenancy": ["default", "default"]}, "labels"`),
+			`labelChoices: karpenter.k8s.aws/instance-tenancy: "default" is listed twice`},
+		{"label choice empty", entry(`"labels"`, `"labelChoices": {"karpenter.k8s.aws/instance-tenancy": []}, "labels"`),
+			`labelChoices: karpenter.k8s.aws/instance-tenancy: no values`},
+		{"reservation type on spot", entry(`"available": true`, `"available": true, "reservationType": "default"`),
+			`offerings[0]: reservationType: "default" on a spot offering`},
+		{"bad reservation type", entry(`"capacityType": "spot"`, `"capacityType": "reserved", "reservationID": "cr-1", "reservationType": "block"`),
+			`offerings[0]: reservationType: "block" is not one of`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadJSON(strings.NewReader(tc.input), "catalog.json")

@@ -106,7 +106,7 @@ func quantityMap(field string, raw json.RawMessage, negativeOK bool) (resources.
 	return quantities(field, m, negativeOK)
 }
 
-var instanceTypeFields = []string{"name", "labels", "absentLabels", "capacity", "overhead", "allocatable", "offerings"}
+var instanceTypeFields = []string{"name", "labels", "absentLabels", "labelChoices", "capacity", "overhead", "allocatable", "offerings"}
 
 // readInstanceType reads one element of the array. It returns the type's
 // name whenever it could read it, for the error message.
@@ -154,6 +154,8 @@ func readTypeMember(spec *Spec, allocatable **resources.Vector, m member) error 
 		spec.Labels, err = stringMap("labels", m.value)
 	case "absentLabels":
 		err = decodeValue("absentLabels", m.value, &spec.AbsentLabels, "an array of strings")
+	case "labelChoices":
+		err = decodeValue("labelChoices", m.value, &spec.LabelChoices, "an object of string arrays")
 	case "capacity":
 		spec.Capacity, err = quantityMap("capacity", m.value, false)
 	case "overhead":
@@ -191,7 +193,7 @@ func readOverhead(raw json.RawMessage) (Overhead, error) {
 	return o, nil
 }
 
-var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity"}
+var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity", "reservationType"}
 
 func readOfferings(raw json.RawMessage) ([]Offering, error) {
 	var elems []json.RawMessage
@@ -233,6 +235,8 @@ func readOfferingMember(o *Offering, field string, m member) error {
 		return decodeValue(field, m.value, &o.ReservationID, "a string")
 	case "reservationCapacity":
 		return decodeValue(field, m.value, &o.ReservationCapacity, "an integer")
+	case "reservationType":
+		return decodeValue(field, m.value, &o.ReservationType, "a string")
 	}
 	return nil
 }

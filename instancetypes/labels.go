@@ -43,23 +43,33 @@ var impliedAbsent = func() []string {
 // an offering that is out of capacity or has no price is unavailable, but
 // its zone is still the type's); the capacity reservation ID In the IDs of
 // the reserved offerings; and, when there are none, DoesNotExist for the
-// reservation ID and type. offerings must be validated already.
-func buildRequirements(name string, labels map[string]string, absent []string, offerings []Offering) (requirements.Requirements, error) {
+// reservation ID and type. A label choice is In its values. offerings and
+// choices must be validated already.
+func buildRequirements(name string, labels map[string]string, absent []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
 	if err := checkLabels(name, labels, absent); err != nil {
 		return requirements.Requirements{}, err
 	}
-	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(impliedAbsent)+len(offeringLabels)+1)
+	for _, key := range sortedKeys(choices) {
+		if _, ok := labels[key]; ok || slices.Contains(absent, key) {
+			return requirements.Requirements{}, fmt.Errorf("labelChoices: %s is also a label or an absent label", key)
+		}
+	}
+	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(choices)+len(impliedAbsent)+len(offeringLabels)+1)
 	items = append(items, in(apis.LabelInstanceType, name))
 	for key, value := range labels {
 		if key != apis.LabelInstanceType {
 			items = append(items, in(key, value))
 		}
 	}
+	for key, values := range choices {
+		items = append(items, in(key, values...))
+	}
 	for _, key := range absent {
 		items = append(items, doesNotExist(key))
 	}
 	for _, key := range impliedAbsent {
-		if _, ok := labels[key]; !ok && key != apis.LabelInstanceType && !slices.Contains(absent, key) {
+		_, chosen := choices[key]
+		if _, ok := labels[key]; !ok && !chosen && key != apis.LabelInstanceType && !slices.Contains(absent, key) {
 			items = append(items, doesNotExist(key))
 		}
 	}
@@ -69,12 +79,15 @@ func buildRequirements(name string, labels map[string]string, absent []string, o
 
 // offeringRequirements are the type-level requirements its offerings imply.
 func offeringRequirements(offerings []Offering) []requirements.Requirement {
-	var zones, kinds, reservations []string
+	var zones, kinds, reservations, reservationTypes []string
+	typeUnknown := false
 	for _, o := range offerings {
 		zones = append(zones, o.Zone)
 		kinds = append(kinds, o.CapacityType)
 		if o.ReservationID != "" {
 			reservations = append(reservations, o.ReservationID)
+			reservationTypes = append(reservationTypes, o.ReservationType)
+			typeUnknown = typeUnknown || o.ReservationType == ""
 		}
 	}
 	out := []requirements.Requirement{
@@ -82,12 +95,57 @@ func offeringRequirements(offerings []Offering) []requirements.Requirement {
 		in(apis.LabelCapacityType, kinds...),
 		in(apis.LabelCapacityReservationID, reservations...),
 	}
-	if len(reservations) == 0 {
-		// The reservation type of a reserved offering is not modelled, so
-		// it is left open when there are reservations.
-		out = append(out, doesNotExist(apis.LabelCapacityReservationType))
+	// A reserved offering that does not say its reservation type (a
+	// catalog written before types were modelled) leaves the type open.
+	if !typeUnknown {
+		out = append(out, in(apis.LabelCapacityReservationType, reservationTypes...))
 	}
 	return out
+}
+
+// labelChoices validates Spec.LabelChoices and returns a copy, nil when
+// there are none.
+func labelChoices(m map[string][]string) (map[string][]string, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := make(map[string][]string, len(m))
+	for _, key := range sortedKeys(m) {
+		if err := checkLabelKey(key); err != nil {
+			return nil, fmt.Errorf("labelChoices: %w", err)
+		}
+		if key == apis.LabelInstanceType {
+			return nil, fmt.Errorf("labelChoices: %s is always the name", key)
+		}
+		values := m[key]
+		if len(values) == 0 {
+			return nil, fmt.Errorf("labelChoices: %s: no values", key)
+		}
+		for i, v := range values {
+			if !isLabelValue(v) || v == "" {
+				return nil, fmt.Errorf("labelChoices: %s: %q is not a valid label value", key, v)
+			}
+			if slices.Contains(values[:i], v) {
+				return nil, fmt.Errorf("labelChoices: %s: %q is listed twice", key, v)
+			}
+		}
+		out[key] = slices.Clone(values)
+	}
+	return out, nil
+}
+
+// LaunchLabelChoice is the value a node launched for the requirements
+// gets for a label the type offers a choice of: the first of the type's
+// values that reqs allow, as the AWS provider picks default tenancy when a
+// NodeClaim allows both. ok is false when the type has no choice for key or
+// reqs allow none of its values.
+func (it *InstanceType) LaunchLabelChoice(key string, reqs requirements.Requirements) (string, bool) {
+	for _, v := range it.LabelChoices[key] {
+		if r, ok := reqs.Lookup(key); !ok || r.Has(v) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // checkLabels refuses labels a node could not carry or that would make the
@@ -164,7 +222,7 @@ func labelsOf(it *InstanceType) (map[string]string, []string, error) {
 	var absent []string
 	for _, req := range it.Requirements.Items() {
 		key := req.Key()
-		if slices.Contains(offeringLabels, key) {
+		if _, chosen := it.LabelChoices[key]; chosen || slices.Contains(offeringLabels, key) {
 			continue
 		}
 		values := req.Values()

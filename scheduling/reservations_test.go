@@ -73,3 +73,31 @@ func TestAPodWaitingForReservationsIsNotRelaxed(t *testing.T) {
 	}
 	assert.Contains(t, e.Outcome, "reserved capacity exhausted")
 }
+
+// A pod that asks for one type of capacity reservation does not launch into
+// a reservation of another type, even a cheaper one.
+func TestReservationTypeIsChecked(t *testing.T) {
+	it, err := instancetypes.NewInstanceType(instancetypes.Spec{
+		Name:     "m-block",
+		Labels:   map[string]string{apis.LabelArch: "amd64", apis.LabelOS: "linux"},
+		Capacity: resources.New(4000, 16<<30, 110),
+		Offerings: []instancetypes.Offering{
+			{Zone: "test-zone-1", CapacityType: apis.CapacityTypeReserved, Price: 0.10, Available: true,
+				ReservationID: "cr-1", ReservationCapacity: 2, ReservationType: apis.CapacityReservationTypeCapacityBlock},
+			{Zone: "test-zone-1", CapacityType: apis.CapacityTypeReserved, Price: 0.12, Available: true,
+				ReservationID: "cr-2", ReservationCapacity: 2, ReservationType: apis.CapacityReservationTypeDefault},
+		},
+	})
+	require.NoError(t, err)
+	catalog, err := instancetypes.NewCatalog(it)
+	require.NoError(t, err)
+	np := NodePool{NodePool: newPool("default"), InstanceTypes: catalog}
+	for reservationType, want := range map[string]string{apis.CapacityReservationTypeCapacityBlock: "cr-1", apis.CapacityReservationTypeDefault: "cr-2"} {
+		p := newPod("p", "1", "1Gi", withNodeSelector(apis.LabelCapacityReservationType, reservationType))
+		r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{np}})
+		require.Len(t, r.NodeClaims, 1, reservationType)
+		c := r.NodeClaims[0]
+		assert.Equal(t, apis.CapacityTypeReserved, c.CapacityType)
+		assert.Contains(t, c.Requirements, corev1.NodeSelectorRequirement{Key: apis.LabelCapacityReservationID, Operator: corev1.NodeSelectorOpIn, Values: []string{want}}, reservationType)
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // Result is what Karpenter would do for the input's pods.
@@ -85,8 +86,10 @@ type Summary struct {
 
 // LaunchLabels are the labels a node launched for the claim carries: the
 // instance type's, the NodePool template's, every single-valued In
-// requirement of the claim, and the offering, pool, hostname and type. The
-// map is new; the caller may change it.
+// requirement of the claim, the type's label choices the claim leaves
+// open (InstanceType.LaunchLabelChoice: default tenancy unless the claim
+// rules it out), and the offering, pool, hostname and type. The map is
+// new; the caller may change it.
 func (c *NodeClaim) LaunchLabels(it *instancetypes.InstanceType, np *apis.NodePool) map[string]string {
 	labels := it.Labels()
 	for k, v := range np.Spec.Template.ObjectMeta.Labels {
@@ -95,6 +98,19 @@ func (c *NodeClaim) LaunchLabels(it *instancetypes.InstanceType, np *apis.NodePo
 	for _, r := range c.Requirements {
 		if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) == 1 {
 			labels[r.Key] = r.Values[0]
+		}
+	}
+	if len(it.LabelChoices) > 0 {
+		// The claim's requirements were built from valid requirements, so
+		// they read back; a label it sets to one value is set above.
+		reqs, _ := requirements.FromNodeSelectorRequirements(c.Requirements...)
+		for key := range it.LabelChoices {
+			if _, set := labels[key]; set {
+				continue
+			}
+			if v, ok := it.LaunchLabelChoice(key, reqs); ok {
+				labels[key] = v
+			}
 		}
 	}
 	labels[apis.LabelTopologyZone] = c.Zone

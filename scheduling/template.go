@@ -200,20 +200,25 @@ func (t *template) daemonRuns(d *podInfo, it *instancetypes.InstanceType) bool {
 // offeringFilter is what a set of requirements says of offerings: the
 // zones, capacity types and capacity reservations it allows, looked up once.
 type offeringFilter struct {
-	zone, capacityType, reservation requirements.Requirement
-	hasReservation                  bool
+	zone, capacityType, reservation, reservationType requirements.Requirement
+	hasReservation, hasReservationType               bool
 }
 
 func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
 	f := offeringFilter{zone: reqs.Get(apis.LabelTopologyZone), capacityType: reqs.Get(apis.LabelCapacityType)}
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
+	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
 	return f
 }
 
 // allows reports whether the offering's zone, capacity type and reservation
-// are allowed; availability is the caller's to check.
+// (its ID, and its type when known) are allowed; availability is the
+// caller's to check.
 func (f *offeringFilter) allows(o *instancetypes.Offering) bool {
 	if !f.zone.Has(o.Zone) || !f.capacityType.Has(o.CapacityType) {
+		return false
+	}
+	if f.hasReservationType && o.ReservationType != "" && !f.reservationType.Has(o.ReservationType) {
 		return false
 	}
 	if f.hasReservation && o.ReservationID != "" {

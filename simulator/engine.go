@@ -252,6 +252,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 			ErrInvalidScenario, cfg.Clock.Now().UTC().Format(time.RFC3339), start.Format(time.RFC3339))
 	}
 	cfg.Snapshot.DRA = cfg.Snapshot.DRA || sc.DRA
+	cfg.Snapshot.ZonalShifts = slices.Concat(cfg.Snapshot.ZonalShifts, sc.Cloud.ZonalShifts)
 	s := &sim{
 		ctx: ctx, cfg: cfg, sc: sc, steps: steps, start: start, end: start.Add(sc.Duration.Duration), now: start,
 		clock:       runClock(cfg.Clock, start),

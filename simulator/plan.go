@@ -103,6 +103,11 @@ func (sc *Scenario) compile(where func(i int) string) ([]step, error) {
 	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
 		errs = append(errs, fmt.Errorf("%w: cloud.failureRate %v is not in [0, 1]", ErrInvalidScenario, sc.Cloud.FailureRate))
 	}
+	for i, z := range sc.Cloud.ZonalShifts {
+		if z == "" {
+			errs = append(errs, fmt.Errorf("%w: cloud.zonalShifts[%d] is empty", ErrInvalidScenario, i))
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

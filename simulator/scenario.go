@@ -88,6 +88,11 @@ type CloudSpec struct {
 	RegistrationDelay   metav1.Duration `json:"registrationDelay,omitzero"`
 	InitializationDelay metav1.Duration `json:"initializationDelay,omitzero"`
 	LaunchJitter        metav1.Duration `json:"launchJitter,omitzero"`
+	// ZonalShifts are the zones, or zone IDs the EC2NodeClasses'
+	// status.subnets resolve, an ARC zonal shift moves the cluster away
+	// from for the whole run: no offering in them is available
+	// (instancetypes.AWSOptions.ZonalShifts).
+	ZonalShifts []string `json:"zonalShifts,omitempty"`
 }
 
 // CapacityLimit caps one offering.

@@ -68,6 +68,7 @@ func TestParseScenarioRefusesBadInput(t *testing.T) {
 		"sample often":   "duration: 1m\nsampleEvery: 1ms\n",
 		"sample never":   "duration: 1m\nsampleEvery: -1s\n",
 		"many samples":   "duration: 100000h\nsampleEvery: 1s\n",
+		"empty shift":    "duration: 1m\ncloud: {zonalShifts: [\"\"]}\n",
 	} {
 		if _, err := ParseScenario([]byte(doc)); !errors.Is(err, ErrInvalidScenario) {
 			t.Errorf("%s: error %v, want ErrInvalidScenario", name, err)

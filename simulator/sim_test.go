@@ -361,3 +361,19 @@ inline: |
 		}
 	}
 }
+
+func TestZonalShiftKeepsLaunchesOutOfTheZone(t *testing.T) {
+	first := run(t, Scenario{Seed: 1, Duration: dur(3 * time.Minute), Steps: []Step{scaleAt(0, 10)}})
+	zone := kinds(first, KindLaunch)[0].Zone
+	res := run(t, Scenario{Seed: 1, Duration: dur(3 * time.Minute), Steps: []Step{scaleAt(0, 10)},
+		Cloud: CloudSpec{ZonalShifts: []string{zone}}})
+	launched := kinds(res, KindLaunch)
+	if len(launched) == 0 || res.Final.PendingPods != 0 {
+		t.Fatalf("want launches elsewhere and no pod pending:\n%s", timeline(res))
+	}
+	for _, l := range launched {
+		if l.Zone == zone {
+			t.Errorf("launch %s in %s, the zone shifted away from", l.Nodes[0], zone)
+		}
+	}
+}

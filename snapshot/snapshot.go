@@ -51,7 +51,15 @@ type Options struct {
 	// Region is the region of every catalog's offerings; default us-east-1.
 	Region string
 	// Zones are the zones offerings are made in; default Region + a, b, c.
+	// An EC2NodeClass whose status lists subnets offers in their zones
+	// instead.
 	Zones []string
+	// ZonalShifts are the zones (or zone IDs) an ARC zonal shift moves the
+	// cluster away from, and Reservations the available instance counts of
+	// the EC2NodeClasses' capacity reservations: see
+	// instancetypes.AWSOptions. They shape the embedded EC2 model only.
+	ZonalShifts  []string
+	Reservations *instancetypes.ReservationAvailability
 	// Catalog, when set, gives the instance types of an EC2NodeClass (nil
 	// for the default class) instead of the embedded EC2 model: a catalog
 	// read from JSON, a synthetic one, or one another tool computed.
@@ -83,7 +91,8 @@ func (o Options) CatalogFor(nc *apis.EC2NodeClass) (instancetypes.Catalog, error
 	if o.Catalog != nil {
 		return o.Catalog(nc)
 	}
-	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: o.Region, Zones: o.Zones, NodeClass: nc})
+	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: o.Region, Zones: o.Zones, NodeClass: nc,
+		ZonalShifts: o.ZonalShifts, Reservations: o.Reservations})
 }
 
 func (o Options) maxPods() int {

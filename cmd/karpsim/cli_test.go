@@ -251,6 +251,8 @@ func TestCommandLine(t *testing.T) {
 		{"missing flag value", []string{"plan", "-f"}, 2, "", "flag needs an argument"},
 		{"unexpected argument", []string{"plan", "input.yaml", "-o", "json"}, 2, "", `unexpected argument "input.yaml"`},
 		{"-o yaml on instance-types", []string{"instance-types", "-o", "xml"}, 2, "", `-o "xml": want table, json or yaml`},
+		{"reservation count not a number", []string{"instance-types", "--reservation-capacity", "cr-1=many"}, 2, "", `--reservation-capacity "cr-1=many": want ID=N`},
+		{"reservation given twice", []string{"plan", "--reservation-capacity", "cr-1=1", "--reservation-capacity", "cr-1=2"}, 2, "", `--reservation-capacity: cr-1 is given twice`},
 		{"unknown shell", []string{"completion", "tcsh"}, 2, "", `unknown shell "tcsh": want bash, zsh, fish or powershell`},
 		{"no shell", []string{"completion"}, 2, "", "want one shell"},
 	} {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -29,6 +31,7 @@ type instanceTypesOptions struct {
 	zones      string
 	overlays   []string
 	nodePool   string
+	offers     offeringFlags
 }
 
 func newInstanceTypesCommand() *cobra.Command {
@@ -38,8 +41,10 @@ func newInstanceTypesCommand() *cobra.Command {
 		Short: "list the instance-type catalog with capacity, overhead, allocatable and offerings",
 		Long: `Instance-types lists the catalog Karpenter would choose from: by default the embedded EC2 facts modelled
 as Karpenter's AWS provider computes capacity, overhead and allocatable, with on-demand prices and
-modelled spot prices. The table is sorted by name; -o json prints the JSON catalog format that
---catalog reads, and -o yaml the same as YAML.`,
+modelled spot prices. An EC2NodeClass's status gives the zones (its subnets') and the capacity
+reservations (with --reservation-capacity counts); --zonal-shift makes a zone's offerings unavailable,
+and ZONES then counts the zones still offered. The table is sorted by name; -o json prints the JSON
+catalog format that --catalog reads, and -o yaml the same as YAML.`,
 		Example: `  # The catalog, one line per instance type
   karpsim instance-types
 
@@ -68,6 +73,7 @@ modelled spot prices. The table is sorted by name; -o json prints the JSON catal
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
 	f.StringArrayVar(&opts.overlays, "overlays", nil, "apply the NodeOverlays of this manifest `FILE` (karpenter.sh/v1alpha1) and show what they changed in an OVERLAY column; repeatable")
+	addOfferingFlags(cmd, &opts.offers)
 	f.StringVar(&opts.nodePool, "nodepool", "default", "with --overlays, the `NAME` of the NodePool the catalog is for (overlays may select karpenter.sh/nodepool and the labels of that NodePool's template when a file gives it)")
 	must(cmd.MarkFlagFilename("nodeclass", manifestExtensions...))
 	must(cmd.MarkFlagFilename("overlays", manifestExtensions...))
@@ -158,9 +164,13 @@ func loadCatalog(opts instanceTypesOptions) (instancetypes.Catalog, error) {
 		}
 		return catalog.WithSpotPrices(spot)
 	}
-	awsOpts := instancetypes.AWSOptions{Region: opts.region}
+	awsOpts := instancetypes.AWSOptions{Region: opts.region, ZonalShifts: splitZones(opts.offers.zonalShift)}
 	if opts.zones != "" {
 		awsOpts.Zones = strings.Split(opts.zones, ",")
+	}
+	var err error
+	if awsOpts.Reservations, err = opts.offers.reservations(); err != nil {
+		return nil, err
 	}
 	if opts.nodeClass != "" {
 		nodeClass, err := loadNodeClass(opts.nodeClass)
@@ -196,11 +206,19 @@ func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
 }
 
 // writeInstanceTypesTable prints one line per instance type, sorted by name:
-// capacity, allocatable, and the cheapest available price per capacity type;
-// with overlaid, an OVERLAY column says what NodeOverlays changed.
+// capacity, allocatable, the cheapest available price per capacity type
+// (reserved only when some type has reserved offerings), and the zones
+// with an available offering out of the type's zones; with overlaid, an
+// OVERLAY column says what NodeOverlays changed.
 func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	reserved := slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool {
+		return slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved })
+	})
 	header := "NAME\tARCH\tCPU\tMEMORY\tALLOC CPU\tALLOC MEMORY\tALLOC PODS\tALLOC STORAGE\tGPU\tON-DEMAND $/H\tSPOT $/H\tZONES"
+	if reserved {
+		header = strings.Replace(header, "\tZONES", "\tRESERVED $/H\tZONES", 1)
+	}
 	if overlaid {
 		header += "\tOVERLAY"
 	}
@@ -211,7 +229,11 @@ func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlai
 		if overlaid {
 			end = "\t" + overlayNote(it) + "\n"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d"+end,
+		spot := cheapest(it, apis.CapacityTypeSpot)
+		if reserved {
+			spot += "\t" + cheapest(it, apis.CapacityTypeReserved)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s"+end,
 			it.Name,
 			it.Requirements.Get(apis.LabelArch).Any(),
 			quantity(it.Capacity, corev1.ResourceCPU),
@@ -222,8 +244,8 @@ func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlai
 			quantity(alloc, corev1.ResourceEphemeralStorage),
 			accelerators(it),
 			cheapest(it, apis.CapacityTypeOnDemand),
-			cheapest(it, apis.CapacityTypeSpot),
-			len(it.Requirements.Get(apis.LabelTopologyZone).Values()),
+			spot,
+			zonesAvailable(it),
 		)
 	}
 	return tw.Flush()
@@ -280,6 +302,23 @@ func accelerators(it *instancetypes.InstanceType) string {
 	return strings.Join(parts, ",")
 }
 
+// zonesAvailable prints how many of the type's zones have an available
+// offering, with the number of its zones when some have none (a zonal
+// shift, a missing price, insufficient capacity).
+func zonesAvailable(it *instancetypes.InstanceType) string {
+	zones := it.Requirements.Get(apis.LabelTopologyZone).Values()
+	n := 0
+	for _, z := range zones {
+		if slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.Zone == z && o.Available }) {
+			n++
+		}
+	}
+	if n == len(zones) {
+		return strconv.Itoa(n)
+	}
+	return fmt.Sprintf("%d of %d", n, len(zones))
+}
+
 // cheapest prints the lowest price among the available offerings of a
 // capacity type, or "-" when there is none.
 func cheapest(it *instancetypes.InstanceType, capacityType string) string {
@@ -291,6 +330,10 @@ func cheapest(it *instancetypes.InstanceType, capacityType string) string {
 	}
 	if !found {
 		return "-"
+	}
+	if best > 0 && best < 0.00005 {
+		// A reservation's nominal price (on-demand / 10,000,000).
+		return fmt.Sprintf("%.2g", best)
 	}
 	return fmt.Sprintf("%.4f", best)
 }

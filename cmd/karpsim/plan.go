@@ -41,6 +41,7 @@ type planOptions struct {
 	dra     bool
 	region  string
 	zones   string
+	offers  offeringFlags
 	cluster clusterOptions
 }
 
@@ -85,6 +86,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: GPU instance types offer their devices, pods' ResourceClaims request them (without it, Karpenter's default, pods that claim devices are unschedulable)")
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
+	addOfferingFlags(cmd, &opts.offers)
 	addClusterFlags(cmd, &opts.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
 	noCompletion(cmd, "explain", "region", "zones")
@@ -216,6 +218,10 @@ func snapshotOrExample(env environment, opts planOptions, command string, stdin 
 		return nil, err
 	}
 	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods}
+	if snapOpts.Reservations, err = opts.offers.reservations(); err != nil {
+		return nil, err
+	}
+	snapOpts.ZonalShifts = splitZones(opts.offers.zonalShift)
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return nil, err
 	}
