@@ -3,9 +3,14 @@ package instancetypes
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/pricing"
@@ -39,6 +44,18 @@ type AWSOptions struct {
 	// ReservedENIs are network interfaces kept from pods (Karpenter's
 	// RESERVED_ENIS), lowering the ENI-limited pod count.
 	ReservedENIs int
+	// NodeOverlays price the types the price list lacks (preview instance
+	// types), as Karpenter's AWS provider does since v1.14.0 with the
+	// NodeOverlay feature gate on (NodeOverlayGate): an overlay whose only
+	// requirement is node.kubernetes.io/instance-type In some types, and
+	// that sets price, gives those of them without a price that price, so
+	// their offerings are available. Of several such overlays naming a
+	// type, the last by name wins. Other overlays, and overlays on priced
+	// types, change nothing here; ApplyOverlays applies them all.
+	NodeOverlays []*apis.NodeOverlay
+	// NodeOverlayGate is Karpenter's NodeOverlay feature gate; without it
+	// NodeOverlays are not read.
+	NodeOverlayGate bool
 }
 
 // Defaults of AWSOptions.
@@ -60,7 +77,8 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // availability or of usage classes, so an offering is unavailable only when
 // it has no price or opts.Unavailable marks it. Types without an on-demand
 // price therefore have no available offering (they keep their zone and
-// capacity-type requirements, as upstream's do). The EC2NodeClass's
+// capacity-type requirements, as upstream's do), unless a NodeOverlay
+// prices them (AWSOptions.NodeOverlays). The EC2NodeClass's
 // capacity reservations make no reserved offerings, since their available
 // instance counts are not known; its subnets' zone IDs make no zone-id
 // label. Trunk-ENI (vpc.amazonaws.com/pod-eni) and EFA capacities and the
@@ -123,8 +141,36 @@ func (c *awsConfig) offerings(f EC2Facts) []Offering {
 			} else {
 				price, ok = c.prices.SpotPrice(f.InstanceType, zone)
 			}
+			if !ok {
+				price, ok = c.previewPrices[f.InstanceType]
+			}
 			unavailable := c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
 			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable})
+		}
+	}
+	return out
+}
+
+// previewPrices are the prices NodeOverlays give types, by type name, as
+// AWSOptions.NodeOverlays says; nil when the gate is off.
+func previewPrices(opts AWSOptions) map[string]float64 {
+	if !opts.NodeOverlayGate || len(opts.NodeOverlays) == 0 {
+		return nil
+	}
+	overlays := slices.Clone(opts.NodeOverlays)
+	slices.SortStableFunc(overlays, func(a, b *apis.NodeOverlay) int { return strings.Compare(a.Name, b.Name) })
+	out := map[string]float64{}
+	for _, o := range overlays {
+		reqs := o.Spec.Requirements
+		if o.Spec.Price == nil || len(reqs) != 1 || reqs[0].Key != apis.LabelInstanceType || reqs[0].Operator != corev1.NodeSelectorOpIn {
+			continue
+		}
+		price, err := strconv.ParseFloat(*o.Spec.Price, 64)
+		if err != nil || !(price >= 0) || math.IsInf(price, 1) {
+			continue
+		}
+		for _, name := range reqs[0].Values {
+			out[name] = price
 		}
 	}
 	return out

@@ -387,3 +387,40 @@ func TestDefaultSanity(t *testing.T) {
 		}
 	}
 }
+
+func TestPreviewPrices(t *testing.T) {
+	overlay := func(name, price string, reqs ...corev1.NodeSelectorRequirement) *apis.NodeOverlay {
+		o := &apis.NodeOverlay{Spec: apis.NodeOverlaySpec{Price: &price, Requirements: reqs}}
+		o.Name = name
+		return o
+	}
+	types := func(values ...string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: values}
+	}
+	overlays := []*apis.NodeOverlay{
+		overlay("b", "3", types("hpc7a.12xlarge")),
+		overlay("a", "2", types("hpc7a.12xlarge", "m5.large")),
+		// Not the one shape the provider reads: ignored here.
+		overlay("c", "4", types("hpc7a.24xlarge"), corev1.NodeSelectorRequirement{Key: apis.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"us-east-1a"}}),
+		overlay("d", "not a price", types("hpc7a.48xlarge")),
+	}
+	c, err := NewAWS(EmbeddedFacts(), AWSOptions{NodeOverlays: overlays, NodeOverlayGate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := requirementsOf()
+	if o, ok := mustGet(t, c, "hpc7a.12xlarge").CheapestOffering(all); !ok || o.Price != 3 {
+		t.Errorf("hpc7a.12xlarge: %+v %v, want the price 3 of overlay b, last by name", o, ok)
+	}
+	if o, _ := mustGet(t, c, "m5.large").CheapestOffering(requirementsOf(apis.LabelCapacityType, apis.CapacityTypeOnDemand)); o.Price != 0.096 {
+		t.Errorf("m5.large on-demand %v: a priced type keeps its price", o.Price)
+	}
+	for _, name := range []string{"hpc7a.24xlarge", "hpc7a.48xlarge"} {
+		if o, ok := mustGet(t, c, name).CheapestOffering(all); ok {
+			t.Errorf("%s is available at %v", name, o.Price)
+		}
+	}
+	if overlays[0].Name != "b" {
+		t.Error("the overlays were reordered")
+	}
+}

@@ -34,6 +34,8 @@ type awsConfig struct {
 	evictionNodeFS       *evictionSignal
 	blockDevices         []*apis.BlockDeviceMapping
 	raid0                bool
+	// previewPrices price types the price list lacks (previewPrices).
+	previewPrices map[string]float64
 }
 
 // quantityOverride is one kubelet kubeReserved entry.
@@ -60,6 +62,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 	cfg := &awsConfig{
 		region: opts.Region, prices: opts.Prices, unavailable: opts.Unavailable, now: opts.Now,
 		vmMemoryOverhead: opts.VMMemoryOverheadPercent, reservedENIs: int64(opts.ReservedENIs),
+		previewPrices: previewPrices(opts),
 	}
 	if cfg.region == "" {
 		cfg.region = DefaultRegion
