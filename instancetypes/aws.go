@@ -56,6 +56,15 @@ type AWSOptions struct {
 	// NodeOverlayGate is Karpenter's NodeOverlay feature gate; without it
 	// NodeOverlays are not read.
 	NodeOverlayGate bool
+	// NodeClassCEL is the AWS provider's feature gate of that name
+	// (--aws-feature-gates NodeClassCEL=true; off by default, after
+	// v1.14.0): with it the EC2NodeClass's kubelet maxPods, kubeReserved
+	// and systemReserved may be expressions over the instance type
+	// (apis.ParseKubeletExpression), evaluated per type. A maxPods
+	// expression that fails, or leaves 0 to MaxInt32, fails NewAWS; a
+	// reserved-resource expression that fails or is negative is left out.
+	// Without the gate expressions are ignored (the defaults stand).
+	NodeClassCEL bool
 }
 
 // Defaults of AWSOptions.

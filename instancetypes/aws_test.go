@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/pricing"
@@ -65,11 +66,11 @@ var knobCases = []knobCase{
 	{name: "defaults", typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
 	{name: "AL2 is like AL2023", family: apis.AMIFamilyAL2, typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
 	// kube-reserved memory keeps the ENI-limited 29 pods on AL2023.
-	{name: "maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110)},
+	{name: "maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110))},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 110},
 	{name: "podsPerCore caps the ENI limit", kubelet: &apis.KubeletConfiguration{PodsPerCore: ptr[int32](4)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 8},
-	{name: "podsPerCore caps maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110), PodsPerCore: ptr[int32](10)},
+	{name: "podsPerCore caps maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110)), PodsPerCore: ptr[int32](10)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 20},
 	{name: "kubeReserved replaces the defaults",
 		kubelet:  &apis.KubeletConfiguration{KubeReserved: map[string]string{"cpu": "200m", "memory": "1Gi", "ephemeral-storage": "3Gi"}},
@@ -112,7 +113,7 @@ var knobCases = []knobCase{
 	// podsPerCore is ignored; pods run on /dev/xvdb.
 	{name: "Bottlerocket", family: apis.AMIFamilyBottlerocket,
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
-	{name: "Bottlerocket maxPods", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110)},
+	{name: "Bottlerocket maxPods", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110))},
 		typeName: "m5.large", cpu: "1930m", memory: "6012Mi", ephemeral: "17Gi", pods: 110},
 	{name: "Bottlerocket ignores podsPerCore", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{PodsPerCore: ptr[int32](4)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
@@ -216,7 +217,7 @@ func TestAWSOptionErrors(t *testing.T) {
 		{"negative reserved ENIs", AWSOptions{ReservedENIs: -1}},
 		{"repeated zone", AWSOptions{Zones: []string{"a", "a"}}},
 		{"unknown AMI family", AWSOptions{NodeClass: nodeClass("Ubuntu", nil, nil, false)}},
-		{"negative maxPods", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{MaxPods: ptr[int32](-1)}, nil, false)}},
+		{"negative maxPods", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(-1))}, nil, false)}},
 		{"bad kubeReserved", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{KubeReserved: map[string]string{"cpu": "lots"}}, nil, false)}},
 		{"negative systemReserved", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{SystemReserved: map[string]string{"memory": "-1Gi"}}, nil, false)}},
 		{"bad percentage", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{EvictionHard: map[string]string{"memory.available": "x%"}}, nil, false)}},
