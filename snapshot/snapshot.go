@@ -69,6 +69,9 @@ type Options struct {
 	// Without it pods that claim devices are unschedulable, as Karpenter
 	// ignores them by default.
 	DRA bool
+	// NodeClassCEL is the AWS provider's feature gate of that name: the
+	// embedded model reads kubelet expressions (instancetypes.AWSOptions).
+	NodeClassCEL bool
 }
 
 // DefaultMaxPods is the default bound on expanded pods: well beyond the
@@ -91,7 +94,8 @@ func (o Options) catalogWith(nc *apis.EC2NodeClass, overlays []*apis.NodeOverlay
 		return o.Catalog(nc)
 	}
 	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{
-		Region: o.Region, Zones: o.Zones, NodeClass: nc, NodeOverlays: overlays, NodeOverlayGate: len(overlays) > 0})
+		Region: o.Region, Zones: o.Zones, NodeClass: nc, NodeOverlays: overlays, NodeOverlayGate: len(overlays) > 0,
+		NodeClassCEL: o.NodeClassCEL})
 }
 
 func (o Options) maxPods() int {
