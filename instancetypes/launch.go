@@ -1,6 +1,7 @@
 package instancetypes
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,10 +26,12 @@ var exoticResources = []corev1.ResourceName{
 // types with GPUs, Neuron or Gaudi accelerators.
 func (it *InstanceType) Exotic() bool {
 	if size, ok := it.Requirements.Lookup(apis.LabelInstanceSize); ok && size.Operator() == corev1.NodeSelectorOpIn {
-		for _, v := range size.Values() {
-			if strings.Contains(v, "metal") {
-				return true
-			}
+		// A type's label has one value; Any reads it without a copy.
+		if size.Len() == 1 && strings.Contains(size.Any(), "metal") {
+			return true
+		}
+		if size.Len() > 1 && slices.ContainsFunc(size.Values(), func(v string) bool { return strings.Contains(v, "metal") }) {
+			return true
 		}
 	}
 	for _, name := range exoticResources {
