@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // AMI families an EC2NodeClass may use.
@@ -101,8 +102,10 @@ type AMISelectorTerm struct {
 // KubeletConfiguration is the subset of kubelet settings Karpenter passes
 // to nodes and uses to compute allocatable resources.
 type KubeletConfiguration struct {
-	ClusterDNS                  []string                   `json:"clusterDNS,omitempty"`
-	MaxPods                     *int32                     `json:"maxPods,omitempty"`
+	ClusterDNS []string `json:"clusterDNS,omitempty"`
+	// MaxPods is a whole number or, read only with the AWS provider's
+	// NodeClassCEL feature gate, an expression (see ParseKubeletExpression).
+	MaxPods                     *intstr.IntOrString        `json:"maxPods,omitempty"`
 	PodsPerCore                 *int32                     `json:"podsPerCore,omitempty"`
 	SystemReserved              map[string]string          `json:"systemReserved,omitempty"`
 	KubeReserved                map[string]string          `json:"kubeReserved,omitempty"`

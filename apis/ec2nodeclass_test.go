@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 func validEC2NodeClass() *EC2NodeClass {
@@ -17,7 +18,7 @@ func validEC2NodeClass() *EC2NodeClass {
 			SecurityGroupSelectorTerms: []SecurityGroupSelectorTerm{{Name: "nodes"}},
 			Role:                       "KarpenterNodeRole",
 			Kubelet: &KubeletConfiguration{
-				MaxPods:                     ptr(int32(110)),
+				MaxPods:                     ptr(intstr.FromInt32(110)),
 				SystemReserved:              map[string]string{"cpu": "100m", "memory": "100Mi"},
 				EvictionHard:                map[string]string{"memory.available": "5%", "nodefs.available": "10%"},
 				EvictionSoft:                map[string]string{"memory.available": "500Mi"},
@@ -148,7 +149,7 @@ var ec2NodeClassValidationCases = []struct {
 		k.KubeReserved = map[string]string{"memory": "-1Gi"}
 		k.EvictionHard["memory.available"] = "lots"
 		k.ImageGCLowThresholdPercent = ptr(int32(85))
-		k.MaxPods = ptr(int32(-1))
+		k.MaxPods = ptr(intstr.FromInt32(-1))
 	}, []string{
 		"spec.kubelet.maxPods: -1 is negative",
 		`spec.kubelet.systemReserved[gpu]: "gpu" cannot be reserved (use cpu, memory, ephemeral-storage, pid)`,
@@ -157,6 +158,14 @@ var ec2NodeClassValidationCases = []struct {
 		"spec.kubelet.evictionSoftGracePeriod[imagefs.available]: has no matching evictionSoft threshold; set both or neither",
 		"spec.kubelet.evictionSoft[nodefs.available]: has no matching evictionSoftGracePeriod; soft thresholds need a grace period",
 		"spec.kubelet.imageGCHighThresholdPercent: 85 must be greater than imageGCLowThresholdPercent (85)",
+	}},
+	{"kubelet expressions", func(nc *EC2NodeClass) {
+		k := nc.Spec.Kubelet
+		k.MaxPods = ptr(intstr.FromString("min(110, vcpus *"))
+		k.KubeReserved = map[string]string{"cpu": "vcpus * 30", "memory": "lots of it"}
+	}, []string{
+		`spec.kubelet.maxPods: kubelet expression "min(110, vcpus *": unexpected end of expression (karpsim reads numbers, variables, + - * / %, min, max, int and double)`,
+		`spec.kubelet.kubeReserved[memory]: "lots of it" is not a quantity (use e.g. "100m" or "1Gi"), nor an expression: kubelet expression "lots of it": "lots" at 1: unknown variable (use vcpus, memory_mib, default_enis, ips_per_eni, max_pods)`,
 	}},
 	{"two root volumes and bad ebs", func(nc *EC2NodeClass) {
 		nc.Spec.BlockDeviceMappings = append(nc.Spec.BlockDeviceMappings, &BlockDeviceMapping{

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 const quantityRegex = `(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?`
@@ -25,7 +27,7 @@ func validateKubelet(e *errs, path string, k *KubeletConfiguration) {
 	if k == nil {
 		return
 	}
-	nonNegative(e, child(path, "maxPods"), k.MaxPods)
+	validateMaxPods(e, child(path, "maxPods"), k.MaxPods)
 	nonNegative(e, child(path, "podsPerCore"), k.PodsPerCore)
 	validateReserved(e, child(path, "systemReserved"), k.SystemReserved)
 	validateReserved(e, child(path, "kubeReserved"), k.KubeReserved)
@@ -58,6 +60,20 @@ func nonNegative(e *errs, path string, v *int32) {
 	}
 }
 
+// validateMaxPods checks a whole number is not negative and an expression
+// parses.
+func validateMaxPods(e *errs, path string, v *intstr.IntOrString) {
+	switch {
+	case v == nil:
+	case v.Type == intstr.String:
+		if _, err := ParseKubeletExpression(v.StrVal); err != nil {
+			e.add(path, "%v", err)
+		}
+	case v.IntVal < 0:
+		e.add(path, "%d is negative", v.IntVal)
+	}
+}
+
 func percent(e *errs, path string, v *int32) {
 	if v != nil && (*v < 0 || *v > 100) {
 		e.add(path, "%d is out of range (0 to 100)", *v)
@@ -73,7 +89,10 @@ func validateReserved(e *errs, path string, m map[string]string) {
 		case strings.HasPrefix(v, "-"):
 			e.add(p, "%q is negative", v)
 		case !quantityPattern.MatchString(v):
-			e.add(p, "%q is not a quantity (use e.g. \"100m\" or \"1Gi\")", v)
+			// Not a quantity: an expression (NodeClassCEL).
+			if _, err := ParseKubeletExpression(v); err != nil {
+				e.add(p, "%q is not a quantity (use e.g. \"100m\" or \"1Gi\"), nor an expression: %v", v, err)
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -106,7 +107,7 @@ func TestNodePoolConvertDefaults(t *testing.T) {
 func TestNodeClaimConvertToV1(t *testing.T) {
 	in := &NodeClaimV1Beta1{ObjectMeta: metav1.ObjectMeta{Name: "default-x", Labels: map[string]string{LabelNodePool: "default"}}}
 	in.Spec.NodeClassRef = &NodeClassReferenceV1Beta1{Kind: "EC2NodeClass", Name: "default"}
-	in.Spec.Kubelet = &KubeletConfiguration{MaxPods: ptr(int32(20))}
+	in.Spec.Kubelet = &KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(20))}
 	in.Status.Conditions = []ConditionV1Beta1{{Type: "Initialized", Status: metav1.ConditionTrue, Severity: "Info", Reason: "Done"}}
 	var out *NodeClaim
 	var changes []Change

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/stretchr/testify/require"
 
@@ -151,7 +152,11 @@ func t3LargeMaxPods(alias string, k *apis.KubeletConfiguration, opts instancetyp
 	}
 }
 
-func maxPods10() *apis.KubeletConfiguration { return &apis.KubeletConfiguration{MaxPods: int32p(10)} }
+func maxPods10() *apis.KubeletConfiguration {
+	return &apis.KubeletConfiguration{MaxPods: maxPodsOf(10)}
+}
+
+func maxPodsOf(n int32) *intstr.IntOrString { v := intstr.FromInt32(n); return &v }
 
 var _ = register("aws-overhead",
 	conformanceCase{Name: "system-reserved-default", Run: overheadCase("al2023@latest", &apis.KubeletConfiguration{}, instancetypes.AWSOptions{},
@@ -250,7 +255,7 @@ var _ = register("aws-pods",
 	}},
 	conformanceCase{Name: "pods-per-core-and-max-pods", Run: func(t *T) {
 		cpus := vcpus()
-		k := &apis.KubeletConfiguration{PodsPerCore: int32p(4), MaxPods: int32p(20)}
+		k := &apis.KubeletConfiguration{PodsPerCore: int32p(4), MaxPods: maxPodsOf(20)}
 		for name, n := range podCapacities(t, awsNodeClass("al2023@latest", k), instancetypes.AWSOptions{}) {
 			require.Equal(t, min(20, 4*cpus[name]), n, name)
 		}

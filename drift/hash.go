@@ -7,6 +7,7 @@ import (
 
 	"github.com/mitchellh/hashstructure/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/drift/internal/awsv1"
@@ -205,9 +206,15 @@ func mirrorKubelet(k *apis.KubeletConfiguration) *awsv1.KubeletConfiguration {
 	if k == nil {
 		return nil
 	}
+	// The mirrored type predates maxPods expressions: a whole number hashes
+	// as it always did, and an expression not at all.
+	var maxPods *int32
+	if k.MaxPods != nil && k.MaxPods.Type == intstr.Int {
+		maxPods = &k.MaxPods.IntVal
+	}
 	return &awsv1.KubeletConfiguration{
 		ClusterDNS:                  k.ClusterDNS,
-		MaxPods:                     k.MaxPods,
+		MaxPods:                     maxPods,
 		PodsPerCore:                 k.PodsPerCore,
 		SystemReserved:              k.SystemReserved,
 		KubeReserved:                k.KubeReserved,

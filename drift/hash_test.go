@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/apis"
@@ -358,7 +359,9 @@ func TestEC2NodeClassHashCoversExactlyTheStaticFields(t *testing.T) {
 		"amiFamily Custom": func(nc *apis.EC2NodeClass) { nc.Spec.AMIFamily = ptr(apis.AMIFamilyCustom) },
 		"role":             func(nc *apis.EC2NodeClass) { nc.Spec.Role = "other" },
 		"tags":             func(nc *apis.EC2NodeClass) { nc.Spec.Tags["x"] = "y" },
-		"kubelet":          func(nc *apis.EC2NodeClass) { nc.Spec.Kubelet = &apis.KubeletConfiguration{MaxPods: ptr(int32(20))} },
+		"kubelet": func(nc *apis.EC2NodeClass) {
+			nc.Spec.Kubelet = &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(20))}
+		},
 		"volume size": func(nc *apis.EC2NodeClass) {
 			q := resource.MustParse("30Gi")
 			nc.Spec.BlockDeviceMappings[0].EBS.VolumeSize = &q

@@ -3,9 +3,14 @@ package instancetypes
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/pricing"
@@ -64,6 +69,27 @@ type AWSOptions struct {
 	// AMIs; the overhead stays computed from the estimate, as upstream.
 	// nil learns nothing.
 	LearnedMemory *LearnedMemory
+	// NodeOverlays price the types the price list lacks (preview instance
+	// types), as Karpenter's AWS provider does since v1.14.0 with the
+	// NodeOverlay feature gate on (NodeOverlayGate): an overlay whose only
+	// requirement is node.kubernetes.io/instance-type In some types, and
+	// that sets price, gives those of them without a price that price, so
+	// their offerings are available. Of several such overlays naming a
+	// type, the last by name wins. Other overlays, and overlays on priced
+	// types, change nothing here; ApplyOverlays applies them all.
+	NodeOverlays []*apis.NodeOverlay
+	// NodeOverlayGate is Karpenter's NodeOverlay feature gate; without it
+	// NodeOverlays are not read.
+	NodeOverlayGate bool
+	// NodeClassCEL is the AWS provider's feature gate of that name
+	// (--aws-feature-gates NodeClassCEL=true; off by default, after
+	// v1.14.0): with it the EC2NodeClass's kubelet maxPods, kubeReserved
+	// and systemReserved may be expressions over the instance type
+	// (apis.ParseKubeletExpression), evaluated per type. A maxPods
+	// expression that fails, or leaves 0 to MaxInt32, fails NewAWS; a
+	// reserved-resource expression that fails or is negative is left out.
+	// Without the gate expressions are ignored (the defaults stand).
+	NodeClassCEL bool
 }
 
 // Defaults of AWSOptions.
@@ -87,7 +113,8 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // classes, so an offering is unavailable only when it has no price,
 // opts.Unavailable marks it or a zonal shift moves away from its zone.
 // Types without an on-demand price therefore have no available offering
-// (they keep their zone and capacity-type requirements, as upstream's do).
+// (they keep their zone and capacity-type requirements, as upstream's do),
+// unless a NodeOverlay prices them (AWSOptions.NodeOverlays).
 // Each of the EC2NodeClass's status.capacityReservations makes a reserved
 // offering of its type, as the provider's reserved capacity resolver does:
 // priced at the on-demand price / 10,000,000 (nearly free, yet ordered),
@@ -160,6 +187,9 @@ func (c *awsConfig) offerings(f EC2Facts) []Offering {
 			} else {
 				price, ok = c.prices.SpotPrice(f.InstanceType, zone)
 			}
+			if !ok {
+				price, ok = c.previewPrices[f.InstanceType]
+			}
 			unavailable := c.shifted[zone] || c.unavailable != nil && c.unavailable.IsUnavailable(capacityType, f.InstanceType, zone, c.now)
 			out = append(out, Offering{Zone: zone, CapacityType: capacityType, Price: price, Available: ok && !unavailable && compatible})
 		}
@@ -194,6 +224,31 @@ func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
 			Available: compatible && available > 0 && slices.Contains(c.zones, r.AvailabilityZone) &&
 				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone],
 		})
+	}
+	return out
+}
+
+// previewPrices are the prices NodeOverlays give types, by type name, as
+// AWSOptions.NodeOverlays says; nil when the gate is off.
+func previewPrices(opts AWSOptions) map[string]float64 {
+	if !opts.NodeOverlayGate || len(opts.NodeOverlays) == 0 {
+		return nil
+	}
+	overlays := slices.Clone(opts.NodeOverlays)
+	slices.SortStableFunc(overlays, func(a, b *apis.NodeOverlay) int { return strings.Compare(a.Name, b.Name) })
+	out := map[string]float64{}
+	for _, o := range overlays {
+		reqs := o.Spec.Requirements
+		if o.Spec.Price == nil || len(reqs) != 1 || reqs[0].Key != apis.LabelInstanceType || reqs[0].Operator != corev1.NodeSelectorOpIn {
+			continue
+		}
+		price, err := strconv.ParseFloat(*o.Spec.Price, 64)
+		if err != nil || !(price >= 0) || math.IsInf(price, 1) {
+			continue
+		}
+		for _, name := range reqs[0].Values {
+			out[name] = price
+		}
 	}
 	return out
 }

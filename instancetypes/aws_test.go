@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/pricing"
@@ -66,11 +67,11 @@ var knobCases = []knobCase{
 	{name: "defaults", typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
 	{name: "AL2 is like AL2023", family: apis.AMIFamilyAL2, typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
 	// kube-reserved memory keeps the ENI-limited 29 pods on AL2023.
-	{name: "maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110)},
+	{name: "maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110))},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 110},
 	{name: "podsPerCore caps the ENI limit", kubelet: &apis.KubeletConfiguration{PodsPerCore: ptr[int32](4)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 8},
-	{name: "podsPerCore caps maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110), PodsPerCore: ptr[int32](10)},
+	{name: "podsPerCore caps maxPods", kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110)), PodsPerCore: ptr[int32](10)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 20},
 	{name: "kubeReserved replaces the defaults",
 		kubelet:  &apis.KubeletConfiguration{KubeReserved: map[string]string{"cpu": "200m", "memory": "1Gi", "ephemeral-storage": "3Gi"}},
@@ -113,7 +114,7 @@ var knobCases = []knobCase{
 	// podsPerCore is ignored; pods run on /dev/xvdb.
 	{name: "Bottlerocket", family: apis.AMIFamilyBottlerocket,
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
-	{name: "Bottlerocket maxPods", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{MaxPods: ptr[int32](110)},
+	{name: "Bottlerocket maxPods", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(110))},
 		typeName: "m5.large", cpu: "1930m", memory: "6012Mi", ephemeral: "17Gi", pods: 110},
 	{name: "Bottlerocket ignores podsPerCore", family: apis.AMIFamilyBottlerocket, kubelet: &apis.KubeletConfiguration{PodsPerCore: ptr[int32](4)},
 		typeName: "m5.large", cpu: "1930m", memory: "6903Mi", ephemeral: "17Gi", pods: 29},
@@ -217,7 +218,7 @@ func TestAWSOptionErrors(t *testing.T) {
 		{"negative reserved ENIs", AWSOptions{ReservedENIs: -1}},
 		{"repeated zone", AWSOptions{Zones: []string{"a", "a"}}},
 		{"unknown AMI family", AWSOptions{NodeClass: nodeClass("Ubuntu", nil, nil, false)}},
-		{"negative maxPods", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{MaxPods: ptr[int32](-1)}, nil, false)}},
+		{"negative maxPods", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{MaxPods: ptr(intstr.FromInt32(-1))}, nil, false)}},
 		{"bad kubeReserved", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{KubeReserved: map[string]string{"cpu": "lots"}}, nil, false)}},
 		{"negative systemReserved", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{SystemReserved: map[string]string{"memory": "-1Gi"}}, nil, false)}},
 		{"bad percentage", AWSOptions{NodeClass: nodeClass("", &apis.KubeletConfiguration{EvictionHard: map[string]string{"memory.available": "x%"}}, nil, false)}},
@@ -390,5 +391,42 @@ func TestDefaultSanity(t *testing.T) {
 				t.Errorf("%s: no %s label", it.Name, key)
 			}
 		}
+	}
+}
+
+func TestPreviewPrices(t *testing.T) {
+	overlay := func(name, price string, reqs ...corev1.NodeSelectorRequirement) *apis.NodeOverlay {
+		o := &apis.NodeOverlay{Spec: apis.NodeOverlaySpec{Price: &price, Requirements: reqs}}
+		o.Name = name
+		return o
+	}
+	types := func(values ...string) corev1.NodeSelectorRequirement {
+		return corev1.NodeSelectorRequirement{Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: values}
+	}
+	overlays := []*apis.NodeOverlay{
+		overlay("b", "3", types("hpc7a.12xlarge")),
+		overlay("a", "2", types("hpc7a.12xlarge", "m5.large")),
+		// Not the one shape the provider reads: ignored here.
+		overlay("c", "4", types("hpc7a.24xlarge"), corev1.NodeSelectorRequirement{Key: apis.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"us-east-1a"}}),
+		overlay("d", "not a price", types("hpc7a.48xlarge")),
+	}
+	c, err := NewAWS(EmbeddedFacts(), AWSOptions{NodeOverlays: overlays, NodeOverlayGate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := requirementsOf()
+	if o, ok := mustGet(t, c, "hpc7a.12xlarge").CheapestOffering(all); !ok || o.Price != 3 {
+		t.Errorf("hpc7a.12xlarge: %+v %v, want the price 3 of overlay b, last by name", o, ok)
+	}
+	if o, _ := mustGet(t, c, "m5.large").CheapestOffering(requirementsOf(apis.LabelCapacityType, apis.CapacityTypeOnDemand)); o.Price != 0.096 {
+		t.Errorf("m5.large on-demand %v: a priced type keeps its price", o.Price)
+	}
+	for _, name := range []string{"hpc7a.24xlarge", "hpc7a.48xlarge"} {
+		if o, ok := mustGet(t, c, name).CheapestOffering(all); ok {
+			t.Errorf("%s is available at %v", name, o.Price)
+		}
+	}
+	if overlays[0].Name != "b" {
+		t.Error("the overlays were reordered")
 	}
 }

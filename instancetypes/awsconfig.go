@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/pricing"
@@ -37,12 +38,19 @@ type awsConfig struct {
 	learned   *LearnedMemory
 
 	maxPods, podsPerCore *int32
-	kubeReserved         []quantityOverride
-	systemReserved       resources.Vector
-	evictionMemory       *evictionSignal
-	evictionNodeFS       *evictionSignal
-	blockDevices         []*apis.BlockDeviceMapping
-	raid0                bool
+	// cel is the NodeClassCEL gate; maxPodsExpr, kubeReservedExprs and
+	// systemReservedExprs are the kubelet expressions read with it on.
+	cel                                    bool
+	maxPodsExpr                            *apis.KubeletExpression
+	kubeReservedExprs, systemReservedExprs []expressionOverride
+	kubeReserved                           []quantityOverride
+	systemReserved                         resources.Vector
+	evictionMemory                         *evictionSignal
+	evictionNodeFS                         *evictionSignal
+	blockDevices                           []*apis.BlockDeviceMapping
+	raid0                                  bool
+	// previewPrices price types the price list lacks (previewPrices).
+	previewPrices map[string]float64
 
 	// The launch settings compatibility.go checks types against.
 	networkInterfaces    []apis.NetworkInterface // nil when the node class lists none
@@ -77,6 +85,7 @@ func newAWSConfig(facts []EC2Facts, opts AWSOptions) (*awsConfig, error) {
 		vmMemoryOverhead: opts.VMMemoryOverheadPercent, reservedENIs: int64(opts.ReservedENIs),
 		placementStrategy: opts.PlacementGroupStrategy,
 		reservationCounts: opts.Reservations, learned: opts.LearnedMemory,
+		previewPrices: previewPrices(opts), cel: opts.NodeClassCEL,
 	}
 	if cfg.region == "" {
 		cfg.region = DefaultRegion
@@ -190,20 +199,29 @@ func (c *awsConfig) readNodeClass(nc *apis.EC2NodeClass) error {
 	if k == nil {
 		return nil
 	}
-	c.maxPods, c.podsPerCore = k.MaxPods, k.PodsPerCore
-	if c.maxPods != nil && *c.maxPods < 0 {
-		return fmt.Errorf("kubelet.maxPods: %d is negative", *c.maxPods)
+	c.podsPerCore = k.PodsPerCore
+	if err := c.readMaxPods(k.MaxPods); err != nil {
+		return err
 	}
 	if c.podsPerCore != nil && *c.podsPerCore < 0 {
 		return fmt.Errorf("kubelet.podsPerCore: %d is negative", *c.podsPerCore)
 	}
-	if c.kubeReserved, err = parseOverrides("kubelet.kubeReserved", k.KubeReserved); err != nil {
-		return err
-	}
-	systemReserved, err := parseOverrides("kubelet.systemReserved", k.SystemReserved)
+	kubeReserved, kubeExprs, err := c.splitExpressions("kubelet.kubeReserved", k.KubeReserved)
 	if err != nil {
 		return err
 	}
+	if c.kubeReserved, err = parseOverrides("kubelet.kubeReserved", kubeReserved); err != nil {
+		return err
+	}
+	static, systemExprs, err := c.splitExpressions("kubelet.systemReserved", k.SystemReserved)
+	if err != nil {
+		return err
+	}
+	systemReserved, err := parseOverrides("kubelet.systemReserved", static)
+	if err != nil {
+		return err
+	}
+	c.kubeReservedExprs, c.systemReservedExprs = kubeExprs, systemExprs
 	for _, o := range systemReserved {
 		c.systemReserved = c.systemReserved.With(o.name, o.value)
 	}
@@ -290,4 +308,143 @@ func (c *awsConfig) readLaunchSettings(nc *apis.EC2NodeClass) error {
 	c.nestedVirtualization = nc.NestedVirtualizationEnabled()
 	c.connectionTracking = nc.Spec.ConnectionTracking != nil
 	return nil
+}
+
+// expressionOverride is one kubeReserved or systemReserved entry given as
+// an expression.
+type expressionOverride struct {
+	name corev1.ResourceName
+	expr *apis.KubeletExpression
+}
+
+// readMaxPods takes kubelet maxPods: a whole number, or an expression read
+// only with the NodeClassCEL gate (without it the family default stands,
+// as upstream).
+func (c *awsConfig) readMaxPods(v *intstr.IntOrString) error {
+	switch {
+	case v == nil:
+		return nil
+	case v.Type != intstr.String:
+		if v.IntVal < 0 {
+			return fmt.Errorf("kubelet.maxPods: %d is negative", v.IntVal)
+		}
+		n := v.IntVal
+		c.maxPods = &n
+		return nil
+	}
+	expr, err := apis.ParseKubeletExpression(v.StrVal)
+	if err != nil {
+		return fmt.Errorf("kubelet.maxPods: %w", err)
+	}
+	if c.cel {
+		c.maxPodsExpr = expr
+	}
+	return nil
+}
+
+// splitExpressions separates a reserved-resource map's quantities from its
+// expressions. A value that is neither is an error; expressions are kept
+// only with the NodeClassCEL gate (without it they are dropped, and the
+// defaults stand, as upstream).
+func (c *awsConfig) splitExpressions(field string, m map[string]string) (map[string]string, []expressionOverride, error) {
+	var static map[string]string
+	var exprs []expressionOverride
+	for _, name := range sortedKeys(m) {
+		if _, err := resources.ParseQuantity(field+"."+name, m[name]); err == nil {
+			if static == nil {
+				static = map[string]string{}
+			}
+			static[name] = m[name]
+			continue
+		}
+		expr, err := apis.ParseKubeletExpression(m[name])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s.%s: %q is not a quantity, nor an expression: %w", field, name, m[name], err)
+		}
+		if c.cel {
+			exprs = append(exprs, expressionOverride{name: corev1.ResourceName(name), expr: expr})
+		}
+	}
+	return static, exprs, nil
+}
+
+// typeKubelet are the kubelet settings for one instance type, expressions
+// evaluated.
+type typeKubelet struct {
+	maxPods        *int32
+	kubeReserved   []quantityOverride
+	systemReserved resources.Vector
+}
+
+// kubeletFor resolves the kubelet settings for a type, as the AWS
+// provider's resolver does: the maxPods expression first, against the
+// default pod capacity, failing when it cannot be evaluated or leaves 0 to
+// MaxInt32; then the reserved-resource expressions, against the resolved
+// pod capacity, each left out (the default stands) when it cannot be
+// evaluated or is negative. Results are rounded up to 10 millicores of
+// CPU and 16 MiB of memory; ephemeral storage is in GiB, other resources
+// plain counts.
+func (c *awsConfig) kubeletFor(f EC2Facts) (typeKubelet, error) {
+	k := typeKubelet{maxPods: c.maxPods, kubeReserved: c.kubeReserved, systemReserved: c.systemReserved}
+	if c.maxPodsExpr == nil && len(c.kubeReservedExprs)+len(c.systemReservedExprs) == 0 {
+		return k, nil
+	}
+	vars := apis.KubeletVars{VCPUs: f.VCPU, MemoryMiB: f.MemoryMiB, DefaultENIs: f.MaxENIs, IPsPerENI: f.IPv4PerENI, MaxPods: c.pods(f, k)}
+	if c.maxPodsExpr != nil {
+		n, err := c.maxPodsExpr.Eval(vars)
+		if err != nil {
+			return k, fmt.Errorf("%w: resolving maxPods of %s: %w", ErrInvalidAWSOptions, f.InstanceType, err)
+		}
+		if n < 0 || n > math.MaxInt32 {
+			return k, fmt.Errorf("%w: resolving maxPods of %s: %q gives %d, outside 0 to %d", ErrInvalidAWSOptions, f.InstanceType, c.maxPodsExpr, n, math.MaxInt32)
+		}
+		maxPods := int32(n)
+		k.maxPods = &maxPods
+		vars.MaxPods = c.pods(f, k)
+	}
+	if len(c.kubeReservedExprs) > 0 {
+		k.kubeReserved = slices.Clone(k.kubeReserved)
+		for _, o := range c.kubeReservedExprs {
+			if v, ok := reservedValue(o, vars); ok {
+				k.kubeReserved = append(k.kubeReserved, quantityOverride{name: o.name, value: v})
+			}
+		}
+	}
+	for _, o := range c.systemReservedExprs {
+		if v, ok := reservedValue(o, vars); ok {
+			k.systemReserved = k.systemReserved.With(o.name, v)
+		}
+	}
+	return k, nil
+}
+
+// reservedValue evaluates a reserved-resource expression into the
+// resource's units (millicores, bytes, counts); false when it cannot be
+// evaluated, is negative or does not fit.
+func reservedValue(o expressionOverride, vars apis.KubeletVars) (int64, bool) {
+	n, err := o.expr.Eval(vars)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	switch o.name {
+	case corev1.ResourceCPU:
+		return roundUp(n, 10)
+	case corev1.ResourceMemory:
+		n, ok := roundUp(n, 16)
+		return n * mib, ok && n <= math.MaxInt64/mib
+	case corev1.ResourceEphemeralStorage:
+		return n * gib, n <= math.MaxInt64/gib
+	}
+	return n, true
+}
+
+// roundUp rounds n up to a multiple of step; false when that overflows.
+func roundUp(n, step int64) (int64, bool) {
+	if n%step == 0 {
+		return n, true
+	}
+	if n > math.MaxInt64-step {
+		return 0, false
+	}
+	return (n/step + 1) * step, true
 }

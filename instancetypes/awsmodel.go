@@ -24,9 +24,13 @@ var tenancies = map[string][]string{apis.LabelInstanceTenancy: {apis.TenancyDefa
 // provider's NewInstanceType: capacity first, then each part of the
 // overhead from the capacity's pieces, then labels and offerings.
 func (c *awsConfig) instanceType(f EC2Facts) (*InstanceType, error) {
+	k, err := c.kubeletFor(f)
+	if err != nil {
+		return nil, err
+	}
 	memory, storage := c.memory(f), c.ephemeralStorage(f)
 	labels := c.labels(f)
-	capacity := resources.New(f.VCPU*1000, memory, c.pods(f)).
+	capacity := resources.New(f.VCPU*1000, memory, c.pods(f, k)).
 		With(corev1.ResourceEphemeralStorage, storage).
 		Add(accelerators(f))
 	if f.BranchInterfaces > 0 {
@@ -49,8 +53,8 @@ func (c *awsConfig) instanceType(f EC2Facts) (*InstanceType, error) {
 		LabelChoices: tenancies,
 		Capacity:     capacity,
 		Overhead: Overhead{
-			KubeReserved:      c.kubeReservedFor(f),
-			SystemReserved:    c.systemReserved,
+			KubeReserved:      c.kubeReservedFor(f, k),
+			SystemReserved:    k.systemReserved,
 			EvictionThreshold: c.evictionThreshold(memory, storage),
 		},
 		Offerings: c.offerings(f),
@@ -72,11 +76,11 @@ func (c *awsConfig) memory(f EC2Facts) int64 {
 // pods is the pod capacity: kubelet maxPods if set, else the ENI limit for
 // the families that use it and 110 for the others; then podsPerCore × vCPUs
 // caps it where the family honors podsPerCore. There is no 110 cap on Linux.
-func (c *awsConfig) pods(f EC2Facts) int64 {
+func (c *awsConfig) pods(f EC2Facts, k typeKubelet) int64 {
 	var count int64
 	switch {
-	case c.maxPods != nil:
-		count = int64(*c.maxPods)
+	case k.maxPods != nil:
+		count = int64(*k.maxPods)
 	case c.family.eniLimitedPods:
 		count = eniLimitedPods(f, c.reservedENIs+c.efaOnlyOnDefaultCard())
 	default:
@@ -134,14 +138,14 @@ func kubeReservedCPU(cpuMilli int64) int64 {
 // kubeReserved setting when it names the resource. The pod count is the
 // ENI-limited one (without reserved ENIs) for the families that say so,
 // whatever maxPods is, and the pod capacity for the others.
-func (c *awsConfig) kubeReservedFor(f EC2Facts) resources.Vector {
-	pods := c.pods(f)
+func (c *awsConfig) kubeReservedFor(f EC2Facts, k typeKubelet) resources.Vector {
+	pods := c.pods(f, k)
 	if c.family.eniLimitedMemoryOverhead {
 		pods = eniLimitedPods(f, c.efaOnlyOnDefaultCard())
 	}
 	v := resources.New(kubeReservedCPU(f.VCPU*1000), (11*pods+255)*mib, 0).
 		With(corev1.ResourceEphemeralStorage, 1*gib)
-	for _, o := range c.kubeReserved {
+	for _, o := range k.kubeReserved {
 		v = v.With(o.name, o.value)
 	}
 	return v

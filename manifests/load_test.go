@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/karpsim/karpsim/apis"
 )
@@ -165,8 +166,8 @@ func TestV1Beta1Kubelet(t *testing.T) {
 		`k.yaml: NodePool/b: v1beta1 kubelet settings {"maxPods":30} ignored: EC2NodeClass/plain already has the different settings of NodePool/a, and karpsim keeps one set per EC2NodeClass`,
 		`k.yaml: NodePool/c: v1beta1 kubelet settings {"maxPods":40} ignored: EC2NodeClass/own has its own spec.kubelet, which takes precedence`,
 	}, kubeletWarnings)
-	assert.Equal(t, int32(20), *s.EC2NodeClasses[0].Spec.Kubelet.MaxPods)
-	assert.Equal(t, int32(50), *s.EC2NodeClasses[1].Spec.Kubelet.MaxPods)
+	assert.Equal(t, intstr.FromInt32(20), *s.EC2NodeClasses[0].Spec.Kubelet.MaxPods)
+	assert.Equal(t, intstr.FromInt32(50), *s.EC2NodeClasses[1].Spec.Kubelet.MaxPods)
 }
 
 // TestV1Beta1NodeClaimExpireAfter gives converted NodeClaims the

@@ -366,6 +366,8 @@ type scratchSpace struct {
 	signature []byte
 	keep      []bool
 	priced    []*pricedOption
+	// fleet is launchFilter's.
+	fleet []*pricedOption
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -118,8 +118,17 @@ func (s *solver) finalize(c *claim) NodeClaim {
 			out.BufferPods++
 		}
 	}
-	if launch, ok := launchChoice(priced); ok {
+	fleet, rule := s.launchFilter(priced, reqs)
+	if launch, ok := launchChoice(fleet, rule); ok {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price
+		// EC2 is offered the options' offerings of the capacity type launched.
+		k := instancetypes.LaunchRank(launch.offering.CapacityType)
+		out.LaunchOptions = []string{}
+		for _, p := range fleet {
+			if rule.allows(p, k) {
+				out.LaunchOptions = append(out.LaunchOptions, p.option.it.Name)
+			}
+		}
 	}
 	return out
 }
@@ -259,6 +268,124 @@ func appendOfferingSignature(b []byte, reqs requirements.Requirements) []byte {
 	return b
 }
 
+// launchFilter returns the options Karpenter's AWS provider offers EC2 for
+// a claim (its CreateFleet overrides), and which offerings of them a launch
+// may take. In the provider's order:
+//
+//   - options without an available offering the requirements allow go;
+//   - when any option has a reserved offering, only those options remain,
+//     with only their reserved offerings;
+//   - unless a requirement has minValues, exotic options (bare metal,
+//     accelerators) go when any other option remains;
+//   - unless a requirement has minValues, when both spot and on-demand are
+//     allowed and offered, spot offerings dearer than the cheapest
+//     on-demand offering go, and options left with none go;
+//   - the cheapest MaxLaunchOptions remain, by their cheapest offering left,
+//     then by name.
+//
+// The returned slice is scratch space, good until the next call.
+func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirements) ([]*pricedOption, launchRule) {
+	rule := launchRule{spotCap: math.Inf(1), capacityTypes: [instancetypes.LaunchCapacityTypes]bool{true, true, true}}
+	reserved := instancetypes.LaunchRank(apis.CapacityTypeReserved)
+	kept := s.scratch.fleet[:0]
+	hasReserved := false
+	for _, p := range priced {
+		if !math.IsInf(p.cheapest, 1) {
+			kept = append(kept, p)
+			hasReserved = hasReserved || p.best[reserved] >= 0
+		}
+	}
+	reorder := false
+	if hasReserved {
+		rule.capacityTypes = [instancetypes.LaunchCapacityTypes]bool{}
+		rule.capacityTypes[reserved] = true
+		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return p.best[reserved] < 0 })
+		reorder = true
+	}
+	if !reqs.HasMinValues() {
+		generic := 0
+		for _, p := range kept {
+			if !p.option.exotic {
+				generic++
+			}
+		}
+		if generic > 0 && generic < len(kept) {
+			kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return p.option.exotic })
+		}
+		if !hasReserved {
+			rule.spotCap = cheapestOnDemandOverSpot(kept, reqs)
+		}
+	}
+	s.scratch.fleet = kept
+	if !math.IsInf(rule.spotCap, 1) {
+		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(rule.price(p), 1) })
+		reorder = true
+	}
+	if reorder {
+		slices.SortStableFunc(kept, func(a, b *pricedOption) int {
+			if c := cmp.Compare(rule.price(a), rule.price(b)); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.option.it.Name, b.option.it.Name)
+		})
+	}
+	if len(kept) > instancetypes.MaxLaunchOptions {
+		kept = kept[:instancetypes.MaxLaunchOptions]
+	}
+	return kept, rule
+}
+
+// launchRule is which offerings the AWS provider's launch filters leave:
+// those of the capacity types (by launch rank) it keeps, spot ones only up
+// to spotCap.
+type launchRule struct {
+	capacityTypes [instancetypes.LaunchCapacityTypes]bool
+	spotCap       float64
+}
+
+// allows reports whether the option's cheapest offering of launch rank k
+// is left.
+func (r launchRule) allows(p *pricedOption, k int) bool {
+	j := p.best[k]
+	if j < 0 || !r.capacityTypes[k] {
+		return false
+	}
+	return k != instancetypes.LaunchRank(apis.CapacityTypeSpot) || p.option.it.Offerings[j].Price <= r.spotCap
+}
+
+// price is the option's cheapest offering left, +Inf when none is.
+func (r launchRule) price(p *pricedOption) float64 {
+	price := math.Inf(1)
+	for k, j := range p.best {
+		if r.allows(p, k) {
+			price = min(price, p.option.it.Offerings[j].Price)
+		}
+	}
+	return price
+}
+
+// cheapestOnDemandOverSpot is the AWS provider's cap on spot prices for a
+// launch that allows both spot and on-demand and has offerings of both: the
+// cheapest on-demand offering's price; +Inf otherwise.
+func cheapestOnDemandOverSpot(options []*pricedOption, reqs requirements.Requirements) float64 {
+	capacityType := reqs.Get(apis.LabelCapacityType)
+	if !capacityType.Has(apis.CapacityTypeSpot) || !capacityType.Has(apis.CapacityTypeOnDemand) {
+		return math.Inf(1)
+	}
+	spot, onDemand := instancetypes.LaunchRank(apis.CapacityTypeSpot), instancetypes.LaunchRank(apis.CapacityTypeOnDemand)
+	hasSpot, cheapest := false, math.Inf(1)
+	for _, p := range options {
+		hasSpot = hasSpot || p.best[spot] >= 0
+		if j := p.best[onDemand]; j >= 0 {
+			cheapest = min(cheapest, p.option.it.Offerings[j].Price)
+		}
+	}
+	if !hasSpot {
+		return math.Inf(1)
+	}
+	return cheapest
+}
+
 // launch is the offering the cloud provider would launch.
 type launch struct {
 	it       *instancetypes.InstanceType
@@ -267,13 +394,14 @@ type launch struct {
 
 // launchChoice takes the first capacity type in launch order any option
 // offers, and the cheapest offering of that type, ties going to the
-// cheaper option and then to the earlier zone.
-func launchChoice(priced []*pricedOption) (launch, bool) {
+// cheaper option and then to the earlier zone. Only the offerings the
+// rule leaves are taken.
+func launchChoice(priced []*pricedOption, rule launchRule) (launch, bool) {
 	for k := range instancetypes.LaunchCapacityTypes {
 		var best launch
 		found := false
 		for _, p := range priced {
-			if p.best[k] < 0 {
+			if !rule.allows(p, k) {
 				continue
 			}
 			offering := p.option.it.Offerings[p.best[k]]

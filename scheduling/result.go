@@ -30,7 +30,10 @@ type NodeClaim struct {
 	NodePool string `json:"nodePool"`
 	// InstanceType, Zone, CapacityType and PricePerHour are the launch
 	// choice: the cheapest available offering the claim allows, spot when
-	// spot is allowed and offered, reserved first when reserved is.
+	// spot is allowed and offered, reserved first when reserved is, among
+	// the offerings the AWS provider's launch filters leave (LaunchOptions:
+	// no bare-metal or accelerated type while another fits, no spot
+	// offering dearer than the cheapest on-demand one).
 	InstanceType string  `json:"instanceType"`
 	CapacityType string  `json:"capacityType"`
 	Zone         string  `json:"zone"`
@@ -40,6 +43,13 @@ type NodeClaim struct {
 	// of one Result with the same options share the list: it is not to be
 	// changed in place.
 	InstanceTypeOptions []string `json:"instanceTypeOptions"`
+	// LaunchOptions are the instance types Karpenter's AWS provider offers
+	// EC2 when it launches the claim (its CreateFleet overrides): of at
+	// most instancetypes.MaxLaunchOptions of InstanceTypeOptions, exotic
+	// types and dearer spot offerings set aside (see launchFilter), those
+	// with an offering of CapacityType. InstanceType is one of them. Plans
+	// leave them out.
+	LaunchOptions []string `json:"-"`
 	// Requirements are the claim's label requirements (NodePool, pods and
 	// topology combined).
 	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`

@@ -76,6 +76,8 @@ type typeOption struct {
 	// order of price: the cheapest offering the pool allows.
 	index int
 	price float64
+	// exotic is it.Exotic(), which the launch sets aside.
+	exotic bool
 }
 
 // compileTemplates turns NodePools into templates, ordered by weight
@@ -133,7 +135,7 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 			}
 		}
 		t.daemonPorts = t.daemonPorts || len(ports) > 0
-		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports})
+		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
 	}
 	if len(t.options) == 0 {
 		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)

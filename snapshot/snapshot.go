@@ -77,6 +77,9 @@ type Options struct {
 	// Without it pods that claim devices are unschedulable, as Karpenter
 	// ignores them by default.
 	DRA bool
+	// NodeClassCEL is the AWS provider's feature gate of that name: the
+	// embedded model reads kubelet expressions (instancetypes.AWSOptions).
+	NodeClassCEL bool
 }
 
 // DefaultMaxPods is the default bound on expanded pods: well beyond the
@@ -88,11 +91,19 @@ const DefaultMaxPods = 200_000
 // default class) as FromSet models them: from Options.Catalog when set,
 // else from the embedded EC2 facts for the region and zones.
 func (o Options) CatalogFor(nc *apis.EC2NodeClass) (instancetypes.Catalog, error) {
+	return o.catalogWith(nc, nil)
+}
+
+// catalogWith is CatalogFor with the cluster's NodeOverlays pricing the
+// embedded types the price list lacks: karpsim applies NodeOverlays
+// whenever they are given, as Karpenter with its NodeOverlay gate on.
+func (o Options) catalogWith(nc *apis.EC2NodeClass, overlays []*apis.NodeOverlay) (instancetypes.Catalog, error) {
 	if o.Catalog != nil {
 		return o.Catalog(nc)
 	}
-	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{Region: o.Region, Zones: o.Zones, NodeClass: nc,
-		ZonalShifts: o.ZonalShifts, Reservations: o.Reservations})
+	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{
+		Region: o.Region, Zones: o.Zones, NodeClass: nc, NodeOverlays: overlays, NodeOverlayGate: len(overlays) > 0,
+		NodeClassCEL: o.NodeClassCEL, ZonalShifts: o.ZonalShifts, Reservations: o.Reservations})
 }
 
 func (o Options) maxPods() int {

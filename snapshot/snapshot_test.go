@@ -12,6 +12,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -325,5 +326,33 @@ spec:
 	require.Empty(t, r.Unschedulable)
 	for _, c := range r.NodeClaims {
 		assert.Equal(t, "us-east-1b", c.Zone, "the storage class's allowed topology")
+	}
+}
+
+// A NodeOverlay naming a type the price list lacks (a preview type) prices
+// it, so it can be launched, as Karpenter's AWS provider does with the
+// NodeOverlay gate on; karpsim applies overlays whenever they are given.
+func TestAnOverlayPricesAPreviewType(t *testing.T) {
+	pool := replace(nodePoolYAML, "values: [m]", "values: [p]")
+	overlay := `apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: preview}
+spec:
+  price: "98.32"
+  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [p5e.48xlarge]}]
+`
+	for _, tt := range []struct {
+		docs []string
+		want bool
+	}{{[]string{nodeClassYAML, pool}, false}, {[]string{nodeClassYAML, pool, overlay}, true}} {
+		snap, err := FromSet(decode(t, tt.docs...), Options{})
+		require.NoError(t, err)
+		it, ok := snap.NodePools[0].InstanceTypes.Get("p5e.48xlarge")
+		require.True(t, ok)
+		o, available := it.CheapestOffering(requirements.NewRequirements())
+		require.Equal(t, tt.want, available, "%d documents: %+v", len(tt.docs), o)
+		if tt.want {
+			assert.Equal(t, 98.32, o.Price)
+		}
 	}
 }

@@ -43,6 +43,8 @@ type planOptions struct {
 	zones   string
 	offers  offeringFlags
 	cluster clusterOptions
+	// awsGates is --aws-feature-gates.
+	awsGates string
 }
 
 func newPlanCommand(env environment) *cobra.Command {
@@ -87,6 +89,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addOfferingFlags(cmd, &opts.offers)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsFeatureGatesUsage)
 	addClusterFlags(cmd, &opts.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
 	noCompletion(cmd, "explain", "region", "zones")
@@ -217,7 +220,12 @@ func snapshotOrExample(env environment, opts planOptions, command string, stdin 
 	if err != nil {
 		return nil, err
 	}
-	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods}
+	gates, err := parseAWSFeatureGates(opts.awsGates)
+	if err != nil {
+		return nil, err
+	}
+	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods,
+		NodeClassCEL: gates.nodeClassCEL}
 	if snapOpts.Reservations, err = opts.offers.reservations(); err != nil {
 		return nil, err
 	}
@@ -253,7 +261,8 @@ func (opts planOptions) check() error {
 	if opts.zones != "" && len(splitZones(opts.zones)) == 0 {
 		return fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)
 	}
-	return nil
+	_, err := parseAWSFeatureGates(opts.awsGates)
+	return err
 }
 
 // loadPlanInput reads the manifests, or the built-in example when no path
