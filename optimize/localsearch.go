@@ -1,0 +1,461 @@
+package optimize
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/resources"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// The local search improves a plan one neighbourhood at a time: it takes
+// a few of the plan's NodeClaims away and solves their pods again with
+// scheduling's own solver, every other NodeClaim standing as a node that
+// takes no more pods, so that the pods see the rest of the plan (its
+// zones, hostnames and pods, for topology, anti-affinity and limits) as
+// they would in one solve. A neighbourhood of one claim re-chooses its
+// type or splits it; of two, merges them into one cheaper type or moves
+// pods between them. The new claims replace the old when they place
+// every pod for less. Every plan it returns is therefore made of
+// scheduling's own claims: no rule is checked here a second time.
+
+// fixedSuffix names the node a NodeClaim stands as in a neighbourhood's
+// solve: no new claim's name ("<pool>-<n>") ends with it.
+const fixedSuffix = ".fixed"
+
+// localSearch is the state of one search over a plan.
+type localSearch struct {
+	in    scheduling.Input
+	pods  map[string]*corev1.Pod
+	pools map[string]scheduling.NodePool
+	// claims are the plan's NodeClaims, and fixed the node each stands
+	// as (kept by pointer, which the Prepared remembers nodes by).
+	// used is each claim's share of its node's cpu and memory, averaged.
+	claims []scheduling.NodeClaim
+	fixed  []*scheduling.Node
+	used   []float64
+	// existing are the input's nodes with the pods the plan binds to
+	// them, bindings those bindings, by node name.
+	existing []*scheduling.Node
+	bindings []scheduling.Binding
+	warnings map[string]bool
+	// pinned are the pods whose move could break another pod's rule
+	// (see pinnedPods), by key.
+	pinned map[string]bool
+	// solves and pods are what the search may still spend: solves of
+	// neighbourhoods, and pods placed in them.
+	solves, podBudget int
+	// failed are the neighbourhoods solved in vain, by key (see
+	// neighbourhoodKey), which a later pass does not solve again.
+	failed map[string]bool
+}
+
+// solver is one way to solve a neighbourhood again: the input's
+// NodePools, or some narrowed, compiled once, with a packing.
+type solver struct {
+	prep    *scheduling.Prepared
+	packing scheduling.Packing
+}
+
+// improve runs the local search over the plan r of the input, spending
+// at most maxSolves neighbourhood solves and maxPods pod placements, and
+// returns the plan it ends with (r when nothing improved) and whether it
+// improved. The budget counts work, not time: the same input always
+// gives the same plan.
+func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxPods int) (scheduling.Result, bool) {
+	ls, ok := newLocalSearch(in, r)
+	if !ok {
+		return r, false
+	}
+	ls.solves, ls.podBudget = maxSolves, maxPods
+	improved := false
+	for ls.solves > 0 && ls.podBudget > 0 {
+		if !ls.pass(solvers) {
+			break
+		}
+		improved = true
+	}
+	if !improved {
+		return r, false
+	}
+	return ls.result(r), true
+}
+
+// newLocalSearch reads the plan; it returns false when the search cannot
+// work on it: an instance type it cannot find, or capacity reservations,
+// which a claim standing as a node would not hold.
+func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
+	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.NodePool{}, failed: map[string]bool{},
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
+	for _, p := range in.Pods {
+		if p != nil {
+			ls.pods[apis.PodKey(p)] = p
+		}
+	}
+	for _, np := range in.NodePools {
+		if np.NodePool == nil {
+			continue
+		}
+		ls.pools[np.NodePool.Name] = np
+		for _, it := range np.InstanceTypes {
+			if it != nil && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved }) {
+				return nil, false
+			}
+		}
+	}
+	for _, w := range r.Warnings {
+		ls.warnings[w] = true
+	}
+	for _, c := range ls.claims {
+		n, used, ok := ls.fixedNode(c)
+		if !ok {
+			return nil, false
+		}
+		ls.fixed, ls.used = append(ls.fixed, n), append(ls.used, used)
+	}
+	bound := map[string][]*corev1.Pod{}
+	for _, b := range r.Bindings {
+		p, ok := ls.pods[b.Pod]
+		if !ok {
+			return nil, false
+		}
+		bound[b.Node] = append(bound[b.Node], p)
+	}
+	for _, n := range in.Nodes {
+		if n != nil {
+			ls.existing = append(ls.existing, withPods(n, bound[n.Name]))
+		}
+	}
+	ls.pinned = pinnedPods(in)
+	return ls, true
+}
+
+// withPods is the node with the pods bound to it as well, a new *Node
+// (the input's is not changed), or n itself when there are none.
+func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
+	if len(pods) == 0 {
+		return n
+	}
+	copied := *n
+	copied.Pods = slices.Concat(n.Pods, pods)
+	return &copied
+}
+
+// fixedNode is the node the claim stands as in a neighbourhood's solve:
+// launched as the plan launches it, with its pods bound, and room for no
+// other pod (its allocatable pod count is the pods it holds); and the
+// share of its allocatable cpu and memory the pods use, averaged: what a
+// claim pays for and leaves idle is what the search looks to recover.
+func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, float64, bool) {
+	pool, ok := ls.pools[c.NodePool]
+	if !ok {
+		return nil, 0, false
+	}
+	i := slices.IndexFunc(pool.InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType })
+	if i < 0 {
+		return nil, 0, false
+	}
+	it := pool.InstanceTypes[i]
+	name := c.Name + fixedSuffix
+	labels := c.LaunchLabels(it, pool.NodePool)
+	labels[apis.LabelHostname] = name
+	n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels,
+		Taints: pool.NodePool.Spec.Template.Spec.Taints, StartupTaints: pool.NodePool.Spec.Template.Spec.StartupTaints,
+		Capacity: it.Capacity.List()}
+	var requests resources.Vector
+	for _, key := range c.Pods {
+		p, ok := ls.pods[key]
+		if !ok {
+			return nil, 0, false
+		}
+		n.Pods = append(n.Pods, p)
+		// An unreadable request was refused by the solve that placed it.
+		r, _ := resources.PodRequests(p)
+		requests = requests.Add(r)
+	}
+	allocatable := it.Allocatable()
+	n.Allocatable = allocatable.With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	used := 0.0
+	for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory} {
+		if room := allocatable.Slot(slot); room > 0 {
+			used += min(1, float64(requests.Slot(slot))/float64(room)) / 2
+		}
+	}
+	return n, used, true
+}
+
+// pass tries the neighbourhoods of the plan in order until one improves
+// it; it reports whether one did.
+func (ls *localSearch) pass(solvers []solver) bool {
+	for _, members := range ls.neighbourhoods() {
+		key := ls.neighbourhoodKey(members)
+		if ls.failed[key] {
+			continue
+		}
+		for _, s := range solvers {
+			if ls.solves <= 0 || ls.podBudget <= 0 {
+				return false
+			}
+			if ls.try(members, s) {
+				return true
+			}
+		}
+		ls.failed[key] = true
+	}
+	return false
+}
+
+// neighbourhoodKey names the member claims as they are now: an improved
+// plan keeps the claims it did not replace, which would mostly fail
+// again, and may give a replaced claim's name to another.
+func (ls *localSearch) neighbourhoodKey(members []int) string {
+	var b strings.Builder
+	for _, i := range members {
+		c := &ls.claims[i]
+		fmt.Fprintf(&b, "%s/%s/%d/%s;", c.Name, c.InstanceType, len(c.Pods), c.Pods[0])
+	}
+	return b.String()
+}
+
+// neighbourhoods lists the sets of claims to solve again, by index, in
+// the order they are tried: the claims that waste most of what they pay
+// for first, each alone, then pairs of them from one NodePool. Claims
+// holding a pinned pod are left out.
+func (ls *localSearch) neighbourhoods() [][]int {
+	type ranked struct {
+		index int
+		waste float64
+	}
+	var order []ranked
+	for i, c := range ls.claims {
+		if slices.ContainsFunc(c.Pods, func(k string) bool { return ls.pinned[k] }) {
+			continue
+		}
+		order = append(order, ranked{i, c.PricePerHour * (1 - ls.used[i])})
+	}
+	slices.SortStableFunc(order, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(b.waste, a.waste), cmp.Compare(a.index, b.index))
+	})
+	var out [][]int
+	for _, r := range order {
+		out = append(out, []int{r.index})
+	}
+	const pairsOf = 6
+	top := order[:min(len(order), pairsOf)]
+	for a := range top {
+		for b := a + 1; b < len(top); b++ {
+			if ls.claims[top[a].index].NodePool == ls.claims[top[b].index].NodePool {
+				out = append(out, []int{top[a].index, top[b].index})
+			}
+		}
+	}
+	return out
+}
+
+// try solves the pods of the member claims again with the packing, the
+// other claims standing as full nodes, and takes the new claims when
+// they place every pod and cost less. It reports whether it did.
+func (ls *localSearch) try(members []int, s solver) bool {
+	sub := ls.in
+	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
+	old := 0.0
+	for _, i := range members {
+		old += ls.claims[i].PricePerHour
+		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
+	}
+	for i, n := range ls.fixed {
+		if !slices.Contains(members, i) {
+			sub.Nodes = append(sub.Nodes, n)
+		}
+	}
+	ls.solves--
+	ls.podBudget -= len(sub.Pods)
+	opts := ls.in.Options
+	opts.Packing, opts.StopAbovePrice = s.packing, old
+	r := s.prep.WithOptions(opts).Solve(sub)
+	if r.Summary.UnschedulablePods > 0 || PlanPerHour(r) >= old*(1-1e-9) {
+		return false
+	}
+	// A solve that warns of something the plan did not is not taken:
+	// the plan's warnings must still tell the whole story.
+	if slices.ContainsFunc(r.Warnings, func(w string) bool { return !ls.warnings[w] }) {
+		return false
+	}
+	fixed := map[string]bool{}
+	for _, n := range ls.fixed {
+		fixed[n.Name] = true
+	}
+	if slices.ContainsFunc(r.Bindings, func(b scheduling.Binding) bool { return fixed[b.Node] }) {
+		return false
+	}
+	for _, c := range r.NodeClaims {
+		if _, _, ok := ls.fixedNode(c); !ok {
+			return false
+		}
+	}
+	ls.accept(members, r)
+	return true
+}
+
+// accept replaces the member claims with the new ones, named after the
+// claims they replace (then after the pool's last), and binds the pods
+// the solve bound to existing nodes.
+func (ls *localSearch) accept(members []int, r scheduling.Result) {
+	freed := map[string][]int{}
+	last := map[string]int{}
+	for i, c := range ls.claims {
+		n := claimNumber(c)
+		last[c.NodePool] = max(last[c.NodePool], n)
+		if slices.Contains(members, i) {
+			freed[c.NodePool] = append(freed[c.NodePool], n)
+		}
+	}
+	var claims []scheduling.NodeClaim
+	var fixed []*scheduling.Node
+	var used []float64
+	for i := range ls.claims {
+		if !slices.Contains(members, i) {
+			claims, fixed, used = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(used, ls.used[i])
+		}
+	}
+	for _, c := range r.NodeClaims {
+		var n int
+		if f := freed[c.NodePool]; len(f) > 0 {
+			slices.Sort(f)
+			n, freed[c.NodePool] = f[0], f[1:]
+		} else {
+			last[c.NodePool]++
+			n = last[c.NodePool]
+		}
+		c.Name = c.NodePool + "-" + strconv.Itoa(n)
+		node, share, _ := ls.fixedNode(c)
+		claims, fixed, used = append(claims, c), append(fixed, node), append(used, share)
+	}
+	ls.claims, ls.fixed, ls.used = claims, fixed, used
+	if len(r.Bindings) == 0 {
+		return
+	}
+	bound := map[string][]*corev1.Pod{}
+	for _, b := range r.Bindings {
+		bound[b.Node] = append(bound[b.Node], ls.pods[b.Pod])
+		ls.bindings = append(ls.bindings, b)
+	}
+	for i, n := range ls.existing {
+		ls.existing[i] = withPods(n, bound[n.Name])
+	}
+}
+
+// claimNumber is the n of a claim named "<pool>-<n>", 0 for another name.
+func claimNumber(c scheduling.NodeClaim) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(c.Name, c.NodePool+"-"))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// result is the plan the search ends with: r's pods refused as before,
+// its claims in scheduling's order (by NodePool, then number), its
+// bindings sorted by pod, and the summary counted again.
+func (ls *localSearch) result(r scheduling.Result) scheduling.Result {
+	out := r
+	out.NodeClaims = slices.Clone(ls.claims)
+	slices.SortFunc(out.NodeClaims, func(a, b scheduling.NodeClaim) int {
+		return cmp.Or(cmp.Compare(a.NodePool, b.NodePool), cmp.Compare(claimNumber(a), claimNumber(b)), cmp.Compare(a.Name, b.Name))
+	})
+	out.Bindings = slices.Clone(ls.bindings)
+	slices.SortFunc(out.Bindings, func(a, b scheduling.Binding) int { return cmp.Compare(a.Pod, b.Pod) })
+	out.Summary.NodeClaims = len(out.NodeClaims)
+	out.Summary.PricePerHour = 0
+	for _, c := range out.NodeClaims {
+		out.Summary.PricePerHour += c.PricePerHour
+	}
+	out.Summary.PricePerHour = math.Round(out.Summary.PricePerHour*1e6) / 1e6
+	return out
+}
+
+// pinnedPods are the pods, by key, whose move the search cannot weigh: a
+// neighbourhood's solve holds the pods it places to their own rules, as
+// every solve does, but not the other pods' rules that count them. A pod
+// is pinned when a required pod-affinity term of any pod selects it, or a
+// DoNotSchedule spread constraint it does not carry itself. Selectors are
+// read without namespaces and matchLabelKeys, so more pods are pinned
+// rather than fewer.
+func pinnedPods(in scheduling.Input) map[string]bool {
+	var all []*corev1.Pod
+	for _, p := range in.Pods {
+		if p != nil {
+			all = append(all, p)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n != nil {
+			all = append(all, n.Pods...)
+		}
+	}
+	type rule struct {
+		selector labels.Selector
+		spread   *corev1.TopologySpreadConstraint // nil for an affinity term
+	}
+	var rules []rule
+	seen := map[string]bool{}
+	add := func(sel *metav1.LabelSelector, spread *corev1.TopologySpreadConstraint) {
+		if sel == nil {
+			return
+		}
+		key := sel.String()
+		if spread != nil {
+			key = spread.String()
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if s, err := metav1.LabelSelectorAsSelector(sel); err == nil {
+			rules = append(rules, rule{s, spread})
+		} else {
+			rules = append(rules, rule{labels.Everything(), spread})
+		}
+	}
+	for _, p := range all {
+		if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+			for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				add(t.LabelSelector, nil)
+			}
+		}
+		for i := range p.Spec.TopologySpreadConstraints {
+			if c := &p.Spec.TopologySpreadConstraints[i]; c.WhenUnsatisfiable == corev1.DoNotSchedule {
+				add(c.LabelSelector, c)
+			}
+		}
+	}
+	pinned := map[string]bool{}
+	for _, p := range in.Pods {
+		if p == nil {
+			continue
+		}
+		set := labels.Set(p.Labels)
+		for _, r := range rules {
+			if !r.selector.Matches(set) {
+				continue
+			}
+			if r.spread == nil || !slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool { return reflect.DeepEqual(c, *r.spread) }) {
+				pinned[apis.PodKey(p)] = true
+				break
+			}
+		}
+	}
+	return pinned
+}
