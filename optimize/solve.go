@@ -200,10 +200,10 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			if !consider(c.strategy, trial, n.narrowed) {
 				return o.improve(in, prep, chosenPools, opts), nil
 			}
-			// A narrowing whose first packing was given up as dearer
-			// than the best plan is not tried with the others: narrowed
-			// types that lose packed by price rarely win packed otherwise.
-			hopeless[i] = o.Candidates[len(o.Candidates)-1].Stopped
+			// A narrowing whose first packing did not give the best
+			// plan is not tried with the others: narrowed types that do
+			// not win packed by price rarely win packed otherwise.
+			hopeless[i] = !o.Candidates[len(o.Candidates)-1].Chosen
 		}
 	}
 	return o.improve(in, prep, chosenPools, opts), nil
