@@ -42,10 +42,17 @@ type localSearch struct {
 	pools map[string]scheduling.NodePool
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by).
-	// used is each claim's share of its node's cpu and memory, averaged.
+	// floor is, per claim, what its pods could cost at the least (see
+	// podFloor): the claim's price above it is what the search may
+	// recover by solving it again.
 	claims []scheduling.NodeClaim
 	fixed  []*scheduling.Node
-	used   []float64
+	floor  []float64
+	// shapes name, per claim, its NodePool, launch and pods' requests:
+	// claims of one shape mostly fare alike in a neighbourhood.
+	shapes []string
+	// rates caches podFloor by pool and requests.
+	rates map[rateKey]float64
 	// existing are the input's nodes with the pods the plan binds to
 	// them, bindings those bindings, by node name.
 	existing []*scheduling.Node
@@ -97,7 +104,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
-	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.NodePool{}, failed: map[string]bool{},
+	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.NodePool{}, failed: map[string]bool{}, rates: map[rateKey]float64{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
 	for _, p := range in.Pods {
 		if p != nil {
@@ -119,11 +126,11 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, boo
 		ls.warnings[w] = true
 	}
 	for _, c := range ls.claims {
-		n, used, ok := ls.fixedNode(c)
+		n, floor, ok := ls.fixedNode(c)
 		if !ok {
 			return nil, false
 		}
-		ls.fixed, ls.used = append(ls.fixed, n), append(ls.used, used)
+		ls.fixed, ls.floor, ls.shapes = append(ls.fixed, n), append(ls.floor, floor), append(ls.shapes, claimShape(c, n))
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
@@ -155,9 +162,8 @@ func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
 
 // fixedNode is the node the claim stands as in a neighbourhood's solve:
 // launched as the plan launches it, with its pods bound, and room for no
-// other pod (its allocatable pod count is the pods it holds); and the
-// share of its allocatable cpu and memory the pods use, averaged: what a
-// claim pays for and leaves idle is what the search looks to recover.
+// other pod (its allocatable pod count is the pods it holds); and what
+// its pods could cost at the least (podFloor).
 func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, float64, bool) {
 	pool, ok := ls.pools[c.NodePool]
 	if !ok {
@@ -174,26 +180,62 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels,
 		Taints: pool.NodePool.Spec.Template.Spec.Taints, StartupTaints: pool.NodePool.Spec.Template.Spec.StartupTaints,
 		Capacity: it.Capacity.List()}
-	var requests resources.Vector
+	floor := 0.0
 	for _, key := range c.Pods {
 		p, ok := ls.pods[key]
 		if !ok {
 			return nil, 0, false
 		}
 		n.Pods = append(n.Pods, p)
-		// An unreadable request was refused by the solve that placed it.
-		r, _ := resources.PodRequests(p)
-		requests = requests.Add(r)
+		floor += ls.podFloor(pool, p)
 	}
-	allocatable := it.Allocatable()
-	n.Allocatable = allocatable.With(corev1.ResourcePods, int64(len(n.Pods))).List()
-	used := 0.0
-	for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory} {
-		if room := allocatable.Slot(slot); room > 0 {
-			used += min(1, float64(requests.Slot(slot))/float64(room)) / 2
+	n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	return n, floor, true
+}
+
+// rateKey is a pod's requests in a pool.
+type rateKey struct {
+	pool     string
+	requests string
+}
+
+// podFloor is what a pod could cost at the least in the pool: over the
+// pool's types, the cheapest available offering times the largest share
+// of the type's allocatable the pod asks for. It leaves out the pod's
+// requirements and DaemonSets, so it is never above what any plan pays
+// for the pod's share of its node.
+func (ls *localSearch) podFloor(pool scheduling.NodePool, p *corev1.Pod) float64 {
+	// An unreadable request was refused by the solve that placed the pod.
+	requests, _ := resources.PodRequests(p)
+	key := rateKey{pool.NodePool.Name, requests.String()}
+	if rate, ok := ls.rates[key]; ok {
+		return rate
+	}
+	rate := math.Inf(1)
+	for _, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
 		}
+		price := math.Inf(1)
+		for _, o := range it.Offerings {
+			if o.Available {
+				price = min(price, o.Price)
+			}
+		}
+		room := it.Allocatable()
+		share := 0.0
+		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
+			if r := room.Slot(slot); r > 0 {
+				share = max(share, float64(requests.Slot(slot))/float64(r))
+			}
+		}
+		rate = min(rate, price*share)
 	}
-	return n, used, true
+	if math.IsInf(rate, 1) {
+		rate = 0
+	}
+	ls.rates[key] = rate
+	return rate
 }
 
 // pass tries the neighbourhoods of the plan in order until one improves
@@ -217,52 +259,74 @@ func (ls *localSearch) pass(solvers []solver) bool {
 	return false
 }
 
-// neighbourhoodKey names the member claims as they are now: an improved
-// plan keeps the claims it did not replace, which would mostly fail
-// again, and may give a replaced claim's name to another.
+// neighbourhoodKey names the member claims' shapes: a neighbourhood
+// like one solved in vain, of the same claims or others of their shapes
+// (a uniform workload's many full claims), is not solved again.
 func (ls *localSearch) neighbourhoodKey(members []int) string {
 	var b strings.Builder
 	for _, i := range members {
-		c := &ls.claims[i]
-		fmt.Fprintf(&b, "%s/%s/%d/%s;", c.Name, c.InstanceType, len(c.Pods), c.Pods[0])
+		b.WriteString(ls.shapes[i])
+		b.WriteByte(';')
 	}
 	return b.String()
 }
 
+// claimShape names the claim's NodePool, launch and its pods' requests.
+func claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
+	requests := make([]string, 0, len(n.Pods))
+	for _, p := range n.Pods {
+		r, _ := resources.PodRequests(p)
+		requests = append(requests, r.String())
+	}
+	slices.Sort(requests)
+	return fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+}
+
 // neighbourhoods lists the sets of claims to solve again, by index, in
-// the order they are tried: the claims that waste most of what they pay
-// for first, each alone, then pairs of them from one NodePool. Claims
-// holding a pinned pod are left out.
+// the order they are tried: each claim alone, then pairs from one
+// NodePool, of the claims that pay most above their pods' floor per pod
+// (what a solve of the claim may recover for the work of placing its
+// pods), most first. A set that pays less than minGain of its price above
+// its floor is left out (it cannot improve by more), as are claims
+// holding a pinned pod.
 func (ls *localSearch) neighbourhoods() [][]int {
 	type ranked struct {
 		index int
-		waste float64
+		gain  float64
 	}
 	var order []ranked
 	for i, c := range ls.claims {
 		if slices.ContainsFunc(c.Pods, func(k string) bool { return ls.pinned[k] }) {
 			continue
 		}
-		order = append(order, ranked{i, c.PricePerHour * (1 - ls.used[i])})
+		order = append(order, ranked{i, c.PricePerHour - ls.floor[i]})
 	}
 	slices.SortStableFunc(order, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(b.waste, a.waste), cmp.Compare(a.index, b.index))
+		ga, gb := a.gain/float64(len(ls.claims[a.index].Pods)), b.gain/float64(len(ls.claims[b.index].Pods))
+		return cmp.Or(cmp.Compare(gb, ga), cmp.Compare(a.index, b.index))
 	})
 	var out [][]int
 	for _, r := range order {
-		out = append(out, []int{r.index})
+		if r.gain > minGain*ls.claims[r.index].PricePerHour {
+			out = append(out, []int{r.index})
+		}
 	}
 	const pairsOf = 6
 	top := order[:min(len(order), pairsOf)]
 	for a := range top {
 		for b := a + 1; b < len(top); b++ {
-			if ls.claims[top[a].index].NodePool == ls.claims[top[b].index].NodePool {
-				out = append(out, []int{top[a].index, top[b].index})
+			i, j := top[a].index, top[b].index
+			if ls.claims[i].NodePool == ls.claims[j].NodePool && top[a].gain+top[b].gain > minGain*(ls.claims[i].PricePerHour+ls.claims[j].PricePerHour) {
+				out = append(out, []int{i, j})
 			}
 		}
 	}
 	return out
 }
+
+// minGain is the least share of its price a neighbourhood must pay above
+// its pods' floor to be solved again.
+const minGain = 0.1
 
 // try solves the pods of the member claims again with the packing, the
 // other claims standing as full nodes, and takes the new claims when
@@ -324,10 +388,11 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 	}
 	var claims []scheduling.NodeClaim
 	var fixed []*scheduling.Node
-	var used []float64
+	var floor []float64
+	var shapes []string
 	for i := range ls.claims {
 		if !slices.Contains(members, i) {
-			claims, fixed, used = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(used, ls.used[i])
+			claims, fixed, floor, shapes = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(floor, ls.floor[i]), append(shapes, ls.shapes[i])
 		}
 	}
 	for _, c := range r.NodeClaims {
@@ -340,10 +405,10 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 			n = last[c.NodePool]
 		}
 		c.Name = c.NodePool + "-" + strconv.Itoa(n)
-		node, share, _ := ls.fixedNode(c)
-		claims, fixed, used = append(claims, c), append(fixed, node), append(used, share)
+		node, f, _ := ls.fixedNode(c)
+		claims, fixed, floor, shapes = append(claims, c), append(fixed, node), append(floor, f), append(shapes, claimShape(c, node))
 	}
-	ls.claims, ls.fixed, ls.used = claims, fixed, used
+	ls.claims, ls.fixed, ls.floor, ls.shapes = claims, fixed, floor, shapes
 	if len(r.Bindings) == 0 {
 		return
 	}

@@ -24,8 +24,8 @@ type SolveOptions struct {
 
 // DefaultLocalSearch is how many neighbourhoods the local search solves
 // again at most by default. Each is a few claims' pods, against the rest
-// of the plan; the search also stops once its solves have placed twice as
-// many pods as the input has.
+// of the plan; the search also stops once its solves have placed as many
+// pods as the input has.
 const DefaultLocalSearch = 16
 
 // Strategies name how a candidate plan was found.
@@ -209,10 +209,12 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	return o.improve(in, prep, chosenPools, opts), nil
 }
 
-// improve runs the local search on the chosen plan, with both price
-// packings, and finishes the outcome. The search solves with the input's
-// NodePools (compiled in prep), or the narrowed ones the plan was solved
-// with (nil when it was not).
+// improve runs the local search on the chosen plan, packing each
+// neighbourhood by price (PackCheapest, which splits and shrinks claims
+// where PackEfficient mostly rebuilds the claim it had), and finishes the
+// outcome. The search solves with the input's NodePools (compiled in
+// prep), or the narrowed ones the plan was solved with (nil when it was
+// not).
 func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowedPools []scheduling.NodePool, opts SolveOptions) Outcome {
 	limit := opts.LocalSearch
 	if limit == 0 {
@@ -225,8 +227,8 @@ func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowe
 			prep = scheduling.Prepare(narrowedPools, in.DaemonSets, in.Options)
 			prep.RememberNodes()
 		}
-		solvers := []solver{{prep, scheduling.PackEfficient}, {prep, scheduling.PackCheapest}}
-		if r, ok := improve(in, o.Result, solvers, limit, 2*len(in.Pods)); ok {
+		solvers := []solver{{prep, scheduling.PackCheapest}}
+		if r, ok := improve(in, o.Result, solvers, limit, len(in.Pods)); ok {
 			cost := PlanPerHour(r)
 			o.Result, o.PerHour, o.Strategy = r, cost, o.Strategy+"+"+StrategyLocalSearch
 			for i := range o.Candidates {
