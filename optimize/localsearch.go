@@ -61,9 +61,10 @@ type localSearch struct {
 	// pinned are the pods whose move could break another pod's rule
 	// (see pinnedPods), by key.
 	pinned map[string]bool
-	// solves and pods are what the search may still spend: solves of
-	// neighbourhoods, and pods placed in them.
-	solves, podBudget int
+	// solves and work are what the search may still spend: solves of
+	// neighbourhoods, and work, each solve's pods to place and the nodes
+	// it reads (the rest of the plan's claims).
+	solves, work int
 	// failed are the neighbourhoods solved in vain, by key (see
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
@@ -77,18 +78,19 @@ type solver struct {
 }
 
 // improve runs the local search over the plan r of the input, spending
-// at most maxSolves neighbourhood solves and maxPods pod placements, and
+// at most maxSolves neighbourhood solves and maxWork work (pods to place
+// and claims read, summed over the solves), and
 // returns the plan it ends with (r when nothing improved) and whether it
 // improved. The budget counts work, not time: the same input always
 // gives the same plan.
-func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxPods int) (scheduling.Result, bool) {
+func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxWork int) (scheduling.Result, bool) {
 	ls, ok := newLocalSearch(in, r)
 	if !ok {
 		return r, false
 	}
-	ls.solves, ls.podBudget = maxSolves, maxPods
+	ls.solves, ls.work = maxSolves, maxWork
 	improved := false
-	for ls.solves > 0 && ls.podBudget > 0 {
+	for ls.solves > 0 && ls.work > 0 {
 		if !ls.pass(solvers) {
 			break
 		}
@@ -247,7 +249,7 @@ func (ls *localSearch) pass(solvers []solver) bool {
 			continue
 		}
 		for _, s := range solvers {
-			if ls.solves <= 0 || ls.podBudget <= 0 {
+			if ls.solves <= 0 || ls.work <= 0 {
 				return false
 			}
 			if ls.try(members, s) {
@@ -345,10 +347,12 @@ func (ls *localSearch) try(members []int, s solver) bool {
 		}
 	}
 	ls.solves--
-	ls.podBudget -= len(sub.Pods)
+	ls.work -= len(sub.Pods) + len(ls.claims)
 	opts := ls.in.Options
 	opts.Packing, opts.StopAbovePrice = s.packing, old
-	r := s.prep.WithOptions(opts).Solve(sub)
+	// No type dearer than the claims it would replace can be part of a
+	// cheaper plan for their pods: only the others are offered.
+	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
 	if r.Summary.UnschedulablePods > 0 || PlanPerHour(r) >= old*(1-1e-9) {
 		return false
 	}

@@ -24,9 +24,13 @@ type SolveOptions struct {
 
 // DefaultLocalSearch is how many neighbourhoods the local search solves
 // again at most by default. Each is a few claims' pods, against the rest
-// of the plan; the search also stops once its solves have placed as many
-// pods as the input has.
+// of the plan; the search also stops once its solves have placed half as
+// many pods as the input has (200 at least), each solve's claims read
+// counted as pods.
 const DefaultLocalSearch = 16
+
+// minLocalWork is the local search's work budget on small inputs.
+const minLocalWork = 200
 
 // Strategies name how a candidate plan was found.
 const (
@@ -228,7 +232,7 @@ func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowe
 			prep.RememberNodes()
 		}
 		solvers := []solver{{prep, scheduling.PackCheapest}}
-		if r, ok := improve(in, o.Result, solvers, limit, len(in.Pods)); ok {
+		if r, ok := improve(in, o.Result, solvers, limit, max(len(in.Pods)/2, minLocalWork)); ok {
 			cost := PlanPerHour(r)
 			o.Result, o.PerHour, o.Strategy = r, cost, o.Strategy+"+"+StrategyLocalSearch
 			for i := range o.Candidates {
