@@ -77,6 +77,20 @@ func TestSolveRandomClusters(t *testing.T) {
 		if strings.HasSuffix(o.Strategy, "+"+optimize.StrategyLocalSearch) {
 			local++
 		}
+		// A longer local search makes more moves (pairs of claims as
+		// well), each held to the same rules.
+		if c%4 == 0 {
+			long, err := optimize.Search(in, optimize.SolveOptions{LocalSearch: 200})
+			if err != nil {
+				t.Fatalf("case %d: %v", c, err)
+			}
+			for _, v := range invariants.CheckPlan(in, long.Result) {
+				t.Errorf("case %d: the %s plan of a longer local search breaks a rule: %s", c, long.Strategy, v)
+			}
+			if long.PerHour > o.KarpenterPerHour*(1+1e-9) || long.Result.Summary.ScheduledPods < o.Result.Summary.ScheduledPods {
+				t.Errorf("case %d: a longer local search returns $%.6f for %d pods", c, long.PerHour, long.Result.Summary.ScheduledPods)
+			}
+		}
 		if c%10 == 0 {
 			again, err := optimize.Search(in, optimize.SolveOptions{})
 			if err != nil || !reflect.DeepEqual(again, o) {
