@@ -3,8 +3,9 @@
 // no plan can place the same pods, from linear-programming relaxations of
 // the packing problem; Solve (and Search, which says what it tried) is the
 // optimizing planner, the cheapest of plans that scheduling itself solves
-// with other packings or narrowed NodePools, so every constraint Karpenter
-// keeps still holds. The package only reads its input and does no I/O;
+// with other packings or narrowed NodePools, improved by a local search
+// that has scheduling solve a few claims' pods again at a time, so every
+// constraint Karpenter keeps still holds. The package only reads its input and does no I/O;
 // scheduling does not import it.
 package optimize
 

@@ -15,7 +15,22 @@ type SolveOptions struct {
 	// solves rather than time so that the same input always gives the
 	// same plan.
 	MaxSolves int
+	// LocalSearch caps how many neighbourhoods the local search solves
+	// again once the candidates are weighed (see improve): 0 means
+	// DefaultLocalSearch, a negative value none. Like MaxSolves it counts
+	// work, not time.
+	LocalSearch int
 }
+
+// DefaultLocalSearch is how many neighbourhoods the local search solves
+// again at most by default. Each is a few claims' pods, against the rest
+// of the plan; the search also stops once its solves have placed half as
+// many pods as the input has (200 at least), each solve's claims read
+// counted as pods.
+const DefaultLocalSearch = 16
+
+// minLocalWork is the local search's work budget on small inputs.
+const minLocalWork = 200
 
 // Strategies name how a candidate plan was found.
 const (
@@ -36,6 +51,9 @@ const (
 	// StrategyNarrowed is Karpenter's packing with the NodePools narrowed
 	// to the types the aggregate program buys (Narrow).
 	StrategyNarrowed = "narrowed"
+	// StrategyLocalSearch is added to the strategy of the plan the local
+	// search improved ("cheapest-packing+local-search").
+	StrategyLocalSearch = "local-search"
 )
 
 // Outcome is what Search found: the cheapest plan, how, and every
@@ -102,12 +120,22 @@ func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
 //     without its anti-affinity rows), which cover the pods' requests
 //     most cheaply. Karpenter's packing of narrowed NodePools (Narrow) is
 //     a change users can make to their NodePools.
+//  5. Local search on the cheapest candidate (improve): a few of its
+//     claims at a time, those that leave most of what they pay for idle
+//     first, have their pods solved again, again by scheduling's solver,
+//     with the rest of the plan standing as full nodes; the new claims
+//     replace them when they place every pod for less. This re-chooses a
+//     claim's type, splits it, merges two or moves pods between them.
 //
 // The cheapest candidate that schedules at least as many pods as
 // Karpenter's wins, ties going to the earlier. Narrowing only takes types
 // away, so a narrowed plan is a plan of the NodePools as they are.
 func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
-	base := scheduling.Solve(in)
+	// The input's NodePools are compiled once for every solve that
+	// keeps them, Karpenter's first.
+	prep := scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options)
+	prep.RememberNodes()
+	base := prep.Solve(in)
 	o := Outcome{Result: base, KarpenterPerHour: PlanPerHour(base), PerHour: PlanPerHour(base), Strategy: StrategyKarpenter,
 		Candidates: []Candidate{{Strategy: StrategyKarpenter, PerHour: PlanPerHour(base), ScheduledPods: base.Summary.ScheduledPods, Chosen: true}}}
 	budget := opts.MaxSolves
@@ -116,6 +144,8 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	} else if budget < 0 {
 		return o, nil
 	}
+	// chosenPools are the chosen plan's NodePools when narrowed.
+	var chosenPools []scheduling.NodePool
 	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool) bool {
 		if budget == 0 {
 			return false
@@ -124,12 +154,21 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// A candidate is given up once it certainly costs more than the
 		// best plan so far.
 		trial.Options.StopAbovePrice = o.PerHour
-		r := scheduling.Solve(trial)
+		var r scheduling.Result
+		if narrowed == nil {
+			r = prep.WithOptions(trial.Options).Solve(trial)
+		} else {
+			r = scheduling.Solve(trial)
+		}
 		cost := PlanPerHour(r)
 		stopped := slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() })
 		o.Candidates = append(o.Candidates, Candidate{Strategy: strategy, PerHour: cost, ScheduledPods: r.Summary.ScheduledPods, Stopped: stopped})
 		if !stopped && r.Summary.ScheduledPods >= base.Summary.ScheduledPods && cost < o.PerHour*(1-1e-9) {
 			o.Result, o.PerHour, o.Strategy, o.NodePools = r, cost, strategy, narrowed
+			chosenPools = nil
+			if narrowed != nil {
+				chosenPools = trial.NodePools
+			}
 			for i := range o.Candidates {
 				o.Candidates[i].Chosen = i == len(o.Candidates)-1
 			}
@@ -143,7 +182,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		trial := in
 		trial.Options.Packing = c.packing
 		if !consider(c.strategy, trial, nil) {
-			return o.finish(), nil
+			return o.improve(in, prep, chosenPools, opts), nil
 		}
 	}
 	narrowings, err := lpNarrowings(in, base)
@@ -163,15 +202,46 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			trial.NodePools = n.pools
 			trial.Options.Packing = c.packing
 			if !consider(c.strategy, trial, n.narrowed) {
-				return o.finish(), nil
+				return o.improve(in, prep, chosenPools, opts), nil
 			}
-			// A narrowing whose first packing was given up as dearer
-			// than the best plan is not tried with the others: narrowed
-			// types that lose packed by price rarely win packed otherwise.
-			hopeless[i] = o.Candidates[len(o.Candidates)-1].Stopped
+			// A narrowing whose first packing did not give the best
+			// plan is not tried with the others: narrowed types that do
+			// not win packed by price rarely win packed otherwise.
+			hopeless[i] = !o.Candidates[len(o.Candidates)-1].Chosen
 		}
 	}
-	return o.finish(), nil
+	return o.improve(in, prep, chosenPools, opts), nil
+}
+
+// improve runs the local search on the chosen plan, packing each
+// neighbourhood by price (PackCheapest, which splits and shrinks claims
+// where PackEfficient mostly rebuilds the claim it had), and finishes the
+// outcome. The search solves with the input's NodePools (compiled in
+// prep), or the narrowed ones the plan was solved with (nil when it was
+// not).
+func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowedPools []scheduling.NodePool, opts SolveOptions) Outcome {
+	limit := opts.LocalSearch
+	if limit == 0 {
+		limit = DefaultLocalSearch
+	}
+	if limit > 0 {
+		// A narrowed plan stays within its narrowed NodePools, which
+		// Outcome.NodePools reports as a change users can make.
+		if narrowedPools != nil {
+			prep = scheduling.Prepare(narrowedPools, in.DaemonSets, in.Options)
+			prep.RememberNodes()
+		}
+		solvers := []solver{{prep, scheduling.PackCheapest}}
+		if r, ok := improve(in, o.Result, solvers, limit, max(len(in.Pods)/2, minLocalWork)); ok {
+			cost := PlanPerHour(r)
+			o.Result, o.PerHour, o.Strategy = r, cost, o.Strategy+"+"+StrategyLocalSearch
+			for i := range o.Candidates {
+				o.Candidates[i].Chosen = false
+			}
+			o.Candidates = append(o.Candidates, Candidate{Strategy: o.Strategy, PerHour: cost, ScheduledPods: r.Summary.ScheduledPods, Chosen: true})
+		}
+	}
+	return o.finish()
 }
 
 func (o Outcome) finish() Outcome {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/karpsim/karpsim/apis"
@@ -66,12 +67,29 @@ func TestSolveRandomClusters(t *testing.T) {
 		cases, scenarios = 50, 15
 	}
 	rng := rand.New(rand.NewPCG(12, 3))
-	cheaper := 0
+	cheaper, local := 0, 0
 	for c := range cases {
 		in := randomInput(rng)
 		o := checkOptimized(t, fmt.Sprintf("case %d", c), in)
 		if o.Saving > 0 {
 			cheaper++
+		}
+		if strings.HasSuffix(o.Strategy, "+"+optimize.StrategyLocalSearch) {
+			local++
+		}
+		// A longer local search makes more moves (pairs of claims as
+		// well), each held to the same rules.
+		if c%4 == 0 {
+			long, err := optimize.Search(in, optimize.SolveOptions{LocalSearch: 200})
+			if err != nil {
+				t.Fatalf("case %d: %v", c, err)
+			}
+			for _, v := range invariants.CheckPlan(in, long.Result) {
+				t.Errorf("case %d: the %s plan of a longer local search breaks a rule: %s", c, long.Strategy, v)
+			}
+			if long.PerHour > o.KarpenterPerHour*(1+1e-9) || long.Result.Summary.ScheduledPods < o.Result.Summary.ScheduledPods {
+				t.Errorf("case %d: a longer local search returns $%.6f for %d pods", c, long.PerHour, long.Result.Summary.ScheduledPods)
+			}
 		}
 		if c%10 == 0 {
 			again, err := optimize.Search(in, optimize.SolveOptions{})
@@ -103,11 +121,45 @@ func TestSolveRandomClusters(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		if o := checkOptimized(t, fmt.Sprintf("scenario seed %d", seed), snap.Input(scheduling.Options{})); o.Saving > 0 {
+		o := checkOptimized(t, fmt.Sprintf("scenario seed %d", seed), snap.Input(scheduling.Options{}))
+		if o.Saving > 0 {
 			cheaper++
 		}
+		if strings.HasSuffix(o.Strategy, "+"+optimize.StrategyLocalSearch) {
+			local++
+		}
 	}
-	t.Logf("%d of %d plans cheaper than Karpenter's", cheaper, cases+scenarios)
+	t.Logf("%d of %d plans cheaper than Karpenter's, %d improved by the local search", cheaper, cases+scenarios, local)
+	// The local search's moves are held to the rules above only if it
+	// makes some.
+	if local == 0 {
+		t.Errorf("the local search improved none of %d plans", cases+scenarios)
+	}
+}
+
+// Twenty pods of 1 cpu, nodes of 2 cpu at $1 and 16 cpu at $4.50:
+// Karpenter fills one 16-cpu node and puts the last four pods on another
+// ($9), which no candidate beats. The local search solves that claim's
+// pods again alone, packed by price: two 2-cpu nodes, $6.50 in all.
+func TestSolveLocalSearchSplitsAClaim(t *testing.T) {
+	in := scheduling.Input{
+		Pods:      pods(20, "web", "1", "1Gi"),
+		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 4.5)), nil)},
+	}
+	o := checkOptimized(t, "split", in)
+	if o.KarpenterPerHour != 9 || o.PerHour != 6.5 || o.Strategy != optimize.StrategyKarpenter+"+"+optimize.StrategyLocalSearch {
+		t.Errorf("Karpenter $%.2f, optimized $%.2f by %s; want $9, then $6.50 by local search (%+v)", o.KarpenterPerHour, o.PerHour, o.Strategy, o.Candidates)
+	}
+	var names []string
+	for _, c := range o.Result.NodeClaims {
+		names = append(names, fmt.Sprintf("%s:%s:%d", c.Name, c.InstanceType, len(c.Pods)))
+	}
+	if got, want := strings.Join(names, " "), "default-1:n16:16 default-2:n2:2 default-3:n2:2"; got != want {
+		t.Errorf("claims %s, want %s", got, want)
+	}
+	if r, err := optimize.Solve(in, optimize.SolveOptions{LocalSearch: -1}); err != nil || optimize.PlanPerHour(r) != 9 {
+		t.Errorf("without local search, Solve returns $%.2f (%v), want $9", optimize.PlanPerHour(r), err)
+	}
 }
 
 // Eight pods of 1 cpu, nodes of 2 cpu at $1 and 16 cpu at $16: Karpenter

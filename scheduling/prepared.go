@@ -37,6 +37,16 @@ func (p *Prepared) Clone() *Prepared {
 	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts}
 }
 
+// WithOptions returns a Prepared sharing p's compiled NodePools and
+// DaemonSets and the nodes it remembers, solving with opts: for a search
+// that solves one cluster with several packings or price caps. The
+// NodePools stay compiled with p's MinValuesBestEffort, which opts cannot
+// change.
+func (p *Prepared) WithOptions(opts Options) *Prepared {
+	opts.MinValuesBestEffort = p.opts.MinValuesBestEffort
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: opts, nodes: p.nodes}
+}
+
 // Prepare compiles the NodePools and DaemonSets with the options.
 func Prepare(pools []NodePool, daemonSets []*corev1.Pod, opts Options) *Prepared {
 	daemons := readDaemons(daemonSets)

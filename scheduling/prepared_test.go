@@ -32,6 +32,21 @@ func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
 	}
 }
 
+// A preparation solves with other options as a fresh solve with them
+// does, sharing what it compiled and the nodes it remembers.
+func TestPreparedWithOptionsSolvesAsFreshOnes(t *testing.T) {
+	pools := []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
+	daemons := []*corev1.Pod{daemonSet("logging", "100m", "64Mi")}
+	p := Prepare(pools, daemons, Options{})
+	p.RememberNodes()
+	in := Input{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}}
+	for _, opts := range []Options{{Packing: PackCheapest}, {Packing: PackEfficient}, {Packing: PackCheapest, StopAbovePrice: 1}, {}} {
+		want := Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons, Options: opts})
+		assert.Equal(t, want, p.WithOptions(opts).Solve(in), "%+v", opts)
+	}
+	assert.Equal(t, Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons}), p.Solve(in), "p keeps its own options")
+}
+
 func TestRememberNodesReadsEachNodeOnce(t *testing.T) {
 	pools := []NodePool{pool(newPool("default"))}
 	p := Prepare(pools, nil, Options{})

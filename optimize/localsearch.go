@@ -1,0 +1,529 @@
+package optimize
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/resources"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// The local search improves a plan one neighbourhood at a time: it takes
+// a few of the plan's NodeClaims away and solves their pods again with
+// scheduling's own solver, every other NodeClaim standing as a node that
+// takes no more pods, so that the pods see the rest of the plan (its
+// zones, hostnames and pods, for topology, anti-affinity and limits) as
+// they would in one solve. A neighbourhood of one claim re-chooses its
+// type or splits it; of two, merges them into one cheaper type or moves
+// pods between them. The new claims replace the old when they place
+// every pod for less. Every plan it returns is therefore made of
+// scheduling's own claims: no rule is checked here a second time.
+
+// fixedSuffix names the node a NodeClaim stands as in a neighbourhood's
+// solve: no new claim's name ("<pool>-<n>") ends with it.
+const fixedSuffix = ".fixed"
+
+// localSearch is the state of one search over a plan.
+type localSearch struct {
+	in    scheduling.Input
+	pods  map[string]*corev1.Pod
+	pools map[string]scheduling.NodePool
+	// claims are the plan's NodeClaims, and fixed the node each stands
+	// as (kept by pointer, which the Prepared remembers nodes by).
+	// floor is, per claim, what its pods could cost at the least (see
+	// podFloor): the claim's price above it is what the search may
+	// recover by solving it again.
+	claims []scheduling.NodeClaim
+	fixed  []*scheduling.Node
+	floor  []float64
+	// shapes name, per claim, its NodePool, launch and pods' requests:
+	// claims of one shape mostly fare alike in a neighbourhood.
+	shapes []string
+	// rates caches podFloor by pool and requests.
+	rates map[rateKey]float64
+	// existing are the input's nodes with the pods the plan binds to
+	// them, bindings those bindings, by node name.
+	existing []*scheduling.Node
+	bindings []scheduling.Binding
+	warnings map[string]bool
+	// pinned are the pods whose move could break another pod's rule
+	// (see pinnedPods), by key.
+	pinned map[string]bool
+	// solves and work are what the search may still spend: solves of
+	// neighbourhoods, and work, each solve's pods to place and the nodes
+	// it reads (the rest of the plan's claims).
+	solves, work int
+	// failed are the neighbourhoods solved in vain, by key (see
+	// neighbourhoodKey), which a later pass does not solve again.
+	failed map[string]bool
+}
+
+// solver is one way to solve a neighbourhood again: the input's
+// NodePools, or some narrowed, compiled once, with a packing.
+type solver struct {
+	prep    *scheduling.Prepared
+	packing scheduling.Packing
+}
+
+// improve runs the local search over the plan r of the input, spending
+// at most maxSolves neighbourhood solves and maxWork work (pods to place
+// and claims read, summed over the solves), and
+// returns the plan it ends with (r when nothing improved) and whether it
+// improved. The budget counts work, not time: the same input always
+// gives the same plan.
+func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxWork int) (scheduling.Result, bool) {
+	ls, ok := newLocalSearch(in, r)
+	if !ok {
+		return r, false
+	}
+	ls.solves, ls.work = maxSolves, maxWork
+	improved := false
+	for ls.solves > 0 && ls.work > 0 {
+		if !ls.pass(solvers) {
+			break
+		}
+		improved = true
+	}
+	if !improved {
+		return r, false
+	}
+	return ls.result(r), true
+}
+
+// newLocalSearch reads the plan; it returns false when the search cannot
+// work on it: an instance type it cannot find, or capacity reservations,
+// which a claim standing as a node would not hold.
+func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
+	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.NodePool{}, failed: map[string]bool{}, rates: map[rateKey]float64{},
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
+	for _, p := range in.Pods {
+		if p != nil {
+			ls.pods[apis.PodKey(p)] = p
+		}
+	}
+	for _, np := range in.NodePools {
+		if np.NodePool == nil {
+			continue
+		}
+		ls.pools[np.NodePool.Name] = np
+		for _, it := range np.InstanceTypes {
+			if it != nil && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved }) {
+				return nil, false
+			}
+		}
+	}
+	for _, w := range r.Warnings {
+		ls.warnings[w] = true
+	}
+	for _, c := range ls.claims {
+		n, floor, ok := ls.fixedNode(c)
+		if !ok {
+			return nil, false
+		}
+		ls.fixed, ls.floor, ls.shapes = append(ls.fixed, n), append(ls.floor, floor), append(ls.shapes, claimShape(c, n))
+	}
+	bound := map[string][]*corev1.Pod{}
+	for _, b := range r.Bindings {
+		p, ok := ls.pods[b.Pod]
+		if !ok {
+			return nil, false
+		}
+		bound[b.Node] = append(bound[b.Node], p)
+	}
+	for _, n := range in.Nodes {
+		if n != nil {
+			ls.existing = append(ls.existing, withPods(n, bound[n.Name]))
+		}
+	}
+	ls.pinned = pinnedPods(in)
+	return ls, true
+}
+
+// withPods is the node with the pods bound to it as well, a new *Node
+// (the input's is not changed), or n itself when there are none.
+func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
+	if len(pods) == 0 {
+		return n
+	}
+	copied := *n
+	copied.Pods = slices.Concat(n.Pods, pods)
+	return &copied
+}
+
+// fixedNode is the node the claim stands as in a neighbourhood's solve:
+// launched as the plan launches it, with its pods bound, and room for no
+// other pod (its allocatable pod count is the pods it holds); and what
+// its pods could cost at the least (podFloor).
+func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, float64, bool) {
+	pool, ok := ls.pools[c.NodePool]
+	if !ok {
+		return nil, 0, false
+	}
+	i := slices.IndexFunc(pool.InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType })
+	if i < 0 {
+		return nil, 0, false
+	}
+	it := pool.InstanceTypes[i]
+	name := c.Name + fixedSuffix
+	labels := c.LaunchLabels(it, pool.NodePool)
+	labels[apis.LabelHostname] = name
+	n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels,
+		Taints: pool.NodePool.Spec.Template.Spec.Taints, StartupTaints: pool.NodePool.Spec.Template.Spec.StartupTaints,
+		Capacity: it.Capacity.List()}
+	floor := 0.0
+	for _, key := range c.Pods {
+		p, ok := ls.pods[key]
+		if !ok {
+			return nil, 0, false
+		}
+		n.Pods = append(n.Pods, p)
+		floor += ls.podFloor(pool, p)
+	}
+	n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	return n, floor, true
+}
+
+// rateKey is a pod's requests in a pool.
+type rateKey struct {
+	pool     string
+	requests string
+}
+
+// podFloor is what a pod could cost at the least in the pool: over the
+// pool's types, the cheapest available offering times the largest share
+// of the type's allocatable the pod asks for. It leaves out the pod's
+// requirements and DaemonSets, so it is never above what any plan pays
+// for the pod's share of its node.
+func (ls *localSearch) podFloor(pool scheduling.NodePool, p *corev1.Pod) float64 {
+	// An unreadable request was refused by the solve that placed the pod.
+	requests, _ := resources.PodRequests(p)
+	key := rateKey{pool.NodePool.Name, requests.String()}
+	if rate, ok := ls.rates[key]; ok {
+		return rate
+	}
+	rate := math.Inf(1)
+	for _, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		price := math.Inf(1)
+		for _, o := range it.Offerings {
+			if o.Available {
+				price = min(price, o.Price)
+			}
+		}
+		room := it.Allocatable()
+		share := 0.0
+		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
+			if r := room.Slot(slot); r > 0 {
+				share = max(share, float64(requests.Slot(slot))/float64(r))
+			}
+		}
+		rate = min(rate, price*share)
+	}
+	if math.IsInf(rate, 1) {
+		rate = 0
+	}
+	ls.rates[key] = rate
+	return rate
+}
+
+// pass tries the neighbourhoods of the plan in order until one improves
+// it; it reports whether one did.
+func (ls *localSearch) pass(solvers []solver) bool {
+	for _, members := range ls.neighbourhoods() {
+		key := ls.neighbourhoodKey(members)
+		if ls.failed[key] {
+			continue
+		}
+		for _, s := range solvers {
+			if ls.solves <= 0 || ls.work <= 0 {
+				return false
+			}
+			if ls.try(members, s) {
+				return true
+			}
+		}
+		ls.failed[key] = true
+	}
+	return false
+}
+
+// neighbourhoodKey names the member claims' shapes: a neighbourhood
+// like one solved in vain, of the same claims or others of their shapes
+// (a uniform workload's many full claims), is not solved again.
+func (ls *localSearch) neighbourhoodKey(members []int) string {
+	var b strings.Builder
+	for _, i := range members {
+		b.WriteString(ls.shapes[i])
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// claimShape names the claim's NodePool, launch and its pods' requests.
+func claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
+	requests := make([]string, 0, len(n.Pods))
+	for _, p := range n.Pods {
+		r, _ := resources.PodRequests(p)
+		requests = append(requests, r.String())
+	}
+	slices.Sort(requests)
+	return fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+}
+
+// neighbourhoods lists the sets of claims to solve again, by index, in
+// the order they are tried: each claim alone, then pairs from one
+// NodePool, of the claims that pay most above their pods' floor per pod
+// (what a solve of the claim may recover for the work of placing its
+// pods), most first. A set that pays less than minGain of its price above
+// its floor is left out (it cannot improve by more), as are claims
+// holding a pinned pod.
+func (ls *localSearch) neighbourhoods() [][]int {
+	type ranked struct {
+		index int
+		gain  float64
+	}
+	var order []ranked
+	for i, c := range ls.claims {
+		if slices.ContainsFunc(c.Pods, func(k string) bool { return ls.pinned[k] }) {
+			continue
+		}
+		order = append(order, ranked{i, c.PricePerHour - ls.floor[i]})
+	}
+	slices.SortStableFunc(order, func(a, b ranked) int {
+		ga, gb := a.gain/float64(len(ls.claims[a.index].Pods)), b.gain/float64(len(ls.claims[b.index].Pods))
+		return cmp.Or(cmp.Compare(gb, ga), cmp.Compare(a.index, b.index))
+	})
+	var out [][]int
+	for _, r := range order {
+		if r.gain > minGain*ls.claims[r.index].PricePerHour {
+			out = append(out, []int{r.index})
+		}
+	}
+	const pairsOf = 6
+	top := order[:min(len(order), pairsOf)]
+	for a := range top {
+		for b := a + 1; b < len(top); b++ {
+			i, j := top[a].index, top[b].index
+			if ls.claims[i].NodePool == ls.claims[j].NodePool && top[a].gain+top[b].gain > minGain*(ls.claims[i].PricePerHour+ls.claims[j].PricePerHour) {
+				out = append(out, []int{i, j})
+			}
+		}
+	}
+	return out
+}
+
+// minGain is the least share of its price a neighbourhood must pay above
+// its pods' floor to be solved again.
+const minGain = 0.1
+
+// try solves the pods of the member claims again with the packing, the
+// other claims standing as full nodes, and takes the new claims when
+// they place every pod and cost less. It reports whether it did.
+func (ls *localSearch) try(members []int, s solver) bool {
+	sub := ls.in
+	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
+	old := 0.0
+	for _, i := range members {
+		old += ls.claims[i].PricePerHour
+		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
+	}
+	for i, n := range ls.fixed {
+		if !slices.Contains(members, i) {
+			sub.Nodes = append(sub.Nodes, n)
+		}
+	}
+	ls.solves--
+	ls.work -= len(sub.Pods) + len(ls.claims)
+	opts := ls.in.Options
+	opts.Packing, opts.StopAbovePrice = s.packing, old
+	// No type dearer than the claims it would replace can be part of a
+	// cheaper plan for their pods: only the others are offered.
+	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
+	if r.Summary.UnschedulablePods > 0 || PlanPerHour(r) >= old*(1-1e-9) {
+		return false
+	}
+	// A solve that warns of something the plan did not is not taken:
+	// the plan's warnings must still tell the whole story.
+	if slices.ContainsFunc(r.Warnings, func(w string) bool { return !ls.warnings[w] }) {
+		return false
+	}
+	fixed := map[string]bool{}
+	for _, n := range ls.fixed {
+		fixed[n.Name] = true
+	}
+	if slices.ContainsFunc(r.Bindings, func(b scheduling.Binding) bool { return fixed[b.Node] }) {
+		return false
+	}
+	for _, c := range r.NodeClaims {
+		if _, _, ok := ls.fixedNode(c); !ok {
+			return false
+		}
+	}
+	ls.accept(members, r)
+	return true
+}
+
+// accept replaces the member claims with the new ones, named after the
+// claims they replace (then after the pool's last), and binds the pods
+// the solve bound to existing nodes.
+func (ls *localSearch) accept(members []int, r scheduling.Result) {
+	freed := map[string][]int{}
+	last := map[string]int{}
+	for i, c := range ls.claims {
+		n := claimNumber(c)
+		last[c.NodePool] = max(last[c.NodePool], n)
+		if slices.Contains(members, i) {
+			freed[c.NodePool] = append(freed[c.NodePool], n)
+		}
+	}
+	var claims []scheduling.NodeClaim
+	var fixed []*scheduling.Node
+	var floor []float64
+	var shapes []string
+	for i := range ls.claims {
+		if !slices.Contains(members, i) {
+			claims, fixed, floor, shapes = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(floor, ls.floor[i]), append(shapes, ls.shapes[i])
+		}
+	}
+	for _, c := range r.NodeClaims {
+		var n int
+		if f := freed[c.NodePool]; len(f) > 0 {
+			slices.Sort(f)
+			n, freed[c.NodePool] = f[0], f[1:]
+		} else {
+			last[c.NodePool]++
+			n = last[c.NodePool]
+		}
+		c.Name = c.NodePool + "-" + strconv.Itoa(n)
+		node, f, _ := ls.fixedNode(c)
+		claims, fixed, floor, shapes = append(claims, c), append(fixed, node), append(floor, f), append(shapes, claimShape(c, node))
+	}
+	ls.claims, ls.fixed, ls.floor, ls.shapes = claims, fixed, floor, shapes
+	if len(r.Bindings) == 0 {
+		return
+	}
+	bound := map[string][]*corev1.Pod{}
+	for _, b := range r.Bindings {
+		bound[b.Node] = append(bound[b.Node], ls.pods[b.Pod])
+		ls.bindings = append(ls.bindings, b)
+	}
+	for i, n := range ls.existing {
+		ls.existing[i] = withPods(n, bound[n.Name])
+	}
+}
+
+// claimNumber is the n of a claim named "<pool>-<n>", 0 for another name.
+func claimNumber(c scheduling.NodeClaim) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(c.Name, c.NodePool+"-"))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// result is the plan the search ends with: r's pods refused as before,
+// its claims in scheduling's order (by NodePool, then number), its
+// bindings sorted by pod, and the summary counted again.
+func (ls *localSearch) result(r scheduling.Result) scheduling.Result {
+	out := r
+	out.NodeClaims = slices.Clone(ls.claims)
+	slices.SortFunc(out.NodeClaims, func(a, b scheduling.NodeClaim) int {
+		return cmp.Or(cmp.Compare(a.NodePool, b.NodePool), cmp.Compare(claimNumber(a), claimNumber(b)), cmp.Compare(a.Name, b.Name))
+	})
+	out.Bindings = slices.Clone(ls.bindings)
+	slices.SortFunc(out.Bindings, func(a, b scheduling.Binding) int { return cmp.Compare(a.Pod, b.Pod) })
+	out.Summary.NodeClaims = len(out.NodeClaims)
+	out.Summary.PricePerHour = 0
+	for _, c := range out.NodeClaims {
+		out.Summary.PricePerHour += c.PricePerHour
+	}
+	out.Summary.PricePerHour = math.Round(out.Summary.PricePerHour*1e6) / 1e6
+	return out
+}
+
+// pinnedPods are the pods, by key, whose move the search cannot weigh: a
+// neighbourhood's solve holds the pods it places to their own rules, as
+// every solve does, but not the other pods' rules that count them. A pod
+// is pinned when a required pod-affinity term of any pod selects it, or a
+// DoNotSchedule spread constraint it does not carry itself. Selectors are
+// read without namespaces and matchLabelKeys, so more pods are pinned
+// rather than fewer.
+func pinnedPods(in scheduling.Input) map[string]bool {
+	var all []*corev1.Pod
+	for _, p := range in.Pods {
+		if p != nil {
+			all = append(all, p)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n != nil {
+			all = append(all, n.Pods...)
+		}
+	}
+	type rule struct {
+		selector labels.Selector
+		spread   *corev1.TopologySpreadConstraint // nil for an affinity term
+	}
+	var rules []rule
+	seen := map[string]bool{}
+	add := func(sel *metav1.LabelSelector, spread *corev1.TopologySpreadConstraint) {
+		if sel == nil {
+			return
+		}
+		key := sel.String()
+		if spread != nil {
+			key = spread.String()
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if s, err := metav1.LabelSelectorAsSelector(sel); err == nil {
+			rules = append(rules, rule{s, spread})
+		} else {
+			rules = append(rules, rule{labels.Everything(), spread})
+		}
+	}
+	for _, p := range all {
+		if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
+			for _, t := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+				add(t.LabelSelector, nil)
+			}
+		}
+		for i := range p.Spec.TopologySpreadConstraints {
+			if c := &p.Spec.TopologySpreadConstraints[i]; c.WhenUnsatisfiable == corev1.DoNotSchedule {
+				add(c.LabelSelector, c)
+			}
+		}
+	}
+	pinned := map[string]bool{}
+	for _, p := range in.Pods {
+		if p == nil {
+			continue
+		}
+		set := labels.Set(p.Labels)
+		for _, r := range rules {
+			if !r.selector.Matches(set) {
+				continue
+			}
+			if r.spread == nil || !slices.ContainsFunc(p.Spec.TopologySpreadConstraints, func(c corev1.TopologySpreadConstraint) bool { return reflect.DeepEqual(c, *r.spread) }) {
+				pinned[apis.PodKey(p)] = true
+				break
+			}
+		}
+	}
+	return pinned
+}
