@@ -172,6 +172,7 @@ func informerFor(r resource, core informers.SharedInformerFactory, dyn dynamicin
 // is left out.
 func (w *Watcher) check(ctx context.Context) ([]resource, error) {
 	var served []resource
+	var skipped []string
 	for _, r := range watched {
 		err := w.listOne(ctx, r)
 		if alt, ok := fallbacks[r]; ok && apierrors.IsNotFound(err) {
@@ -183,16 +184,19 @@ func (w *Watcher) check(ctx context.Context) ([]resource, error) {
 		case err == nil:
 			served = append(served, r)
 		case r.optional && apierrors.IsNotFound(err):
-			w.skipped = append(w.skipped, r.name()+": not served")
+			skipped = append(skipped, r.name()+": not served")
 		case r.optional && apierrors.IsForbidden(err):
 			// The API server authorizes before it looks the resource up:
 			// credentials without a rule for a kind the cluster may not
 			// even serve are refused either way.
-			w.skipped = append(w.skipped, r.name()+": forbidden")
+			skipped = append(skipped, r.name()+": forbidden")
 		default:
 			return nil, describeListError(r, w.clients.Server, err)
 		}
 	}
+	w.mu.Lock()
+	w.skipped = skipped
+	w.mu.Unlock()
 	return served, nil
 }
 
