@@ -281,3 +281,21 @@ func TestNodePoolFileGivesTheSchedulerConfiguration(t *testing.T) {
 	assert.Equal(t, want, got)
 	noWrites(t, f)
 }
+
+// TestClusterGivesDRAObjects: with --dra, the DeviceClasses,
+// ResourceClaimTemplates and ResourceClaims read from a cluster decide as
+// those of the file do.
+func TestClusterGivesDRAObjects(t *testing.T) {
+	path := scenario("dra-gpu")
+	env, f := fakeCluster(t, path)
+	code, want, stderr := runCmd("plan", "-f", path, "--dra")
+	require.Equal(t, 0, code, stderr)
+	code, without, stderr := runEnv(env, "plan", "--context", "fake")
+	require.Equal(t, 0, code, stderr)
+	assert.NotEqual(t, want, without, "DRA changes the plan")
+	code, got, stderr := runEnv(env, "plan", "--context", "fake", "--dra")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "ResourceClaim")
+	assert.Equal(t, want, got)
+	noWrites(t, f)
+}
