@@ -31,6 +31,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -129,6 +130,24 @@ type ClusterState struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
+	// NodeOverlays change the instance types' prices and capacity;
+	// CapacityBuffers keep spare capacity for the pods of their templates
+	// (PodTemplates, or the workloads they scale).
+	NodeOverlays    []*apis.NodeOverlay    `json:"nodeOverlays,omitempty"`
+	CapacityBuffers []*apis.CapacityBuffer `json:"capacityBuffers,omitempty"`
+	PodTemplates    []*corev1.PodTemplate  `json:"podTemplates,omitempty"`
+	// Services, Deployments, ReplicaSets and StatefulSets give pods
+	// kube-scheduler's default spread selectors; a workload's replicas
+	// not yet made are pods its controller is about to make.
+	Services     []*corev1.Service     `json:"services,omitempty"`
+	Deployments  []*appsv1.Deployment  `json:"deployments,omitempty"`
+	ReplicaSets  []*appsv1.ReplicaSet  `json:"replicaSets,omitempty"`
+	StatefulSets []*appsv1.StatefulSet `json:"statefulSets,omitempty"`
+	// DeviceClasses, ResourceClaims and ResourceClaimTemplates are what
+	// pods claim devices through (DRA).
+	DeviceClasses          []*resourcev1.DeviceClass           `json:"deviceClasses,omitempty"`
+	ResourceClaims         []*resourcev1.ResourceClaim         `json:"resourceClaims,omitempty"`
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate `json:"resourceClaimTemplates,omitempty"`
 }
 
 // ChangeType says what happened to an object, in the words of a Kubernetes

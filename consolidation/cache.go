@@ -74,7 +74,7 @@ func idOf[T any](s []T) sliceID[T] {
 }
 
 func (k cacheKey) equal(o cacheKey) bool {
-	return k.daemons == o.daemons && k.opts == o.opts && slices.Equal(k.pools, o.pools)
+	return k.daemons == o.daemons && k.opts.Equal(o.opts) && slices.Equal(k.pools, o.pools)
 }
 
 // compiled returns the evaluation's priced NodePools (static ones left out:

@@ -80,6 +80,38 @@ type Offering struct {
 	// overlay changed the price (ApplyOverlays).
 	PriceOverlay string
 	BasePrice    float64
+	// Override, when set, makes a node bought through this offering
+	// differ from the type's (Karpenter's offering overrides, core v1.14,
+	// for providers whose offerings differ in what they carry); nil for
+	// the type as it is. Variants groups offerings by it.
+	Override *OfferingOverride
+}
+
+// OfferingOverride is what an offering changes of its type: each resource
+// Capacity names replaces the type's capacity of that resource, and each
+// resource Overhead's total names replaces the type's total overhead of it;
+// the rest stay. A zero amount names nothing.
+type OfferingOverride struct {
+	Capacity resources.Vector
+	Overhead *Overhead
+}
+
+// overrides reports whether the offering changes the node it buys.
+func (o Offering) overrides() bool {
+	return o.Override != nil && (!o.Override.Capacity.IsZero() || o.Override.Overhead != nil)
+}
+
+// overrideKey tells offerings with the same overrides apart from others:
+// "" for none.
+func (o Offering) overrideKey() string {
+	if !o.overrides() {
+		return ""
+	}
+	key := "capacity " + o.Override.Capacity.String()
+	if o.Override.Overhead != nil {
+		key += " overhead " + o.Override.Overhead.Total().String()
+	}
+	return key
 }
 
 // Spec is what NewInstanceType builds an instance type from.
@@ -353,7 +385,7 @@ func sortedOfferings(in []Offering) ([]Offering, error) {
 	for i := 1; i < len(out); i++ {
 		if compareOfferings(out[i-1], out[i]) == 0 {
 			o := out[i]
-			return nil, fmt.Errorf("offerings: two for zone %q, capacity type %q, reservation %q", o.Zone, o.CapacityType, o.ReservationID)
+			return nil, fmt.Errorf("offerings: two for zone %q, capacity type %q, reservation %q with the same overrides", o.Zone, o.CapacityType, o.ReservationID)
 		}
 	}
 	return out, nil
@@ -375,6 +407,10 @@ func checkOffering(o Offering) error {
 		return fmt.Errorf("reservationType: %q on a %s offering: only reserved offerings have one", o.ReservationType, o.CapacityType)
 	case o.ReservationType != "" && !slices.Contains(reservationTypes, o.ReservationType):
 		return fmt.Errorf("reservationType: %q is not one of %v", o.ReservationType, reservationTypes)
+	case o.Override != nil && o.Override.Capacity.HasNegative():
+		return fmt.Errorf("override.capacity: %s has a negative amount", o.Override.Capacity)
+	case o.Override != nil && o.Override.Overhead != nil && o.Override.Overhead.Total().HasNegative():
+		return fmt.Errorf("override.overhead: %s has a negative amount", o.Override.Overhead.Total())
 	}
 	return nil
 }
@@ -384,6 +420,7 @@ func compareOfferings(a, b Offering) int {
 		cmp.Compare(a.Zone, b.Zone),
 		cmp.Compare(a.CapacityType, b.CapacityType),
 		cmp.Compare(a.ReservationID, b.ReservationID),
+		cmp.Compare(a.overrideKey(), b.overrideKey()),
 	)
 }
 

@@ -1,8 +1,11 @@
 // Package kube connects karpsim to a real Kubernetes cluster through
 // client-go: Watcher is a cloud.ClusterWatcher built on shared informers
-// (Pods, Nodes, PodDisruptionBudgets, DaemonSets, the volume objects, and
-// Karpenter's NodePools, NodeClaims and EC2NodeClasses through the dynamic
-// client), and Writer is a cloud.ClusterWriter that creates and updates
+// (Pods, Nodes, PodDisruptionBudgets, DaemonSets, the volume objects,
+// Services, PodTemplates, Deployments, ReplicaSets, StatefulSets, DRA's
+// DeviceClasses, ResourceClaims and ResourceClaimTemplates, and through the
+// dynamic client Karpenter's NodePools, NodeClaims, EC2NodeClasses and
+// NodeOverlays and the CapacityBuffers; the optional kinds, absent from
+// many clusters, are skipped when not served), and Writer is a cloud.ClusterWriter that creates and updates
 // NodeClaims, taints and cordons nodes, evicts pods through the Eviction
 // API and deletes nodes, with server-side dry run on request.
 //

@@ -21,6 +21,11 @@ type resource struct {
 	// crd is true for Karpenter's kinds, served only once their
 	// CustomResourceDefinitions are installed.
 	crd bool
+	// optional is true for kinds a cluster may well not serve: NodeOverlays
+	// and CapacityBuffers (CRDs not every cluster installs) and DRA's
+	// (resource.k8s.io/v1, Kubernetes 1.34 on). The watcher skips such a
+	// kind when the server does not serve it, as a cluster without them.
+	optional bool
 }
 
 // name is the resource as kubectl and RBAC rules spell it:
@@ -44,10 +49,37 @@ var (
 	pvcs         = resource{kind: "PersistentVolumeClaim", gvr: schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}}
 	pvs          = resource{kind: "PersistentVolume", gvr: schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}}
 	storageClass = resource{kind: "StorageClass", gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}}
+
+	// Services and the workload controllers give pods kube-scheduler's
+	// default spread selectors, and CapacityBuffers their pod templates.
+	services     = resource{kind: "Service", gvr: schema.GroupVersionResource{Version: "v1", Resource: "services"}}
+	podTemplates = resource{kind: "PodTemplate", gvr: schema.GroupVersionResource{Version: "v1", Resource: "podtemplates"}}
+	deployments  = resource{kind: "Deployment", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}}
+	replicaSets  = resource{kind: "ReplicaSet", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}}
+	statefulSets = resource{kind: "StatefulSet", gvr: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}}
+
+	nodeOverlays = resource{kind: apis.KindNodeOverlay, gvr: schema.GroupVersionResource{Group: apis.Group, Version: "v1alpha1", Resource: "nodeoverlays"}, crd: true, optional: true}
+	// capacityBuffers is the Cluster Autoscaler's v1beta1; a cluster with
+	// only the older v1alpha1 (the same spec) is read through that.
+	capacityBuffers     = resource{kind: apis.KindBuffer, gvr: schema.GroupVersionResource{Group: bufferGroup, Version: "v1beta1", Resource: "capacitybuffers"}, crd: true, optional: true}
+	capacityBuffersV1A1 = resource{kind: apis.KindBuffer, gvr: schema.GroupVersionResource{Group: bufferGroup, Version: "v1alpha1", Resource: "capacitybuffers"}, crd: true, optional: true}
+
+	deviceClasses          = resource{kind: "DeviceClass", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "deviceclasses"}, optional: true}
+	resourceClaims         = resource{kind: "ResourceClaim", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "resourceclaims"}, optional: true}
+	resourceClaimTemplates = resource{kind: "ResourceClaimTemplate", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "resourceclaimtemplates"}, optional: true}
+)
+
+const (
+	bufferGroup = "autoscaling.x-k8s.io"
+	draGroup    = "resource.k8s.io"
 )
 
 // watched are the resources Watcher reads, in the order it checks them.
-var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, nodePools, nodeClaims, ec2NodeClasses}
+var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, services, podTemplates, deployments, replicaSets, statefulSets,
+	nodePools, nodeClaims, ec2NodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates}
+
+// fallbacks are the versions read when a resource's is not served.
+var fallbacks = map[resource]resource{capacityBuffers: capacityBuffersV1A1}
 
 // Errors that say why the cluster could not be read. Each is wrapped with
 // the resource and the server's own words.
@@ -85,10 +117,10 @@ func describeListError(r resource, server string, err error) error {
 	return fmt.Errorf("kube: list %s: %w: %s did not answer: %w", r.name(), ErrUnreachable, where, err)
 }
 
-// karpenterObject is what fromUnstructured needs of an apis type.
+// karpenterObject is what fromUnstructured needs of an apis type; a type
+// with a SetDefaults method is defaulted too.
 type karpenterObject[T any] interface {
 	*T
-	SetDefaults()
 	Validate() error
 }
 
@@ -104,7 +136,9 @@ func fromUnstructured[T any, P karpenterObject[T]](kind string, u *unstructured.
 	if err := json.Unmarshal(data, obj); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", kind, u.GetName(), err)
 	}
-	obj.SetDefaults()
+	if d, ok := any(obj).(interface{ SetDefaults() }); ok {
+		d.SetDefaults()
+	}
 	if err := obj.Validate(); err != nil {
 		return nil, fmt.Errorf("%s/%s: %w", kind, u.GetName(), err)
 	}

@@ -13,7 +13,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -34,10 +36,11 @@ type WatcherConfig struct {
 }
 
 // Watcher is a cloud.ClusterWatcher over a real cluster: one shared
-// informer per kind (Pods, Nodes, PodDisruptionBudgets, DaemonSets,
-// PersistentVolumeClaims, PersistentVolumes, StorageClasses through the
-// typed clientset; NodePools, NodeClaims and EC2NodeClasses through the
-// dynamic client). Start lists and watches them and returns once every
+// informer per kind (the built-in kinds of watched through the typed
+// clientset; Karpenter's and the CapacityBuffers through the dynamic
+// client). The optional kinds (NodeOverlays, CapacityBuffers, DRA's) are
+// watched when the server serves them and the credentials may read them,
+// and read as none otherwise (Skipped names them). Start lists and watches them and returns once every
 // informer has synced, so that the first Snapshot is the whole cluster at
 // one moment of each kind's watch. It is safe for concurrent use.
 type Watcher struct {
@@ -45,7 +48,11 @@ type Watcher struct {
 	cfg     WatcherConfig
 
 	informers map[string]cache.SharedIndexInformer // by kind
-	stop      chan struct{}
+	// served are the resources watched, and skipped the optional ones the
+	// server does not serve.
+	served  []resource
+	skipped []string
+	stop    chan struct{}
 
 	mu       sync.Mutex
 	synced   bool
@@ -80,27 +87,23 @@ func (w *Watcher) Start(ctx context.Context) error {
 	}
 	w.stop = make(chan struct{})
 	w.mu.Unlock()
-	if err := w.check(ctx); err != nil {
+	served, err := w.check(ctx)
+	if err != nil {
 		w.Stop()
 		return err
 	}
 
 	core := informers.NewSharedInformerFactory(w.clients.Core, w.cfg.Resync)
 	dyn := dynamicinformer.NewDynamicSharedInformerFactory(w.clients.Dynamic, w.cfg.Resync)
-	w.informers = map[string]cache.SharedIndexInformer{
-		pods.kind:           core.Core().V1().Pods().Informer(),
-		nodes.kind:          core.Core().V1().Nodes().Informer(),
-		pdbs.kind:           core.Policy().V1().PodDisruptionBudgets().Informer(),
-		daemonSets.kind:     core.Apps().V1().DaemonSets().Informer(),
-		pvcs.kind:           core.Core().V1().PersistentVolumeClaims().Informer(),
-		pvs.kind:            core.Core().V1().PersistentVolumes().Informer(),
-		storageClass.kind:   core.Storage().V1().StorageClasses().Informer(),
-		nodePools.kind:      dyn.ForResource(nodePools.gvr).Informer(),
-		nodeClaims.kind:     dyn.ForResource(nodeClaims.gvr).Informer(),
-		ec2NodeClasses.kind: dyn.ForResource(ec2NodeClasses.gvr).Informer(),
+	informers := map[string]cache.SharedIndexInformer{}
+	for _, r := range served {
+		informers[r.kind] = informerFor(r, core, dyn)
 	}
+	w.mu.Lock()
+	w.informers, w.served = informers, served
+	w.mu.Unlock()
 	var regs []cache.ResourceEventHandlerRegistration
-	for _, r := range watched {
+	for _, r := range served {
 		inf := w.informers[r.kind]
 		if err := inf.SetWatchErrorHandler(w.listFailed(r)); err != nil {
 			return fmt.Errorf("kube: %s informer: %w", r.name(), err)
@@ -120,51 +123,142 @@ func (w *Watcher) Start(ctx context.Context) error {
 	}()
 	core.Start(w.stop)
 	dyn.Start(w.stop)
-	return w.waitForSync(ctx, regs)
+	return w.waitForSync(ctx, served, regs)
+}
+
+// informerFor is the shared informer of a resource: typed for the kinds
+// client-go knows, dynamic for the custom ones.
+func informerFor(r resource, core informers.SharedInformerFactory, dyn dynamicinformer.DynamicSharedInformerFactory) cache.SharedIndexInformer {
+	switch r {
+	case pods:
+		return core.Core().V1().Pods().Informer()
+	case nodes:
+		return core.Core().V1().Nodes().Informer()
+	case pdbs:
+		return core.Policy().V1().PodDisruptionBudgets().Informer()
+	case daemonSets:
+		return core.Apps().V1().DaemonSets().Informer()
+	case pvcs:
+		return core.Core().V1().PersistentVolumeClaims().Informer()
+	case pvs:
+		return core.Core().V1().PersistentVolumes().Informer()
+	case storageClass:
+		return core.Storage().V1().StorageClasses().Informer()
+	case services:
+		return core.Core().V1().Services().Informer()
+	case podTemplates:
+		return core.Core().V1().PodTemplates().Informer()
+	case deployments:
+		return core.Apps().V1().Deployments().Informer()
+	case replicaSets:
+		return core.Apps().V1().ReplicaSets().Informer()
+	case statefulSets:
+		return core.Apps().V1().StatefulSets().Informer()
+	case deviceClasses:
+		return core.Resource().V1().DeviceClasses().Informer()
+	case resourceClaims:
+		return core.Resource().V1().ResourceClaims().Informer()
+	case resourceClaimTemplates:
+		return core.Resource().V1().ResourceClaimTemplates().Informer()
+	}
+	return dyn.ForResource(r.gvr).Informer()
 }
 
 // check lists one object of each kind, so that a kind that cannot be read
 // fails Start at once with its reason instead of leaving its informer to
-// retry: an informer retries a refused connection for ever.
-func (w *Watcher) check(ctx context.Context) error {
-	opts := metav1.ListOptions{Limit: 1}
+// retry: an informer retries a refused connection for ever. It returns the
+// resources to watch: every one, but an optional kind the server does not
+// serve (in none of its versions) or the credentials may not read, which
+// is left out.
+func (w *Watcher) check(ctx context.Context) ([]resource, error) {
+	var served []resource
+	var skipped []string
 	for _, r := range watched {
-		var err error
-		switch r.kind {
-		case pods.kind:
-			_, err = w.clients.Core.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
-		case nodes.kind:
-			_, err = w.clients.Core.CoreV1().Nodes().List(ctx, opts)
-		case pdbs.kind:
-			_, err = w.clients.Core.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, opts)
-		case daemonSets.kind:
-			_, err = w.clients.Core.AppsV1().DaemonSets(metav1.NamespaceAll).List(ctx, opts)
-		case pvcs.kind:
-			_, err = w.clients.Core.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, opts)
-		case pvs.kind:
-			_, err = w.clients.Core.CoreV1().PersistentVolumes().List(ctx, opts)
-		case storageClass.kind:
-			_, err = w.clients.Core.StorageV1().StorageClasses().List(ctx, opts)
-		default:
-			_, err = w.clients.Dynamic.Resource(r.gvr).List(ctx, opts)
+		err := w.listOne(ctx, r)
+		if alt, ok := fallbacks[r]; ok && apierrors.IsNotFound(err) {
+			if altErr := w.listOne(ctx, alt); !apierrors.IsNotFound(altErr) {
+				r, err = alt, altErr
+			}
 		}
-		if err != nil {
-			return describeListError(r, w.clients.Server, err)
+		switch {
+		case err == nil:
+			served = append(served, r)
+		case r.optional && apierrors.IsNotFound(err):
+			skipped = append(skipped, r.name()+": not served")
+		case r.optional && apierrors.IsForbidden(err):
+			// The API server authorizes before it looks the resource up:
+			// credentials without a rule for a kind the cluster may not
+			// even serve are refused either way.
+			skipped = append(skipped, r.name()+": forbidden")
+		default:
+			return nil, describeListError(r, w.clients.Server, err)
 		}
 	}
-	return nil
+	w.mu.Lock()
+	w.skipped = skipped
+	w.mu.Unlock()
+	return served, nil
+}
+
+// listOne lists at most one object of the resource.
+func (w *Watcher) listOne(ctx context.Context, r resource) error {
+	opts := metav1.ListOptions{Limit: 1}
+	var err error
+	switch r {
+	case pods:
+		_, err = w.clients.Core.CoreV1().Pods(metav1.NamespaceAll).List(ctx, opts)
+	case nodes:
+		_, err = w.clients.Core.CoreV1().Nodes().List(ctx, opts)
+	case pdbs:
+		_, err = w.clients.Core.PolicyV1().PodDisruptionBudgets(metav1.NamespaceAll).List(ctx, opts)
+	case daemonSets:
+		_, err = w.clients.Core.AppsV1().DaemonSets(metav1.NamespaceAll).List(ctx, opts)
+	case pvcs:
+		_, err = w.clients.Core.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List(ctx, opts)
+	case pvs:
+		_, err = w.clients.Core.CoreV1().PersistentVolumes().List(ctx, opts)
+	case storageClass:
+		_, err = w.clients.Core.StorageV1().StorageClasses().List(ctx, opts)
+	case services:
+		_, err = w.clients.Core.CoreV1().Services(metav1.NamespaceAll).List(ctx, opts)
+	case podTemplates:
+		_, err = w.clients.Core.CoreV1().PodTemplates(metav1.NamespaceAll).List(ctx, opts)
+	case deployments:
+		_, err = w.clients.Core.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, opts)
+	case replicaSets:
+		_, err = w.clients.Core.AppsV1().ReplicaSets(metav1.NamespaceAll).List(ctx, opts)
+	case statefulSets:
+		_, err = w.clients.Core.AppsV1().StatefulSets(metav1.NamespaceAll).List(ctx, opts)
+	case deviceClasses:
+		_, err = w.clients.Core.ResourceV1().DeviceClasses().List(ctx, opts)
+	case resourceClaims:
+		_, err = w.clients.Core.ResourceV1().ResourceClaims(metav1.NamespaceAll).List(ctx, opts)
+	case resourceClaimTemplates:
+		_, err = w.clients.Core.ResourceV1().ResourceClaimTemplates(metav1.NamespaceAll).List(ctx, opts)
+	default:
+		_, err = w.clients.Dynamic.Resource(r.gvr).List(ctx, opts)
+	}
+	return err
+}
+
+// Skipped names the optional resources the watcher reads as empty, and why:
+// "nodeoverlays.karpenter.sh: not served" (or "forbidden"); set by Start.
+func (w *Watcher) Skipped() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.skipped)
 }
 
 // waitForSync waits until every handler has seen its informer's initial
 // list, or the first list error.
-func (w *Watcher) waitForSync(ctx context.Context, regs []cache.ResourceEventHandlerRegistration) error {
+func (w *Watcher) waitForSync(ctx context.Context, served []resource, regs []cache.ResourceEventHandlerRegistration) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var pending []string
 		for i, reg := range regs {
 			if !reg.HasSynced() {
-				pending = append(pending, watched[i].name())
+				pending = append(pending, served[i].name())
 			}
 		}
 		if len(pending) == 0 {
@@ -300,10 +394,20 @@ func (w *Watcher) State() (cloud.ClusterState, error) {
 	s.PersistentVolumeClaims = typed[*corev1.PersistentVolumeClaim](w.informers[pvcs.kind], (*corev1.PersistentVolumeClaim).DeepCopy)
 	s.PersistentVolumes = typed[*corev1.PersistentVolume](w.informers[pvs.kind], (*corev1.PersistentVolume).DeepCopy)
 	s.StorageClasses = typed[*storagev1.StorageClass](w.informers[storageClass.kind], (*storagev1.StorageClass).DeepCopy)
+	s.Services = typed[*corev1.Service](w.informers[services.kind], (*corev1.Service).DeepCopy)
+	s.PodTemplates = typed[*corev1.PodTemplate](w.informers[podTemplates.kind], (*corev1.PodTemplate).DeepCopy)
+	s.Deployments = typed[*appsv1.Deployment](w.informers[deployments.kind], (*appsv1.Deployment).DeepCopy)
+	s.ReplicaSets = typed[*appsv1.ReplicaSet](w.informers[replicaSets.kind], (*appsv1.ReplicaSet).DeepCopy)
+	s.StatefulSets = typed[*appsv1.StatefulSet](w.informers[statefulSets.kind], (*appsv1.StatefulSet).DeepCopy)
+	s.DeviceClasses = typed[*resourcev1.DeviceClass](w.informers[deviceClasses.kind], (*resourcev1.DeviceClass).DeepCopy)
+	s.ResourceClaims = typed[*resourcev1.ResourceClaim](w.informers[resourceClaims.kind], (*resourcev1.ResourceClaim).DeepCopy)
+	s.ResourceClaimTemplates = typed[*resourcev1.ResourceClaimTemplate](w.informers[resourceClaimTemplates.kind], (*resourcev1.ResourceClaimTemplate).DeepCopy)
 	var errs []error
 	s.NodePools = decoded[apis.NodePool](w.informers[nodePools.kind], apis.KindNodePool, &errs)
 	s.NodeClaims = decoded[apis.NodeClaim](w.informers[nodeClaims.kind], apis.KindNodeClaim, &errs)
 	s.EC2NodeClasses = decoded[apis.EC2NodeClass](w.informers[ec2NodeClasses.kind], apis.KindEC2NodeClass, &errs)
+	s.NodeOverlays = decoded[apis.NodeOverlay](w.informers[nodeOverlays.kind], apis.KindNodeOverlay, &errs)
+	s.CapacityBuffers = decoded[apis.CapacityBuffer](w.informers[capacityBuffers.kind], apis.KindBuffer, &errs)
 	if s.NodeClaims == nil {
 		s.NodeClaims = []*apis.NodeClaim{}
 	}
@@ -316,6 +420,9 @@ func typed[T interface {
 	metav1.Object
 }](inf cache.SharedIndexInformer, deepCopy func(T) T) []T {
 	out := []T{}
+	if inf == nil { // a kind the server does not serve
+		return out
+	}
 	for _, obj := range inf.GetStore().List() {
 		if o, ok := obj.(T); ok {
 			out = append(out, deepCopy(o))
@@ -330,6 +437,9 @@ func typed[T interface {
 // decoded decodes an informer's Karpenter objects, sorted by name,
 // appending an error for each that does not decode.
 func decoded[T any, P karpenterObject[T]](inf cache.SharedIndexInformer, kind string, errs *[]error) []P {
+	if inf == nil { // a kind the server does not serve
+		return nil
+	}
 	items := inf.GetStore().List()
 	slices.SortFunc(items, func(a, b any) int {
 		_, an, _ := nameOf(a)

@@ -224,3 +224,37 @@ spec: {weight: "heavy"}
 	assert.Contains(t, err.Error(), "NodePool/broken")
 	assert.Len(t, s.NodePools, 1, "the others are still read")
 }
+
+// TestWatcherSkipsOptionalKindsItCannotRead: an optional kind the server
+// does not serve, or the credentials may not list, is read as none and
+// named; CapacityBuffers are read through v1alpha1 when v1beta1 is not
+// served.
+func TestWatcherSkipsOptionalKindsItCannotRead(t *testing.T) {
+	f := fakes(t, cluster+`---
+apiVersion: autoscaling.x-k8s.io/v1alpha1
+kind: CapacityBuffer
+metadata: {name: headroom, namespace: shop}
+spec:
+  podTemplateRef: {name: batch}
+  replicas: 1
+`)
+	notServed := func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetResource().Version == "v1alpha1" && a.GetResource().Resource == "capacitybuffers" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewNotFound(a.GetResource().GroupResource(), "")
+	}
+	f.Dynamic.PrependReactor("list", "nodeoverlays", notServed)
+	f.Dynamic.PrependReactor("list", "capacitybuffers", notServed)
+	f.Core.PrependReactor("list", "resourceclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(a.GetResource().GroupResource(), "", errors.New("no rule"))
+	})
+	w := started(t, f)
+	assert.Equal(t, []string{"nodeoverlays.karpenter.sh: not served", "resourceclaims.resource.k8s.io: forbidden"}, w.Skipped())
+	s, err := w.State()
+	require.NoError(t, err)
+	assert.Empty(t, s.NodeOverlays)
+	assert.Empty(t, s.ResourceClaims)
+	require.Len(t, s.CapacityBuffers, 1, "read through v1alpha1")
+	assert.Equal(t, "headroom", s.CapacityBuffers[0].Name)
+}

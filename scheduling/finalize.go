@@ -104,7 +104,7 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		NodePool:            c.tmpl.name,
 		Requirements:        reqs.NodeSelectorRequirements(),
 		Pods:                make([]string, len(c.pods)),
-		InstanceTypeOptions: s.optionNames(priced),
+		InstanceTypeOptions: s.optionNames(priced, c.tmpl.variants),
 	}
 	options := s.scratch.options[:0]
 	for _, p := range priced {
@@ -142,10 +142,22 @@ type namesKey struct {
 
 // optionNames returns the names of the priced options. Claims often end
 // with the same options, and then share one list: the last made with the
-// same length, first and last type.
-func (s *solver) optionNames(priced []*pricedOption) []string {
+// same length, first and last type. With variants, a type that comes as
+// several options is named once, where its cheapest is.
+func (s *solver) optionNames(priced []*pricedOption, variants bool) []string {
 	if len(priced) == 0 {
 		return []string{}
+	}
+	if variants {
+		names := make([]string, 0, len(priced))
+		seen := map[string]bool{}
+		for _, p := range priced {
+			if name := p.option.it.Name; !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+		return names
 	}
 	key := namesKey{len(priced), priced[0].option.it, priced[len(priced)-1].option.it}
 	if names, ok := s.names[key]; ok && sameNames(names, priced) {

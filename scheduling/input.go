@@ -14,6 +14,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
@@ -115,6 +117,32 @@ type Options struct {
 	// constraint kube-scheduler's default ones (nil: none, Karpenter's
 	// default).
 	DefaultSpread *DefaultSpread
+	// UnsupportedProvisioners are CSI drivers (or storage-class
+	// provisioners) the cloud provider cannot attach to its nodes, and
+	// UnsupportedTopologyKeys node labels its nodes never carry: a pod
+	// whose claim needs such a driver, or whose unbound claim's storage
+	// class allows topologies by such a key, is unschedulable. Karpenter
+	// leaves both to the cloud provider and its core default is none, as
+	// here; AWS sets none either.
+	UnsupportedProvisioners []string
+	UnsupportedTopologyKeys []string
+	// DRA is Karpenter with --ignore-dra-requests=false: a DaemonSet pod
+	// that claims devices through ResourceClaims counts in the overhead of
+	// the nodes it would run on. By default (Karpenter's) such DaemonSet
+	// pods are left out of the overhead. Pending pods that claim devices
+	// are refused either way: with DRA, package dra translates their
+	// claims before they reach scheduling.
+	DRA bool
+}
+
+// Equal reports whether two option sets ask for the same solve (a cache
+// keyed by them may reuse one). DefaultSpread is compared by identity.
+func (o Options) Equal(p Options) bool {
+	return o.MaxInstanceTypes == p.MaxInstanceTypes && o.IgnorePreferences == p.IgnorePreferences &&
+		o.MinValuesBestEffort == p.MinValuesBestEffort && o.ReservedFallback == p.ReservedFallback &&
+		o.Packing == p.Packing && o.StopAbovePrice == p.StopAbovePrice && o.DefaultSpread == p.DefaultSpread &&
+		slices.Equal(o.UnsupportedProvisioners, p.UnsupportedProvisioners) &&
+		slices.Equal(o.UnsupportedTopologyKeys, p.UnsupportedTopologyKeys) && o.DRA == p.DRA
 }
 
 func (o Options) maxInstanceTypes() int {

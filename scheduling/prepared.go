@@ -49,7 +49,7 @@ func (p *Prepared) WithOptions(opts Options) *Prepared {
 
 // Prepare compiles the NodePools and DaemonSets with the options.
 func Prepare(pools []NodePool, daemonSets []*corev1.Pod, opts Options) *Prepared {
-	daemons := readDaemons(daemonSets)
+	daemons := readDaemons(daemonSets, opts.DRA)
 	return &Prepared{daemons: daemons, templates: compileTemplates(pools, daemons, opts.MinValuesBestEffort), opts: opts}
 }
 

@@ -38,17 +38,22 @@ func Solve(in Input) Result {
 // newSolver compiles the input's NodePools and DaemonSets and reads the
 // rest of it.
 func newSolver(in Input) *solver {
-	daemons := readDaemons(in.DaemonSets)
+	daemons := readDaemons(in.DaemonSets, in.Options.DRA)
 	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil)
 }
 
 // readDaemons reads the DaemonSet pods as Karpenter weighs where they run:
 // their required terms only (preferences never keep a DaemonSet off a
 // node), without the field selector that pins each pod to its node, and
-// with every required node-affinity term as an alternative.
-func readDaemons(daemonSets []*corev1.Pod) []*podInfo {
+// with every required node-affinity term as an alternative. Unless dra is
+// set, the DaemonSets that claim devices are left out, as Karpenter ignoring
+// DRA requests (its default) leaves them out of every overhead.
+func readDaemons(daemonSets []*corev1.Pod, dra bool) []*podInfo {
 	daemons := make([]*podInfo, 0, len(daemonSets))
 	for _, d := range daemonSets {
+		if !dra && apis.ClaimsDevices(d) {
+			continue
+		}
 		daemons = append(daemons, readDaemon(d))
 	}
 	return daemons

@@ -65,7 +65,8 @@ func TestInitializedNodesAreTriedFirst(t *testing.T) {
 
 func TestUninitializedNodesIgnoreEphemeralAndStartupTaints(t *testing.T) {
 	n := makeNode("inflight", "default", false, "4", "8Gi")
-	n.Taints = []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}, {Key: "cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}}
+	n.Taints = []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}, {Key: "cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute},
+		{Key: "readiness.k8s.io/network-ready", Value: "pending", Effect: corev1.TaintEffectNoSchedule}}
 	n.StartupTaints = []corev1.Taint{{Key: "cilium.io/agent-not-ready", Effect: corev1.TaintEffectNoExecute}}
 	r := Solve(Input{Pods: []*corev1.Pod{newPod("web", "1", "1Gi")}, Nodes: []*Node{n}})
 	assert.Equal(t, []Binding{{Pod: "default/web", Node: "inflight"}}, r.Bindings)

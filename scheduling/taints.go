@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,6 +18,19 @@ var ephemeralTaints = []corev1.Taint{
 	{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule},
 	{Key: "node.cloudprovider.kubernetes.io/uninitialized", Value: "true", Effect: corev1.TaintEffectNoSchedule},
 	{Key: apis.Group + "/unregistered", Effect: corev1.TaintEffectNoExecute},
+}
+
+// ephemeralTaintPrefix is the key prefix of the taints Kubernetes' Node
+// Readiness Controller sets until a node meets its readiness rules
+// ("readiness.k8s.io/<rule>"): ephemeral too, whatever their effect
+// (Karpenter v1.13).
+const ephemeralTaintPrefix = "readiness.k8s.io/"
+
+// withoutEphemeral returns taints less the ephemeral ones.
+func withoutEphemeral(taints []corev1.Taint) []corev1.Taint {
+	return slices.DeleteFunc(withoutTaints(taints, ephemeralTaints), func(t corev1.Taint) bool {
+		return strings.HasPrefix(t.Key, ephemeralTaintPrefix)
+	})
 }
 
 // tolerates returns an error naming the first taint the tolerations do not

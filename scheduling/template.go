@@ -49,6 +49,10 @@ type template struct {
 	limits  limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
+	// variants is set when some instance type comes as several options
+	// (its offerings override its capacity): a claim's option names are
+	// then told apart from repeats.
+	variants bool
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
 	// claims counts the claims created from the pool, for naming.
@@ -122,7 +126,9 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)
-	for _, it := range p.InstanceTypes {
+	types := withVariants(p.InstanceTypes)
+	t.variants = len(types) != len(p.InstanceTypes)
+	for _, it := range types {
 		if !it.Requirements.IntersectsFast(t.requirements) || !offerings.hasOffering(it) {
 			continue
 		}
@@ -148,6 +154,27 @@ func compileTemplate(p NodePool, daemons []*podInfo) *template {
 		t.largest.Raise(&o.it.Capacity)
 	}
 	return t
+}
+
+// withVariants is the catalog with each type whose offerings override its
+// capacity split into its variants (InstanceType.Variants), each an option
+// of its own; the catalog itself when none does, as is usual.
+func withVariants(cat instancetypes.Catalog) []*instancetypes.InstanceType {
+	var out []*instancetypes.InstanceType
+	for i, it := range cat {
+		variants := it.Variants()
+		if len(variants) == 1 && out == nil {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cat[:i])
+		}
+		out = append(out, variants...)
+	}
+	if out == nil {
+		return cat
+	}
+	return out
 }
 
 // sortByPrice orders options by their cheapest offering the requirements

@@ -25,6 +25,9 @@ type volumes struct {
 	// defaultClass is the storage class of an unbound claim that names
 	// none, as admission gives it when the claim is created.
 	defaultClass string
+	// unsupportedDrivers and unsupportedKeys are Options'
+	// UnsupportedProvisioners and UnsupportedTopologyKeys.
+	unsupportedDrivers, unsupportedKeys []string
 }
 
 // volumeUse is one persistent volume a pod attaches: the claim, shared by
@@ -47,6 +50,7 @@ func newVolumes(in Input) *volumes {
 	}
 	v.known = len(v.claims)+len(v.pvs)+len(v.classes) > 0
 	v.defaultClass = defaultStorageClass(in.StorageClasses)
+	v.unsupportedDrivers, v.unsupportedKeys = in.Options.UnsupportedProvisioners, in.Options.UnsupportedTopologyKeys
 	return v
 }
 
@@ -102,6 +106,9 @@ func (v *volumes) forPod(p *corev1.Pod) ([][]corev1.NodeSelectorRequirement, []v
 		r, driver, err := v.claimRequirements(claim)
 		if err != nil {
 			return nil, nil, fmt.Errorf("volume %q: %w", vol.Name, err)
+		}
+		if driver != "" && slices.Contains(v.unsupportedDrivers, driver) {
+			return nil, nil, fmt.Errorf("volume %q: its provisioner %q is one the cloud provider does not support", vol.Name, driver)
 		}
 		alts = combine(alts, r)
 		if driver != "" {
@@ -213,6 +220,9 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1
 	for _, term := range sc.AllowedTopologies {
 		var reqs []corev1.NodeSelectorRequirement
 		for _, e := range term.MatchLabelExpressions {
+			if slices.Contains(v.unsupportedKeys, e.Key) {
+				return nil, "", fmt.Errorf("StorageClass %q of claim %s allows topologies by %q, a key the cloud provider's nodes never carry", className, c.Name, e.Key)
+			}
 			reqs = append(reqs, corev1.NodeSelectorRequirement{Key: e.Key, Operator: corev1.NodeSelectorOpIn, Values: e.Values})
 		}
 		alts = append(alts, reqs)

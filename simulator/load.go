@@ -80,8 +80,9 @@ func (s *sim) load() error {
 	s.overlays = set.NodeOverlays
 	// kube-scheduler's default spread constraints bind the in-memory
 	// kube-scheduler and, mirrored, Karpenter's provisioning and
-	// consolidation, which all solve with these options.
-	s.cfg.Consolidation.Scheduling = snap.WithDefaultSpread(s.cfg.Consolidation.Scheduling)
+	// consolidation, which all solve with these options (and with DRA
+	// when the run models it).
+	s.cfg.Consolidation.Scheduling = snap.SchedulingOptions(s.cfg.Consolidation.Scheduling)
 	for _, w := range snap.Warnings {
 		// NodePools are Karpenter's: a Cluster Autoscaler run does without.
 		if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && snap.DefaultNodePool && strings.HasPrefix(w, "no NodePool given") {

@@ -160,6 +160,10 @@ type Snapshot struct {
 	// KubeSchedulerConfiguration was given, nil otherwise; Input passes it
 	// to the solve.
 	DefaultSpread *scheduling.DefaultSpread
+	// DRA is set when the snapshot models dynamic resource allocation
+	// (Options.DRA): its solves then count the DaemonSets that claim
+	// devices (scheduling.Options.DRA).
+	DRA bool
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.
@@ -177,7 +181,7 @@ func (s *Snapshot) Input(o scheduling.Options) scheduling.Input {
 		PersistentVolumeClaims: s.PersistentVolumeClaims,
 		PersistentVolumes:      s.PersistentVolumes,
 		StorageClasses:         s.StorageClasses,
-		Options:                s.WithDefaultSpread(o),
+		Options:                s.SchedulingOptions(o),
 	}
 }
 
@@ -190,12 +194,14 @@ func (s *Snapshot) pods() []*corev1.Pod {
 	return slices.Concat(s.Pending, s.Buffers)
 }
 
-// WithDefaultSpread returns o with the snapshot's default spread
-// constraints, unless o has its own.
-func (s *Snapshot) WithDefaultSpread(o scheduling.Options) scheduling.Options {
+// SchedulingOptions returns o with what the snapshot settles of a solve:
+// its default spread constraints, unless o has its own, and DRA when the
+// snapshot models it.
+func (s *Snapshot) SchedulingOptions(o scheduling.Options) scheduling.Options {
 	if o.DefaultSpread == nil {
 		o.DefaultSpread = s.DefaultSpread
 	}
+	o.DRA = o.DRA || s.DRA
 	return o
 }
 
@@ -226,6 +232,7 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	snap := b.finish()
 	snap.Buffers = SetBufferPods(set, time.Time{})
 	if opts.DRA {
+		snap.DRA = true
 		if err := errors.Join(snap.applyDRA(set, opts.Origin)...); err != nil {
 			return nil, err
 		}

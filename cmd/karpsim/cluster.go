@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +50,7 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from the cluster of this kubeconfig `PATH` instead of -f (read only: lists and watches, never writes)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
-	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools and EC2NodeClasses of this `PATH` over those read, by name, to see what a change would do; repeatable")
+	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, EC2NodeClasses and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
 	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
 	addInputLimitFlags(cmd, &o.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
@@ -116,11 +117,21 @@ func readCluster(env environment, o clusterOptions, command string, stderr io.Wr
 		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses,
 		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
 		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims, StorageClasses: s.StorageClasses,
+		NodeOverlays: s.NodeOverlays, CapacityBuffers: s.CapacityBuffers, PodTemplates: s.PodTemplates, Services: s.Services,
+		Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, StatefulSets: s.StatefulSets,
+		DeviceClasses: s.DeviceClasses, ResourceClaims: s.ResourceClaims, ResourceClaimTemplates: s.ResourceClaimTemplates,
+	}
+	if n := len(s.NodeOverlays) + len(s.CapacityBuffers) + len(s.ResourceClaims); n > 0 {
+		fmt.Fprintf(stderr, "karpsim %s: read %s, %s and %s from %s\n", command, plural(len(s.NodeOverlays), "NodeOverlay"),
+			plural(len(s.CapacityBuffers), "CapacityBuffer"), plural(len(s.ResourceClaims), "ResourceClaim"), where)
+	}
+	if skipped := w.Skipped(); len(skipped) > 0 {
+		fmt.Fprintf(stderr, "karpsim %s: read as none from %s: %s\n", command, where, strings.Join(skipped, "; "))
 	}
 	return set, "cluster " + where, nil
 }
 
-// applyNodePoolFiles puts the NodePools and EC2NodeClasses of the files
+// applyNodePoolFiles puts the NodePools, EC2NodeClasses and NodeOverlays of the files
 // over the Set's, by name, saying on stderr what each replaces or adds.
 func applyNodePoolFiles(set *manifests.Set, files []string, command string, stderr io.Writer) error {
 	for _, path := range files {
@@ -128,8 +139,8 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		if err != nil {
 			return err
 		}
-		if len(edit.NodePools)+len(edit.EC2NodeClasses) == 0 {
-			return fmt.Errorf("--nodepool-file %s: no NodePool or EC2NodeClass in it", path)
+		if len(edit.NodePools)+len(edit.EC2NodeClasses)+len(edit.NodeOverlays) == 0 && edit.SchedulerConfig == nil {
+			return fmt.Errorf("--nodepool-file %s: no NodePool, EC2NodeClass, NodeOverlay or KubeSchedulerConfiguration in it", path)
 		}
 		for _, w := range edit.Warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -141,6 +152,17 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		for _, nc := range edit.EC2NodeClasses {
 			set.EC2NodeClasses = replaceNamed(set.EC2NodeClasses, nc, func(o *apis.EC2NodeClass) string { return o.Name })
 			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: EC2NodeClass %s applied\n", command, path, nc.Name)
+		}
+		for _, o := range edit.NodeOverlays {
+			set.NodeOverlays = replaceNamed(set.NodeOverlays, o, func(o *apis.NodeOverlay) string { return o.Name })
+			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: NodeOverlay %s applied\n", command, path, o.Name)
+		}
+		// kube-scheduler's configuration is a file on its host, never an
+		// object of the API: given here, it gives the cluster's pods their
+		// default spread constraints.
+		if edit.SchedulerConfig != nil {
+			set.SchedulerConfig = edit.SchedulerConfig
+			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: KubeSchedulerConfiguration applied\n", command, path)
 		}
 	}
 	return nil

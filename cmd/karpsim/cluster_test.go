@@ -41,15 +41,16 @@ func runEnv(env environment, args ...string) (int, string, string) {
 }
 
 // clusterScenarios are the golden scenarios a cluster can hold as they
-// are: no workload controllers (a cluster has their pods already) and no
-// v1beta1 objects (the API server converts them).
+// are: no Jobs and no Karpenter v1beta1 objects (the API server converts
+// them). A workload controller's pods the fake cluster lacks are made by
+// the snapshot from the files and from the cluster alike.
 func clusterScenarios(t *testing.T, dir string) []string {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", dir, "*", "input.yaml"))
 	require.NoError(t, err)
-	// The watcher reads no workload controllers, NodeOverlays, Services or
-	// scheduler configuration: scenarios with them are for files only.
-	workloads := regexp.MustCompile(`(?m)^kind: (Deployment|ReplicaSet|StatefulSet|Job|NodeOverlay|Service|KubeSchedulerConfiguration)$|v1beta1`)
+	// The watcher reads no Jobs, and kube-scheduler's configuration is no
+	// object of the API: scenarios with them are for files only.
+	workloads := regexp.MustCompile(`(?m)^kind: (Job|KubeSchedulerConfiguration)$|karpenter\.(sh|k8s\.aws)/v1beta1`)
 	var out []string
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -250,4 +251,51 @@ func TestCatalogFlag(t *testing.T) {
 	code, _, stderr = runCmd("plan", "-f", path, "--catalog", filepath.Join(t.TempDir(), "missing.json"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "missing.json")
+}
+
+// TestNodePoolFileGivesTheSchedulerConfiguration: kube-scheduler's
+// configuration is no object of the API; given with --nodepool-file over a
+// cluster holding the rest of the default-spread scenario, plan decides as
+// from the scenario's file.
+func TestNodePoolFileGivesTheSchedulerConfiguration(t *testing.T) {
+	path := scenario("default-spread")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	config, rest, ok := strings.Cut(string(data), "\n---\n")
+	require.True(t, ok)
+	require.Contains(t, config, "kind: KubeSchedulerConfiguration")
+	dir := t.TempDir()
+	clusterPath, configPath := filepath.Join(dir, "cluster.yaml"), filepath.Join(dir, "scheduler.yaml")
+	require.NoError(t, os.WriteFile(clusterPath, []byte(rest), 0o600))
+	require.NoError(t, os.WriteFile(configPath, []byte(config), 0o600))
+	env, f := fakeCluster(t, clusterPath)
+
+	code, want, stderr := runCmd("plan", "-f", path)
+	require.Equal(t, 0, code, stderr)
+	code, without, stderr := runEnv(env, "plan", "--context", "fake")
+	require.Equal(t, 0, code, stderr)
+	assert.NotEqual(t, want, without, "the default spread changes the plan")
+	code, got, stderr := runEnv(env, "plan", "--context", "fake", "--nodepool-file", configPath)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "--nodepool-file "+configPath+": KubeSchedulerConfiguration applied")
+	assert.Equal(t, want, got)
+	noWrites(t, f)
+}
+
+// TestClusterGivesDRAObjects: with --dra, the DeviceClasses,
+// ResourceClaimTemplates and ResourceClaims read from a cluster decide as
+// those of the file do.
+func TestClusterGivesDRAObjects(t *testing.T) {
+	path := scenario("dra-gpu")
+	env, f := fakeCluster(t, path)
+	code, want, stderr := runCmd("plan", "-f", path, "--dra")
+	require.Equal(t, 0, code, stderr)
+	code, without, stderr := runEnv(env, "plan", "--context", "fake")
+	require.Equal(t, 0, code, stderr)
+	assert.NotEqual(t, want, without, "DRA changes the plan")
+	code, got, stderr := runEnv(env, "plan", "--context", "fake", "--dra")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "ResourceClaim")
+	assert.Equal(t, want, got)
+	noWrites(t, f)
 }

@@ -406,7 +406,7 @@ func hostileCases() []hostileCase {
 			want: []string{"DIR/r.json"}, outputs: []string{"r.html"}},
 		{name: "disrupt of an empty file", files: map[string]string{"e.yaml": "---\n"}, args: []string{"disrupt", "-f", "DIR/e.yaml"}, want: []string{"DIR/e.yaml: no objects"}},
 		{name: "nodepool-file with nothing in it", files: map[string]string{"np.yaml": "# nothing\n"}, args: []string{"plan", "--nodepool-file", "DIR/np.yaml"},
-			want: []string{"DIR/np.yaml: no NodePool or EC2NodeClass in it"}},
+			want: []string{"DIR/np.yaml: no NodePool, EC2NodeClass, NodeOverlay or KubeSchedulerConfiguration in it"}},
 	}
 }
 

@@ -30,6 +30,9 @@ import (
 //go:embed crds.yaml
 var minimalCRDs []byte
 
+//go:embed crds-optional.yaml
+var optionalCRDs []byte
+
 // Tokens of the API server's two users: Admin is in system:masters; Dev
 // has no permission until a test binds it a role.
 const (
@@ -186,14 +189,22 @@ func (s *APIServer) InstallCRDs(t testing.TB) {
 			data = append(append(data, b...), "\n---\n"...)
 		}
 	}
+	s.installCRDs(t, data, resources["NodePool"], resources["NodeClaim"], resources["EC2NodeClass"])
+}
+
+// InstallOptionalCRDs installs the CRDs of the kinds a cluster may not
+// serve, NodeOverlay and CapacityBuffer, and waits until they are served.
+func (s *APIServer) InstallOptionalCRDs(t testing.TB) {
+	t.Helper()
+	s.installCRDs(t, optionalCRDs, resources["NodeOverlay"], resources["CapacityBuffer"])
+}
+
+func (s *APIServer) installCRDs(t testing.TB, data []byte, served ...schema.GroupVersionResource) {
+	t.Helper()
 	objs, err := Objects(data)
 	must(t, err)
 	s.Create(t, objs...)
-	for _, r := range []schema.GroupVersionResource{
-		{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"},
-		{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"},
-		{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"},
-	} {
+	for _, r := range served {
 		deadline := time.Now().Add(time.Minute)
 		for {
 			_, err := s.Admin.Dynamic.Resource(r).List(context.Background(), metav1.ListOptions{Limit: 1})
@@ -224,6 +235,16 @@ var resources = map[string]schema.GroupVersionResource{
 	"NodePool":                 {Group: "karpenter.sh", Version: "v1", Resource: "nodepools"},
 	"NodeClaim":                {Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"},
 	"EC2NodeClass":             {Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"},
+	"NodeOverlay":              {Group: "karpenter.sh", Version: "v1alpha1", Resource: "nodeoverlays"},
+	"CapacityBuffer":           {Group: "autoscaling.x-k8s.io", Version: "v1beta1", Resource: "capacitybuffers"},
+	"Service":                  {Version: "v1", Resource: "services"},
+	"PodTemplate":              {Version: "v1", Resource: "podtemplates"},
+	"Deployment":               {Group: "apps", Version: "v1", Resource: "deployments"},
+	"ReplicaSet":               {Group: "apps", Version: "v1", Resource: "replicasets"},
+	"StatefulSet":              {Group: "apps", Version: "v1", Resource: "statefulsets"},
+	"DeviceClass":              {Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
+	"ResourceClaim":            {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
+	"ResourceClaimTemplate":    {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
 }
 
 // Create creates objects as the admin, with their namespaces, and then

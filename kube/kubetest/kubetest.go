@@ -1,7 +1,8 @@
 // Package kubetest builds fake client-go clients holding a cluster's
 // objects, for tests of code that reads or writes a cluster through package
 // kube: the typed fake clientset for the built-in kinds, the dynamic fake
-// client for Karpenter's NodePools, NodeClaims and EC2NodeClasses.
+// client for Karpenter's NodePools, NodeClaims, EC2NodeClasses and
+// NodeOverlays and for CapacityBuffers.
 package kubetest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,15 +25,18 @@ import (
 
 // Karpenter's resources, as the dynamic fake client must be told them.
 var listKinds = map[schema.GroupVersionResource]string{
-	{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:           "NodePoolList",
-	{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:          "NodeClaimList",
-	{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}: "EC2NodeClassList",
+	{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                     "NodePoolList",
+	{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:                    "NodeClaimList",
+	{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}:           "EC2NodeClassList",
+	{Group: "karpenter.sh", Version: "v1alpha1", Resource: "nodeoverlays"}:            "NodeOverlayList",
+	{Group: "autoscaling.x-k8s.io", Version: "v1beta1", Resource: "capacitybuffers"}:  "CapacityBufferList",
+	{Group: "autoscaling.x-k8s.io", Version: "v1alpha1", Resource: "capacitybuffers"}: "CapacityBufferList",
 }
 
 // clusterScoped are the built-in kinds without a namespace that a test
 // may hold; every other kind client-go knows gets namespace "default" when
 // it has none, as kubectl apply would give it.
-var clusterScoped = map[string]bool{"Node": true, "PersistentVolume": true, "StorageClass": true, "Namespace": true}
+var clusterScoped = map[string]bool{"Node": true, "PersistentVolume": true, "StorageClass": true, "Namespace": true, "DeviceClass": true}
 
 // Fakes are fake clients and the kube.Clients over them.
 type Fakes struct {
@@ -53,8 +58,29 @@ func New(objs ...runtime.Object) Fakes {
 		}
 	}
 	core := fake.NewClientset(typed...)
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds, custom...)
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	for _, o := range custom {
+		// The tracker would guess a resource from the kind, and guess
+		// "nodeoverlaies": each goes under its resource, named.
+		u := o.(*unstructured.Unstructured)
+		gvr := resourceOf(u.GroupVersionKind())
+		if err := dyn.Tracker().Create(gvr, u, u.GetNamespace()); err != nil {
+			panic(fmt.Sprintf("kubetest: %s %s: %v", u.GetKind(), u.GetName(), err))
+		}
+	}
 	return Fakes{Clients: kube.Clients{Core: core, Dynamic: dyn}, Core: core, Dynamic: dyn}
+}
+
+// resourceOf is the resource of a custom kind listKinds names, or the
+// tracker's guess for another.
+func resourceOf(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	for gvr, list := range listKinds {
+		if gvr.GroupVersion() == gvk.GroupVersion() && list == gvk.Kind+"List" {
+			return gvr
+		}
+	}
+	gvr, _ := meta.UnsafeGuessKindToResource(gvk)
+	return gvr
 }
 
 // Objects decodes manifests (multi-document YAML, JSON, kubectl Lists) into

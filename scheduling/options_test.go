@@ -1,0 +1,40 @@
+package scheduling
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestOptionsEqualCoversEveryField sets each field of Options in turn and
+// checks Equal tells it from the zero value, so that a field added later
+// and forgotten in Equal fails here.
+func TestOptionsEqualCoversEveryField(t *testing.T) {
+	if !(Options{}).Equal(Options{}) {
+		t.Fatal("zero options differ from themselves")
+	}
+	typ := reflect.TypeOf(Options{})
+	for i := range typ.NumField() {
+		var o Options
+		f := reflect.ValueOf(&o).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Int:
+			f.SetInt(1)
+		case reflect.Float64:
+			f.SetFloat(1)
+		case reflect.Slice:
+			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), reflect.Zero(f.Type().Elem())))
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		default:
+			t.Fatalf("field %s: kind %s not covered by this test", typ.Field(i).Name, f.Kind())
+		}
+		if o.Equal(Options{}) || (Options{}).Equal(o) {
+			t.Errorf("Equal does not tell %s apart", typ.Field(i).Name)
+		}
+		if !o.Equal(o) {
+			t.Errorf("options with %s set differ from themselves", typ.Field(i).Name)
+		}
+	}
+}
