@@ -123,6 +123,9 @@ type items struct {
 	// abandon is set once an item could not be parsed: the List then goes
 	// down the whole-document path, and the rest need not be decoded.
 	abandon atomic.Bool
+	// tiny is set, once finish returns, when an item holds a number
+	// tinyExponent refuses: every item is scanned, even once abandoned.
+	tiny bool
 }
 
 type itemJob struct {
@@ -132,13 +135,15 @@ type itemJob struct {
 }
 
 // itemResult is one decoded item; loader is nil when the item could not be
-// parsed as an object. lacksType is set when the item may not name its own
-// apiVersion and kind, so that a typed List's would change how it decodes.
+// parsed as an object, or holds a number tinyExponent refuses (tiny).
+// lacksType is set when the item may not name its own apiVersion and kind,
+// so that a typed List's would change how it decodes.
 type itemResult struct {
 	loader    *loader
 	index     int
 	data      []byte
 	lacksType bool
+	tiny      bool
 }
 
 func (l *loader) startItems(doc document, apiVersion, itemKind string, provisional bool) *items {
@@ -154,7 +159,8 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 		go func() {
 			for job := range p.jobs {
 				if p.abandon.Load() {
-					job.out <- itemResult{}
+					_, _, tiny := tinyExponent(job.data)
+					job.out <- itemResult{tiny: tiny}
 					continue
 				}
 				job.out <- l.decodeItem(doc, job, p.apiVersion, p.itemKind)
@@ -163,7 +169,9 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 	}
 	go func() {
 		for out := range p.pending {
-			switch r := <-out; {
+			r := <-out
+			p.tiny = p.tiny || r.tiny
+			switch {
 			case r.loader == nil:
 				p.abandon.Store(true)
 			case p.abandon.Load():
@@ -233,7 +241,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 		// Left to the whole-document decoder, which refuses it naming the
 		// line (an item streamed as it is read was not scanned as a
 		// document).
-		return itemResult{}
+		return itemResult{tiny: true}
 	}
 	item := l.child()
 	var j []byte
