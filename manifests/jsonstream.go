@@ -12,9 +12,12 @@ import (
 // reading and no item waits for the end of the stream; anything else (an
 // object that is not a List, a List the cutting does not expect, a syntax
 // error) sends the rest of the stream, from the start of that value, to
-// decodeJSONFrom, which decodes values held in memory. The List's own bytes
-// are kept until its end for that reason: kubectl prints a List's kind
-// after its items, so that only then is it known to be one.
+// decodeJSONFrom, which decodes values held in memory. kubectl prints a
+// List's kind after its items, so that only at its end is a List known to
+// be one: when it must go to decodeJSONFrom after all, the stream is read
+// again from the List's start if it can be (rereadable), and nothing of
+// the List is kept meanwhile; a stream that cannot be read again (a pipe)
+// keeps the List's bytes until its end for that reason.
 
 // jsonReader reads a JSON stream into buffers that are never written over:
 // the items handed on point into them.
