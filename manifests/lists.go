@@ -341,65 +341,32 @@ func (l *loader) absorb(c *loader) {
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }
 
-// splitYAMLList cuts a block-style YAML List into its items (each the text
-// of one "- " entry of the top-level items sequence, a sequence of one
-// object when parsed) and the rest of the document. ok is false when the
-// document has no such items.
+// splitYAMLList cuts a block-style YAML List held whole into its items
+// (each the text of one "- " entry of the top-level items sequence, a
+// sequence of one object when parsed) and the rest of the document, with
+// the rules the stream reader cuts Lists with as it reads them (yamlCut).
+// ok is false when the document has no such items.
 func splitYAMLList(data []byte) (header []byte, items [][]byte, ok bool) {
-	const (
-		before = iota
-		first
-		in
-		after
-	)
-	state, dash, start := before, 0, 0
+	collect := &collectItems{}
+	y := &yamlReader{lists: collect}
 	for pos := 0; pos < len(data); {
-		end := bytes.IndexByte(data[pos:], '\n') + pos + 1
-		if end == pos {
-			end = len(data)
-		}
-		line := data[pos:end]
-		indent, content := lineIndent(line)
-		switch {
-		case len(line) > indent && line[indent] == '\t':
-			return nil, nil, false
-		case state == before:
-			if indent == 0 && isItemsKey(line) {
-				state = first
-				break
-			}
-			header = append(header, line...)
-		case !content:
-			if state == after {
-				header = append(header, line...)
-			}
-		case state == first:
-			if !isDashLine(line, indent) {
-				return nil, nil, false
-			}
-			state, dash, start = in, indent, pos
-		case state == in && (indent > dash || indent == dash && isDashLine(line, indent)):
-			if indent == dash {
-				items = append(items, data[start:pos])
-				start = pos
-			}
-		case state == in:
-			items = append(items, data[start:pos])
-			state = after
-			fallthrough
-		default:
-			if indent == 0 && isItemsKey(line) {
-				return nil, nil, false
-			}
-			header = append(header, line...)
-		}
+		end := lineEnd(data, pos)
+		y.add(data[pos:end])
 		pos = end
 	}
-	if state == in {
-		items = append(items, data[start:])
+	if y.cut == nil {
+		return nil, nil, false
 	}
-	return header, items, len(items) > 0
+	c := y.endCut()
+	return c.header, collect.items, !c.bad && c.items > 0
 }
+
+// collectItems is the listSink of splitYAMLList.
+type collectItems struct{ items [][]byte }
+
+func (c *collectItems) startList(Source) {}
+func (c *collectItems) item(data []byte) { c.items = append(c.items, data) }
+func (c *collectItems) abort()           {}
 
 // lineIndent returns a line's indentation, and whether it has content
 // (anything but white space or a comment).
