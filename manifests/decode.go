@@ -50,11 +50,18 @@ type loader struct {
 	readChunk int
 	// listItems counts the items decoded item by item.
 	listItems int
+	// held is the most bytes a stream's reader held at once in the buffers
+	// it reads into (and, reading a pipe, a List's earlier bytes), for tests
+	// that what karpsim does not read is not held.
+	held int64
 	// strings holds one copy of the strings decoded objects repeat.
 	strings interner
 }
 
 func newLoader() *loader { return &loader{set: newSet(), strings: interner{}} }
+
+// noteHeld records what a reader held at most.
+func (l *loader) noteHeld(n int64) { l.held = max(l.held, n) }
 
 func (l *loader) fail(src Source, object, path string, kind error, msg string) {
 	l.errs = append(l.errs, &Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})

@@ -75,7 +75,7 @@ func BenchmarkDecodeItem(b *testing.B) {
 		b.SetBytes(int64(dump.Len()))
 		cpu := clusterdump.CPUTime()
 		for b.Loop() {
-			j, n := newJSONReader(bytes.NewReader(array), 0), 0
+			j, n := newJSONReader(bytes.NewReader(array), 0, nil), 0
 			for j.pos++; j.space() && j.buf[j.pos] == '{'; j.pos++ {
 				if _, _, ok := j.next(); !ok || !j.space() {
 					b.Fatal("not cut")

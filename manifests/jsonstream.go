@@ -12,9 +12,12 @@ import (
 // reading and no item waits for the end of the stream; anything else (an
 // object that is not a List, a List the cutting does not expect, a syntax
 // error) sends the rest of the stream, from the start of that value, to
-// decodeJSONFrom, which decodes values held in memory. The List's own bytes
-// are kept until its end for that reason: kubectl prints a List's kind
-// after its items, so that only then is it known to be one.
+// decodeJSONFrom, which decodes values held in memory. kubectl prints a
+// List's kind after its items, so that only at its end is a List known to
+// be one: when it must go to decodeJSONFrom after all, the stream is read
+// again from the List's start if it can be (rereadable), and nothing of
+// the List is kept meanwhile; a stream that cannot be read again (a pipe)
+// keeps the List's bytes until its end for that reason.
 
 // jsonReader reads a JSON stream into buffers that are never written over:
 // the items handed on point into them.
@@ -24,6 +27,14 @@ type jsonReader struct {
 	eof bool
 	// read counts the bytes read so far.
 	read int64
+	// again, when not nil, reads the stream again, so that the bytes of
+	// the value being cut need not be kept.
+	again *rereader
+	// bufAt is the offset of buf[0] in the stream, and valueAt that of the
+	// value being cut.
+	bufAt, valueAt int64
+	// held is the most bytes held at once in buf and earlier.
+	held int64
 
 	// buf[pos:] is read and not yet cut; buf[keep:] must stay in one
 	// piece when buf is replaced by a larger one.
@@ -43,11 +54,11 @@ type jsonReader struct {
 // jsonChunk is the size of the buffers a stream is read into.
 const jsonChunk = 1 << 20
 
-func newJSONReader(r io.Reader, chunk int) *jsonReader {
+func newJSONReader(r io.Reader, chunk int, again *rereader) *jsonReader {
 	if chunk <= 0 {
 		chunk = jsonChunk
 	}
-	return &jsonReader{r: r, line: 1, value: -1, chunk: chunk}
+	return &jsonReader{r: r, line: 1, value: -1, chunk: chunk, again: again}
 }
 
 // more reads more of the stream, and reports false at its end or on an
@@ -59,7 +70,9 @@ func (j *jsonReader) more() bool {
 	if len(j.buf) == cap(j.buf) {
 		j.lineOf(j.keep)
 		if j.value >= 0 {
-			j.earlier = append(j.earlier, j.buf[j.value:j.keep])
+			if j.again == nil {
+				j.earlier = append(j.earlier, j.buf[j.value:j.keep])
+			}
 			j.value = j.keep
 		}
 		cur := j.buf[j.keep:]
@@ -67,9 +80,15 @@ func (j *jsonReader) more() bool {
 		copy(next, cur)
 		shift := j.keep
 		j.buf, j.pos, j.keep, j.lineAt = next, j.pos-shift, 0, j.lineAt-shift
+		j.bufAt += int64(shift)
 		if j.value >= 0 {
 			j.value -= shift
 		}
+		held := int64(cap(next))
+		for _, e := range j.earlier {
+			held += int64(len(e))
+		}
+		j.held = max(j.held, held)
 	}
 	n, err := io.ReadFull(j.r, j.buf[len(j.buf):cap(j.buf)])
 	j.buf, j.read = j.buf[:len(j.buf)+n], j.read+int64(n)
@@ -117,13 +136,29 @@ func (j *jsonReader) next() (start, end int, ok bool) {
 	}
 }
 
-// rest returns the value being cut and everything after it: the stream's
-// rest, for decodeJSONFrom.
-func (j *jsonReader) rest() []byte {
-	for j.more() {
+// drain reads the stream to its end, keeping the value being cut and
+// everything after it unless the stream can be read again.
+func (j *jsonReader) drain() {
+	if j.again == nil {
+		for j.more() {
+		}
+		return
+	}
+	n, err := io.Copy(io.Discard, j.r)
+	j.read += n
+	if err != nil {
+		j.err = err
+	}
+}
+
+// rest returns, once the stream is drained, the value being cut and
+// everything after it: the stream's rest, for decodeJSONFrom.
+func (j *jsonReader) rest() ([]byte, error) {
+	if j.again != nil {
+		return j.again.read(j.valueAt, j.read-j.valueAt)
 	}
 	parts := append(j.earlier, j.buf[j.value:])
-	return bytes.Join(parts, nil)
+	return bytes.Join(parts, nil), nil
 }
 
 // valueEnd returns the index after the JSON value at data[i:], and whether
@@ -184,21 +219,27 @@ func stringEnd(data []byte, i int) (int, bool) {
 }
 
 // decodeJSONReader decodes a JSON stream as it reads it.
-func (l *loader) decodeJSONReader(file string, r io.Reader) {
-	j := newJSONReader(r, l.readChunk)
+func (l *loader) decodeJSONReader(file string, r io.Reader, again *rereader) {
+	j := newJSONReader(r, l.readChunk, again)
+	defer func() { l.noteHeld(j.held) }()
 	mark, values := len(l.errs), 0
 	for j.space() {
 		values++
 		line := j.lineOf(j.pos)
 		doc := document{first: line, src: Source{File: file, Document: values, Line: line}, json: true}
-		j.value, j.keep, j.earlier = j.pos, j.pos, nil
+		j.value, j.keep, j.earlier, j.valueAt = j.pos, j.pos, nil, j.bufAt+int64(j.pos)
 		if !l.reference && j.buf[j.pos] == '{' && l.streamList(j, doc) {
 			j.value = -1
 			continue
 		}
 		if j.err == nil {
-			rest := j.rest()
+			j.drain()
 			if l.tooLarge(file, j.read) {
+				return
+			}
+			rest, err := j.rest()
+			if err != nil {
+				l.fail(doc.src, "", "", ErrRead, err.Error())
 				return
 			}
 			l.decodeJSONFrom(file, rest, mark, values-1, line)

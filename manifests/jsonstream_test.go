@@ -64,7 +64,7 @@ func TestJSONListStreamed(t *testing.T) {
 	require.NoError(t, clusterdump.PendingPods(&dump, clusterdump.JSON, 30, 3))
 	l := newLoader()
 	l.readChunk = 4096
-	l.decodeReader("pods.json", &dump, 0)
+	l.decodeReader("pods.json", &dump)
 	set, err := l.done()
 	require.NoError(t, err)
 	assert.Len(t, set.Pods, 30)

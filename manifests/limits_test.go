@@ -21,7 +21,7 @@ func TestLimitsRefuseTheAbsurd(t *testing.T) {
 
 	l := newLoader()
 	l.limits = Limits{Bytes: 1 << 10}
-	l.decodeReader("pods.yaml", bytes.NewReader(dump.Bytes()), 0)
+	l.decodeReader("pods.yaml", bytes.NewReader(dump.Bytes()))
 	_, err := l.done()
 	assert.ErrorIs(t, err, ErrTooLarge)
 	assert.EqualError(t, err, "pods.yaml: more than 1 KiB: karpsim reads at most 1 KiB from one file or stream (a dump of a real cluster is far smaller)")
@@ -29,7 +29,7 @@ func TestLimitsRefuseTheAbsurd(t *testing.T) {
 	for _, reference := range []bool{false, true} {
 		l = newLoader()
 		l.limits, l.reference = Limits{Objects: 4}, reference
-		l.decodeReader("pods.yaml", bytes.NewReader(dump.Bytes()), 0)
+		l.decodeReader("pods.yaml", bytes.NewReader(dump.Bytes()))
 		set, err := l.done()
 		assert.ErrorIs(t, err, ErrTooLarge)
 		assert.EqualError(t, err, "pods.yaml: document 1 (line 1): more than 4 objects: karpsim reads at most 4 in one go (a dump of a real cluster has far fewer)")
@@ -38,7 +38,7 @@ func TestLimitsRefuseTheAbsurd(t *testing.T) {
 
 	l = newLoader()
 	l.limits = Limits{Objects: 2}
-	l.decodeReader("objects.yaml", strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\n"), 0)
+	l.decodeReader("objects.yaml", strings.NewReader("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: c}\n"))
 	set, err := l.done()
 	assert.EqualError(t, err, "objects.yaml: document 3 (line 9): more than 2 objects: karpsim reads at most 2 in one go (a dump of a real cluster has far fewer)")
 	assert.Len(t, set.Pods, 2)

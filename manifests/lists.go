@@ -123,6 +123,9 @@ type items struct {
 	// abandon is set once an item could not be parsed: the List then goes
 	// down the whole-document path, and the rest need not be decoded.
 	abandon atomic.Bool
+	// tiny is set, once finish returns, when an item holds a number
+	// tinyExponent refuses: every item is scanned, even once abandoned.
+	tiny bool
 }
 
 type itemJob struct {
@@ -132,13 +135,15 @@ type itemJob struct {
 }
 
 // itemResult is one decoded item; loader is nil when the item could not be
-// parsed as an object. lacksType is set when the item may not name its own
-// apiVersion and kind, so that a typed List's would change how it decodes.
+// parsed as an object, or holds a number tinyExponent refuses (tiny).
+// lacksType is set when the item may not name its own apiVersion and kind,
+// so that a typed List's would change how it decodes.
 type itemResult struct {
 	loader    *loader
 	index     int
 	data      []byte
 	lacksType bool
+	tiny      bool
 }
 
 func (l *loader) startItems(doc document, apiVersion, itemKind string, provisional bool) *items {
@@ -154,7 +159,8 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 		go func() {
 			for job := range p.jobs {
 				if p.abandon.Load() {
-					job.out <- itemResult{}
+					_, _, tiny := tinyExponent(job.data)
+					job.out <- itemResult{tiny: tiny}
 					continue
 				}
 				job.out <- l.decodeItem(doc, job, p.apiVersion, p.itemKind)
@@ -163,7 +169,9 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 	}
 	go func() {
 		for out := range p.pending {
-			switch r := <-out; {
+			r := <-out
+			p.tiny = p.tiny || r.tiny
+			switch {
 			case r.loader == nil:
 				p.abandon.Store(true)
 			case p.abandon.Load():
@@ -233,7 +241,7 @@ func (l *loader) decodeItem(doc document, job itemJob, apiVersion, itemKind stri
 		// Left to the whole-document decoder, which refuses it naming the
 		// line (an item streamed as it is read was not scanned as a
 		// document).
-		return itemResult{}
+		return itemResult{tiny: true}
 	}
 	item := l.child()
 	var j []byte
@@ -333,65 +341,32 @@ func (l *loader) absorb(c *loader) {
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }
 
-// splitYAMLList cuts a block-style YAML List into its items (each the text
-// of one "- " entry of the top-level items sequence, a sequence of one
-// object when parsed) and the rest of the document. ok is false when the
-// document has no such items.
+// splitYAMLList cuts a block-style YAML List held whole into its items
+// (each the text of one "- " entry of the top-level items sequence, a
+// sequence of one object when parsed) and the rest of the document, with
+// the rules the stream reader cuts Lists with as it reads them (yamlCut).
+// ok is false when the document has no such items.
 func splitYAMLList(data []byte) (header []byte, items [][]byte, ok bool) {
-	const (
-		before = iota
-		first
-		in
-		after
-	)
-	state, dash, start := before, 0, 0
+	collect := &collectItems{}
+	y := &yamlReader{lists: collect}
 	for pos := 0; pos < len(data); {
-		end := bytes.IndexByte(data[pos:], '\n') + pos + 1
-		if end == pos {
-			end = len(data)
-		}
-		line := data[pos:end]
-		indent, content := lineIndent(line)
-		switch {
-		case len(line) > indent && line[indent] == '\t':
-			return nil, nil, false
-		case state == before:
-			if indent == 0 && isItemsKey(line) {
-				state = first
-				break
-			}
-			header = append(header, line...)
-		case !content:
-			if state == after {
-				header = append(header, line...)
-			}
-		case state == first:
-			if !isDashLine(line, indent) {
-				return nil, nil, false
-			}
-			state, dash, start = in, indent, pos
-		case state == in && (indent > dash || indent == dash && isDashLine(line, indent)):
-			if indent == dash {
-				items = append(items, data[start:pos])
-				start = pos
-			}
-		case state == in:
-			items = append(items, data[start:pos])
-			state = after
-			fallthrough
-		default:
-			if indent == 0 && isItemsKey(line) {
-				return nil, nil, false
-			}
-			header = append(header, line...)
-		}
+		end := lineEnd(data, pos)
+		y.add(data[pos:end])
 		pos = end
 	}
-	if state == in {
-		items = append(items, data[start:])
+	if y.cut == nil {
+		return nil, nil, false
 	}
-	return header, items, len(items) > 0
+	c := y.endCut()
+	return c.header, collect.items, !c.bad && c.items > 0
 }
+
+// collectItems is the listSink of splitYAMLList.
+type collectItems struct{ items [][]byte }
+
+func (c *collectItems) startList(Source) {}
+func (c *collectItems) item(data []byte) { c.items = append(c.items, data) }
+func (c *collectItems) abort()           {}
 
 // lineIndent returns a line's indentation, and whether it has content
 // (anything but white space or a comment).

@@ -90,7 +90,7 @@ func LoadLimited(lim Limits, inputs ...Input) (*Set, error) {
 		switch {
 		case in.Path == "" && in.Reader != nil:
 			name = in.Stream.Name
-			l.decodeReader(in.Stream.Name, in.Reader, 0)
+			l.decodeReader(in.Stream.Name, in.Reader)
 		case in.Path == "":
 			name = in.Stream.Name
 			l.decodeStream(in.Stream.Name, in.Stream.Data)
@@ -140,7 +140,7 @@ func (l *loader) readPath(path string) {
 			f.Close()
 			continue
 		}
-		l.decodeReader(file, f, size)
+		l.decodeReader(file, f)
 		f.Close()
 	}
 }
@@ -204,6 +204,9 @@ type document struct {
 	json bool
 	// cut is the List data holds, when it was cut while the stream was.
 	cut *listCut
+	// streamed is the List a YAML document holds, whose items were handed
+	// to the workers as they were read.
+	streamed *yamlCut
 }
 
 // listCut is a List document cut into its items and the rest.
@@ -216,7 +219,7 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 
 // decodeStream decodes every document of one stream held in memory.
 func (l *loader) decodeStream(file string, data []byte) {
-	l.decodeReader(file, bytes.NewReader(data), int64(len(data)))
+	l.decodeReader(file, bytes.NewReader(data))
 }
 
 func isJSON(file string, data []byte) bool {

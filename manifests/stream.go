@@ -15,33 +15,47 @@ import (
 // a file already open), named name in sources and errors, as Load reads one
 // file, including the checks across objects. YAML is read one document at a
 // time, and the items of a List are decoded in parallel, one item at a time.
+// A pipe's Lists are held until their end; a file's are not (see
+// rereadable).
 func LoadReader(name string, r io.Reader) (*Set, error) {
 	l := newLoader()
-	l.decodeReader(name, r, 0)
+	l.decodeReader(name, r)
 	return l.done()
 }
 
 // readerBuffer is the size of the buffer documents are read through.
 const readerBuffer = 1 << 16
 
-// decodeReader decodes every document of one stream. sizeHint, when not 0,
-// is the stream's length, so that a stream of one large document is read
-// into one allocation.
-func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
+// decodeReader decodes every document of one stream.
+func (l *loader) decodeReader(file string, r io.Reader) {
+	again := rereadable(r)
 	br := bufio.NewReaderSize(io.LimitReader(r, l.limits.maxBytes()+1), readerBuffer)
-	if json, err := startsLikeJSON(file, br); err != nil {
+	json, bom, err := startsLikeJSON(file, br)
+	if err != nil {
 		l.fail(Source{File: file}, "", "", ErrRead, err.Error())
 		return
-	} else if json {
-		l.decodeJSONReader(file, br)
+	}
+	if again != nil {
+		again.base += int64(bom)
+	}
+	if json {
+		l.decodeJSONReader(file, br, again)
 		return
 	}
-	docs := &yamlReader{r: br, file: file, hint: min(sizeHint, l.limits.maxBytes()), maxLine: l.limits.maxObjectBytes()}
 	p := l.startDocuments()
-	defer func() { p.wait() }()
+	lists := &streamedLists{l: l, docs: &p}
+	docs := &yamlReader{r: br, file: file, maxLine: l.limits.maxObjectBytes(), again: again, lists: lists}
+	if l.reference {
+		docs.lists = nil
+	}
+	defer func() {
+		l.noteHeld(docs.peak)
+		p.wait()
+	}()
 	for {
 		doc, ok := docs.next()
 		if docs.err != nil || docs.read > l.limits.maxBytes() || !ok {
+			lists.abort()
 			p.wait()
 			if errors.Is(docs.err, errLongLine) {
 				l.fail(Source{File: file}, "", "", ErrTooLarge, fmt.Sprintf("line %d: longer than %s: karpsim reads objects of at most %s (the API server stores none over 1.5 MiB)",
@@ -53,10 +67,25 @@ func (l *loader) decodeReader(file string, r io.Reader, sizeHint int64) {
 			}
 			return
 		}
+		streamed := doc.streamed != nil
+		if streamed {
+			handled := lists.end(doc, doc.streamed)
+			p = l.startDocuments()
+			if handled {
+				continue
+			}
+			if doc.data == nil {
+				if doc.data, err = again.read(doc.streamed.at, doc.streamed.size); err != nil {
+					l.fail(doc.src, "", "", ErrRead, err.Error())
+					return
+				}
+			}
+			doc.streamed = nil
+		}
 		if l.refuseTinyExponent(doc) {
 			continue
 		}
-		if mayBeList(doc.data) {
+		if !streamed && mayBeList(doc.data) {
 			p.wait()
 			handled := l.decodeListDocument(doc)
 			p = l.startDocuments()
@@ -224,55 +253,69 @@ func (l *loader) tooLarge(file string, read int64) bool {
 
 // startsLikeJSON reports whether a stream is JSON: named .json, or starting
 // (after a byte order mark and white space) with '{' or '['. It drops the
-// byte order mark.
-func startsLikeJSON(file string, br *bufio.Reader) (bool, error) {
+// byte order mark, and returns its length.
+func startsLikeJSON(file string, br *bufio.Reader) (json bool, bom int, err error) {
 	if head, _ := br.Peek(len(utf8BOM)); bytes.Equal(head, utf8BOM) {
-		br.Discard(len(utf8BOM))
+		bom, _ = br.Discard(len(utf8BOM))
 	}
 	if isJSON(file, nil) {
-		return true, nil
+		return true, bom, nil
 	}
 	for n := 512; ; n *= 2 {
 		head, err := br.Peek(n)
 		trimmed := bytes.TrimLeft(head, " \t\r\n")
 		if len(trimmed) > 0 {
-			return trimmed[0] == '{' || trimmed[0] == '[', nil
+			return trimmed[0] == '{' || trimmed[0] == '[', bom, nil
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, bufio.ErrBufferFull) {
-				return false, nil
+				return false, bom, nil
 			}
-			return false, err
+			return false, bom, err
 		}
 	}
 }
 
 // yamlReader cuts a YAML stream into documents at their markers ("---" and
 // "..."), reading one document at a time, and drops documents with no
-// content, numbering the others from 1.
+// content, numbering the others from 1. The items of a List document go to
+// lists as they are read (yamlCut).
 type yamlReader struct {
 	r    *bufio.Reader
 	file string
-	hint int64
 	// read counts the bytes read so far.
 	read int64
 	err  error
 	// maxLine bounds a line: no object holds a longer one, and reading it
 	// whole would hold it twice.
 	maxLine int64
+	// again, when not nil, reads the stream again: a List document is then
+	// not kept while its items are cut.
+	again *rereader
+	// lists, when not nil, receives the items of List documents.
+	lists listSink
 
 	lineNo int
 	docs   int
-	// slab[start:] is the document being read; first is the line of its
-	// first byte and content the line of its first content, or 0.
+	// slab[start:] is the document being read, unless a List cut from a
+	// stream read again dropped its start; first is the line of its first
+	// byte and content the line of its first content, or 0. at is the
+	// document's offset in the stream and size its length so far.
 	slab           []byte
 	start          int
 	first, content int
+	at, size       int64
+	cut            *yamlCut
+	dropped        bool
 	done           bool
+	// peak is the largest slab read into, for tests of what is held.
+	peak int64
 }
 
 // next returns the next document with content; ok is false at the end of
-// the stream or on a read error (in err).
+// the stream or on a read error (in err). A List document cut into items
+// has them handed to lists, and doc.streamed set; its data is nil when it was
+// not kept.
 func (y *yamlReader) next() (doc document, ok bool) {
 	if y.first == 0 {
 		y.first = 1
@@ -288,17 +331,23 @@ func (y *yamlReader) next() (doc document, ok bool) {
 			break
 		}
 		y.lineNo++
+		at := y.read - int64(len(line))
 		if marker, rest := documentMarker(line); marker {
 			doc, ok = y.flush(y.lineNo)
+			y.at = y.read
 			if len(bytes.TrimSpace(rest)) == 0 {
 				y.first = y.lineNo + 1
 			} else {
+				y.at = y.read - int64(len(rest))
 				y.add(rest)
 			}
 			if ok {
 				return doc, true
 			}
 			continue
+		}
+		if y.size == 0 {
+			y.at = at
 		}
 		y.add(line)
 	}
@@ -311,33 +360,58 @@ const slabSize = 1 << 20
 
 func (y *yamlReader) add(line []byte) {
 	if len(y.slab)+len(line) > cap(y.slab) {
-		cur := y.slab[y.start:]
-		size := max(slabSize, 2*(len(cur)+len(line)))
-		if y.hint > 0 {
-			size = max(size, int(min(y.hint, 1<<31))+1)
-			y.hint = 0
+		from := y.start
+		if y.cut != nil && y.again != nil {
+			// Only the item being read need stay in one piece: the
+			// document is read again if it is needed whole.
+			from = len(y.slab)
+			if y.cut.item >= 0 {
+				from = y.cut.item
+			}
+			y.dropped = y.dropped || from > y.start
 		}
+		cur := y.slab[from:]
+		size := max(slabSize, 2*(len(cur)+len(line)))
 		slab := make([]byte, len(cur), size)
 		copy(slab, cur)
-		y.slab, y.start = slab, 0
+		if y.cut != nil && y.cut.item >= 0 {
+			y.cut.item -= from
+		}
+		y.slab, y.start = slab, max(y.start-from, 0)
+		y.peak = max(y.peak, int64(size))
 	}
+	pos := len(y.slab)
 	y.slab = append(y.slab, line...)
+	y.size += int64(len(line))
 	if trimmed := bytes.TrimSpace(line); y.content == 0 && len(trimmed) > 0 && trimmed[0] != '#' {
 		y.content = y.lineNo
+	}
+	switch {
+	case y.cut != nil:
+		y.cutLine(pos)
+	case y.lists != nil && line[0] == 'i' && isItemsKey(line):
+		y.startCut(pos)
 	}
 }
 
 // flush ends the current document; next is the line the following one
 // starts on.
 func (y *yamlReader) flush(next int) (document, bool) {
+	var cut *yamlCut
+	if y.cut != nil {
+		cut = y.endCut()
+	}
 	data := y.slab[y.start:len(y.slab):len(y.slab)]
+	if y.dropped {
+		data = nil
+	}
 	first, content := y.first, y.content
-	y.start, y.first, y.content = len(y.slab), next, 0
+	y.start, y.first, y.content, y.size, y.dropped = len(y.slab), next, 0, 0, false
 	if content == 0 {
 		return document{}, false
 	}
 	y.docs++
-	return document{data: data, first: first, src: Source{File: y.file, Document: y.docs, Line: content}}, true
+	return document{data: data, first: first, src: Source{File: y.file, Document: y.docs, Line: content}, streamed: cut}, true
 }
 
 // errLongLine is readLine's error for a line over yamlReader.maxLine.

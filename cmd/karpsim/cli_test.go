@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,9 +163,14 @@ func TestStdinDecidesWhatTheFileDecides(t *testing.T) {
 				code, want, stderr := runCmd(append([]string{command, "-f", input, "-o", "json"}, extra...)...)
 				require.Equal(t, 0, code, stderr)
 				for name, stdin := range map[string]string{"yaml": string(data), "json list": kubectlList(t, data)} {
-					code, got, stderr := runWithStdin(stdin, append([]string{command, "-f", "-", "-o", "json"}, extra...)...)
-					require.Equal(t, 0, code, "%s: %s", name, stderr)
-					assert.Equal(t, want, got, name)
+					// Standard input redirected from a file (read again at
+					// an offset if need be) and from a pipe (held).
+					for _, r := range []io.Reader{strings.NewReader(stdin), struct{ io.Reader }{strings.NewReader(stdin)}} {
+						var got, stderr bytes.Buffer
+						code := run(append([]string{command, "-f", "-", "-o", "json"}, extra...), r, &got, &stderr)
+						require.Equal(t, 0, code, "%s: %s", name, stderr.String())
+						assert.Equal(t, want, got.String(), "%s from a %T", name, r)
+					}
 				}
 			})
 		}

@@ -64,7 +64,13 @@ func loadManifests(files []string, limits limitOptions, stdin io.Reader, stderr 
 			fmt.Fprintln(stderr, "karpsim: reading manifests from standard input (end with Ctrl-D)")
 		}
 		piped = &contentReader{r: stdin}
-		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName}, Reader: piped})
+		var r io.Reader = piped
+		if file, ok := stdin.(redirectedFile); ok {
+			// manifests reads a List again from the file, if it must,
+			// instead of holding it (a pipe's Seek fails, and it is held).
+			r = rereadableContent{piped, file}
+		}
+		inputs = append(inputs, manifests.Input{Stream: manifests.Stream{Name: stdinName}, Reader: r})
 	}
 	set, err := manifests.LoadLimited(limits.manifests(), inputs...)
 	if piped != nil && !piped.content && piped.err == nil {
@@ -95,6 +101,21 @@ func (c *contentReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// redirectedFile is standard input when it may be a file ("-f - < dump").
+type redirectedFile interface {
+	io.ReaderAt
+	io.Seeker
+}
+
+// rereadableContent is a contentReader over standard input that manifests
+// may also read again at an offset, as it reads a file.
+type rereadableContent struct {
+	*contentReader
+	redirectedFile
+}
+
+func (r rereadableContent) Read(p []byte) (int, error) { return r.contentReader.Read(p) }
 
 // readStdin reads all of standard input, up to limit bytes, for the
 // commands that read one scenario rather than manifests. An empty input

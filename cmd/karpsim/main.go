@@ -41,6 +41,7 @@ import (
 var errUsage = errors.New("usage error")
 
 func main() {
+	adjustStartingHeap()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
