@@ -101,3 +101,14 @@ func (c *awsConfig) efas(f EC2Facts) int64 {
 	}
 	return n
 }
+
+// PlacementStrategyFor is the AWSOptions.PlacementGroupStrategy for nc when
+// the placement group it would select has the given strategy: the strategy
+// when nc has a placementGroupSelector, else "" (a class without one
+// launches into no group, whatever strategy a caller knows of).
+func PlacementStrategyFor(nc *apis.EC2NodeClass, strategy string) string {
+	if nc == nil || nc.Spec.PlacementGroupSelector == nil {
+		return ""
+	}
+	return strategy
+}

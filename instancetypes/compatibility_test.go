@@ -92,3 +92,18 @@ func TestLaunchSettingsErrors(t *testing.T) {
 		t.Errorf("NewAWS: %v", err)
 	}
 }
+
+func TestPlacementStrategyFor(t *testing.T) {
+	name := "g"
+	plain := &apis.EC2NodeClass{}
+	grouped := &apis.EC2NodeClass{Spec: apis.EC2NodeClassSpec{PlacementGroupSelector: &apis.PlacementGroupSelector{Name: &name}}}
+	if got := PlacementStrategyFor(plain, apis.PlacementStrategyCluster); got != "" {
+		t.Errorf("a class without a selector got strategy %q", got)
+	}
+	if got := PlacementStrategyFor(nil, apis.PlacementStrategyCluster); got != "" {
+		t.Errorf("no class got strategy %q", got)
+	}
+	if got := PlacementStrategyFor(grouped, apis.PlacementStrategyCluster); got != apis.PlacementStrategyCluster {
+		t.Errorf("a class with a selector got strategy %q", got)
+	}
+}

@@ -60,6 +60,12 @@ type Options struct {
 	// instancetypes.AWSOptions. They shape the embedded EC2 model only.
 	ZonalShifts  []string
 	Reservations *instancetypes.ReservationAvailability
+	// PlacementGroupStrategy is the strategy of the placement group that
+	// EC2NodeClasses with a placementGroupSelector launch into, which
+	// karpsim cannot look up (apis.PlacementStrategies; "" for unknown):
+	// for those classes the types that cannot launch into such a group
+	// are unavailable. Classes without a selector are not affected.
+	PlacementGroupStrategy string
 	// Catalog, when set, gives the instance types of an EC2NodeClass (nil
 	// for the default class) instead of the embedded EC2 model: a catalog
 	// read from JSON, a synthetic one, or one another tool computed.
@@ -103,7 +109,8 @@ func (o Options) catalogWith(nc *apis.EC2NodeClass, overlays []*apis.NodeOverlay
 	}
 	return instancetypes.NewAWS(instancetypes.EmbeddedFacts(), instancetypes.AWSOptions{
 		Region: o.Region, Zones: o.Zones, NodeClass: nc, NodeOverlays: overlays, NodeOverlayGate: len(overlays) > 0,
-		NodeClassCEL: o.NodeClassCEL, ZonalShifts: o.ZonalShifts, Reservations: o.Reservations})
+		NodeClassCEL: o.NodeClassCEL, ZonalShifts: o.ZonalShifts, Reservations: o.Reservations,
+		PlacementGroupStrategy: instancetypes.PlacementStrategyFor(nc, o.PlacementGroupStrategy)})
 }
 
 func (o Options) maxPods() int {

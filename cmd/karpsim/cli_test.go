@@ -259,6 +259,8 @@ func TestCommandLine(t *testing.T) {
 		{"-o yaml on instance-types", []string{"instance-types", "-o", "xml"}, 2, "", `-o "xml": want table, json or yaml`},
 		{"reservation count not a number", []string{"instance-types", "--reservation-capacity", "cr-1=many"}, 2, "", `--reservation-capacity "cr-1=many": want ID=N`},
 		{"reservation given twice", []string{"plan", "--reservation-capacity", "cr-1=1", "--reservation-capacity", "cr-1=2"}, 2, "", `--reservation-capacity: cr-1 is given twice`},
+		{"placement strategy unknown", []string{"plan", "--placement-group-strategy", "host"}, 2, "", `--placement-group-strategy "host": want one of cluster, partition, spread`},
+		{"placement strategy unknown, instance-types", []string{"instance-types", "--placement-group-strategy", "host"}, 2, "", `--placement-group-strategy "host": want one of cluster, partition, spread`},
 		{"unknown shell", []string{"completion", "tcsh"}, 2, "", `unknown shell "tcsh": want bash, zsh, fish or powershell`},
 		{"no shell", []string{"completion"}, 2, "", "want one shell"},
 	} {

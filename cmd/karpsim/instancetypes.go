@@ -172,12 +172,17 @@ func loadCatalog(opts instanceTypesOptions) (instancetypes.Catalog, error) {
 	if awsOpts.Reservations, err = opts.offers.reservations(); err != nil {
 		return nil, err
 	}
+	strategy, err := opts.offers.placementGroupStrategy()
+	if err != nil {
+		return nil, err
+	}
 	if opts.nodeClass != "" {
 		nodeClass, err := loadNodeClass(opts.nodeClass)
 		if err != nil {
 			return nil, err
 		}
 		awsOpts.NodeClass = nodeClass
+		awsOpts.PlacementGroupStrategy = instancetypes.PlacementStrategyFor(nodeClass, strategy)
 	}
 	if spot != nil {
 		awsOpts.Prices = instancetypes.EmbeddedPrices().WithSpotPrices(spot)

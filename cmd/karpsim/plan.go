@@ -230,6 +230,9 @@ func snapshotOrExample(env environment, opts planOptions, command string, stdin 
 		return nil, err
 	}
 	snapOpts.ZonalShifts = splitZones(opts.offers.zonalShift)
+	if snapOpts.PlacementGroupStrategy, err = opts.offers.placementGroupStrategy(); err != nil {
+		return nil, err
+	}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return nil, err
 	}
