@@ -192,7 +192,7 @@ func (s *sim) replaceNodePool(np *apis.NodePool) error {
 // replaceNodeClass swaps in a step's EC2NodeClass and models its instance
 // types anew.
 func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
-	catalog, err := s.cfg.Snapshot.CatalogFor(nc)
+	catalog, err := s.cfg.Snapshot.CatalogFor(nc, s.overlays...)
 	if err != nil {
 		return fmt.Errorf("EC2NodeClass %s: cannot model its instance types: %w", nc.Name, err)
 	}

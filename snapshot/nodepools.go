@@ -172,7 +172,7 @@ func (b *builder) catalog(nc *apis.EC2NodeClass) (instancetypes.Catalog, bool) {
 	if c, ok := b.catalogs[key]; ok {
 		return c, c != nil
 	}
-	c, err := b.opts.catalogWith(nc, b.in.NodeOverlays)
+	c, err := b.opts.CatalogFor(nc, b.in.NodeOverlays...)
 	if err != nil {
 		if nc == nil {
 			b.errs = append(b.errs, fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))

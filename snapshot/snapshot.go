@@ -95,15 +95,11 @@ const DefaultMaxPods = 200_000
 
 // CatalogFor returns the instance types of an EC2NodeClass (nil for the
 // default class) as FromSet models them: from Options.Catalog when set,
-// else from the embedded EC2 facts for the region and zones.
-func (o Options) CatalogFor(nc *apis.EC2NodeClass) (instancetypes.Catalog, error) {
-	return o.catalogWith(nc, nil)
-}
-
-// catalogWith is CatalogFor with the cluster's NodeOverlays pricing the
-// embedded types the price list lacks: karpsim applies NodeOverlays
-// whenever they are given, as Karpenter with its NodeOverlay gate on.
-func (o Options) catalogWith(nc *apis.EC2NodeClass, overlays []*apis.NodeOverlay) (instancetypes.Catalog, error) {
+// else from the embedded EC2 facts for the region and zones, with the
+// cluster's NodeOverlays pricing the embedded types the price list lacks
+// (karpsim applies NodeOverlays whenever they are given, as Karpenter with
+// its NodeOverlay gate on).
+func (o Options) CatalogFor(nc *apis.EC2NodeClass, overlays ...*apis.NodeOverlay) (instancetypes.Catalog, error) {
 	if o.Catalog != nil {
 		return o.Catalog(nc)
 	}

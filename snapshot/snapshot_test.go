@@ -356,3 +356,29 @@ spec:
 		}
 	}
 }
+
+// TestCatalogForPricesPreviewTypes: CatalogFor with the cluster's
+// NodeOverlays makes an unpriced embedded type launchable (the simulator
+// passes them when a step replaces an EC2NodeClass); without them it has no
+// available offering.
+func TestCatalogForPricesPreviewTypes(t *testing.T) {
+	price := "40.5"
+	overlay := &apis.NodeOverlay{Spec: apis.NodeOverlaySpec{Price: &price, Requirements: []corev1.NodeSelectorRequirement{{
+		Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"p5e.48xlarge"}}}}}
+	overlay.Name = "preview"
+	available := func(overlays ...*apis.NodeOverlay) int {
+		c, err := Options{}.CatalogFor(nil, overlays...)
+		require.NoError(t, err)
+		it, ok := c.Get("p5e.48xlarge")
+		require.True(t, ok)
+		n := 0
+		for _, o := range it.Offerings {
+			if o.Available {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Zero(t, available())
+	assert.Positive(t, available(overlay))
+}
