@@ -32,6 +32,7 @@ type instanceTypesOptions struct {
 	overlays   []string
 	nodePool   string
 	offers     offeringFlags
+	awsGates   string
 }
 
 func newInstanceTypesCommand() *cobra.Command {
@@ -74,6 +75,7 @@ catalog format that --catalog reads, and -o yaml the same as YAML.`,
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
 	f.StringArrayVar(&opts.overlays, "overlays", nil, "apply the NodeOverlays of this manifest `FILE` (karpenter.sh/v1alpha1) and show what they changed in an OVERLAY column; repeatable")
 	addOfferingFlags(cmd, &opts.offers)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsFeatureGatesUsage)
 	f.StringVar(&opts.nodePool, "nodepool", "default", "with --overlays, the `NAME` of the NodePool the catalog is for (overlays may select karpenter.sh/nodepool and the labels of that NodePool's template when a file gives it)")
 	must(cmd.MarkFlagFilename("nodeclass", manifestExtensions...))
 	must(cmd.MarkFlagFilename("overlays", manifestExtensions...))
@@ -84,15 +86,20 @@ catalog format that --catalog reads, and -o yaml the same as YAML.`,
 }
 
 func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
-	catalog, err := loadCatalog(opts)
+	var overlays *manifests.Set
+	overlaid := len(opts.overlays) > 0
+	if overlaid {
+		var err error
+		if overlays, err = loadOverlayFiles(opts.overlays); err != nil {
+			return err
+		}
+	}
+	catalog, err := loadCatalog(opts, overlays)
 	if err != nil {
 		return err
 	}
-	overlaid := len(opts.overlays) > 0
 	if overlaid {
-		if catalog, err = applyOverlayFiles(catalog, opts.overlays, opts.nodePool); err != nil {
-			return err
-		}
+		catalog = applyOverlays(catalog, overlays, opts.nodePool)
 	}
 	switch opts.output {
 	case "json":
@@ -112,10 +119,9 @@ func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
 	return writeInstanceTypesTable(stdout, catalog, overlaid)
 }
 
-// applyOverlayFiles applies the NodeOverlays of the files to the catalog
-// as the NodePool called pool sees it: its template labels come from the
-// files when one of them gives that NodePool.
-func applyOverlayFiles(catalog instancetypes.Catalog, files []string, pool string) (instancetypes.Catalog, error) {
+// loadOverlayFiles reads the files of --overlays, which must give at least
+// one NodeOverlay.
+func loadOverlayFiles(files []string) (*manifests.Set, error) {
 	set, err := manifests.Load(files...)
 	if err != nil {
 		return nil, err
@@ -123,6 +129,13 @@ func applyOverlayFiles(catalog instancetypes.Catalog, files []string, pool strin
 	if len(set.NodeOverlays) == 0 {
 		return nil, fmt.Errorf("%w: --overlays: no NodeOverlay (karpenter.sh/v1alpha1) in %s", errUsage, strings.Join(files, ", "))
 	}
+	return set, nil
+}
+
+// applyOverlays applies the set's NodeOverlays to the catalog as the
+// NodePool called pool sees it: its template labels come from the set when
+// it gives that NodePool.
+func applyOverlays(catalog instancetypes.Catalog, set *manifests.Set, pool string) instancetypes.Catalog {
 	target := instancetypes.OverlayPool{Name: pool, Types: catalog}
 	for _, np := range set.NodePools {
 		if np.Name == pool {
@@ -133,11 +146,18 @@ func applyOverlayFiles(catalog instancetypes.Catalog, files []string, pool strin
 	for _, c := range conflicts {
 		fmt.Fprintln(os.Stderr, "karpsim instance-types: warning: "+c.String())
 	}
-	return out[0], nil
+	return out[0]
 }
 
-// loadCatalog builds the catalog the flags describe.
-func loadCatalog(opts instanceTypesOptions) (instancetypes.Catalog, error) {
+// loadCatalog builds the catalog the flags describe. The embedded model
+// takes the NodeOverlays of --overlays (nil for none) as the AWS provider
+// does with the NodeOverlay gate on: they price the types the price list
+// lacks.
+func loadCatalog(opts instanceTypesOptions, overlays *manifests.Set) (instancetypes.Catalog, error) {
+	gates, err := parseAWSFeatureGates(opts.awsGates)
+	if err != nil {
+		return nil, err
+	}
 	var spot []pricing.SpotPrice
 	if opts.spotPrices != "" {
 		f, err := os.Open(opts.spotPrices)
@@ -164,11 +184,13 @@ func loadCatalog(opts instanceTypesOptions) (instancetypes.Catalog, error) {
 		}
 		return catalog.WithSpotPrices(spot)
 	}
-	awsOpts := instancetypes.AWSOptions{Region: opts.region, ZonalShifts: splitZones(opts.offers.zonalShift)}
+	awsOpts := instancetypes.AWSOptions{Region: opts.region, ZonalShifts: splitZones(opts.offers.zonalShift), NodeClassCEL: gates.nodeClassCEL}
+	if overlays != nil {
+		awsOpts.NodeOverlays, awsOpts.NodeOverlayGate = overlays.NodeOverlays, true
+	}
 	if opts.zones != "" {
 		awsOpts.Zones = strings.Split(opts.zones, ",")
 	}
-	var err error
 	if awsOpts.Reservations, err = opts.offers.reservations(); err != nil {
 		return nil, err
 	}
