@@ -157,7 +157,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	}
 	// chosenPools are the chosen plan's NodePools when narrowed.
 	var chosenPools []scheduling.NodePool
-	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool) bool {
+	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool, solver *scheduling.Prepared) bool {
 		if budget == 0 {
 			return false
 		}
@@ -165,12 +165,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// A candidate is given up once it certainly costs more than the
 		// best plan so far.
 		trial.Options.StopAbovePrice = o.PerHour
-		var r scheduling.Result
-		if narrowed == nil {
-			r = prep.WithOptions(trial.Options).Solve(trial)
-		} else {
-			r = scheduling.Solve(trial)
-		}
+		r := solver.WithOptions(trial.Options).Solve(trial)
 		cost := PlanPerHour(r)
 		stopped := slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() })
 		o.Candidates = append(o.Candidates, Candidate{Strategy: strategy, PerHour: cost, ScheduledPods: r.Summary.ScheduledPods, Stopped: stopped})
@@ -192,7 +187,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	}{{StrategyCheapestPacking, scheduling.PackCheapest}, {StrategyEfficientPacking, scheduling.PackEfficient}} {
 		trial := in
 		trial.Options.Packing = c.packing
-		if !consider(c.strategy, trial, nil) {
+		if !consider(c.strategy, trial, nil, prep) {
 			return o.improve(in, prep, chosenPools, opts), nil
 		}
 	}
@@ -203,6 +198,9 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	// won says, per narrowing, whether one of its packings gave the best
 	// plan so far.
 	won := make([]bool, len(narrowings))
+	// Each narrowing's NodePools are compiled once for its packings, when
+	// the first is solved.
+	preps := make([]*scheduling.Prepared, len(narrowings))
 	for k, c := range []struct {
 		strategy string
 		packing  scheduling.Packing
@@ -218,7 +216,11 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			trial := in
 			trial.NodePools = n.pools
 			trial.Options.Packing = c.packing
-			if !consider(c.strategy, trial, n.narrowed) {
+			if preps[i] == nil {
+				preps[i] = scheduling.Prepare(n.pools, in.DaemonSets, in.Options)
+				preps[i].RememberNodes()
+			}
+			if !consider(c.strategy, trial, n.narrowed, preps[i]) {
 				return o.improve(in, prep, chosenPools, opts), nil
 			}
 			won[i] = won[i] || o.Candidates[len(o.Candidates)-1].Chosen
