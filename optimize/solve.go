@@ -3,6 +3,7 @@ package optimize
 import (
 	"slices"
 
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -48,6 +49,11 @@ const (
 	// aggregate program buys.
 	StrategyNarrowedCheapestPacking  = "narrowed+cheapest-packing"
 	StrategyNarrowedEfficientPacking = "narrowed+efficient-packing"
+	// StrategyNarrowedBalancedPacking is scheduling.PackBalanced with the
+	// NodePools narrowed: each claim opened for the narrowed type that
+	// packs its first pod most cheaply, then filled with the pods that
+	// best match its room left.
+	StrategyNarrowedBalancedPacking = "narrowed+balanced-packing"
 	// StrategyNarrowed is Karpenter's packing with the NodePools narrowed
 	// to the types the aggregate program buys (Narrow).
 	StrategyNarrowed = "narrowed"
@@ -115,17 +121,22 @@ func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
 //  3. Efficient packing (scheduling.PackEfficient): the same, with each
 //     claim opened for the type that packs pods like its first most
 //     cheaply per pod, whose room counts as paid for.
-//  4. Both packings, then Karpenter's, with each NodePool narrowed to the
-//     types the aggregate linear program buys at its optimum (with and
-//     without its anti-affinity rows), which cover the pods' requests
-//     most cheaply. Karpenter's packing of narrowed NodePools (Narrow) is
-//     a change users can make to their NodePools.
+//  4. The cheapest packing, balanced packing (scheduling.PackBalanced:
+//     efficient packing with each claim filled by the pods that best
+//     match its room left, so cpu-heavy and memory-heavy pods share
+//     nodes), efficient packing and Karpenter's, with each NodePool
+//     narrowed to the types the aggregate linear program buys at its
+//     optimum (with and without its anti-affinity rows), which cover the
+//     pods' requests most cheaply in the proportions they ask for them.
+//     Karpenter's packing of narrowed NodePools (Narrow) is a change
+//     users can make to their NodePools.
 //  5. Local search on the cheapest candidate (improve): a few of its
 //     claims at a time, those that leave most of what they pay for idle
 //     first, have their pods solved again, again by scheduling's solver,
 //     with the rest of the plan standing as full nodes; the new claims
 //     replace them when they place every pod for less. This re-chooses a
-//     claim's type, splits it, merges two or moves pods between them.
+//     claim's type, splits it, merges two or moves pods between them,
+//     with every type of the input's NodePools, narrowed or not.
 //
 // The cheapest candidate that schedules at least as many pods as
 // Karpenter's wins, ties going to the earlier. Narrowing only takes types
@@ -146,7 +157,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	}
 	// chosenPools are the chosen plan's NodePools when narrowed.
 	var chosenPools []scheduling.NodePool
-	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool) bool {
+	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool, solver *scheduling.Prepared) bool {
 		if budget == 0 {
 			return false
 		}
@@ -154,12 +165,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// A candidate is given up once it certainly costs more than the
 		// best plan so far.
 		trial.Options.StopAbovePrice = o.PerHour
-		var r scheduling.Result
-		if narrowed == nil {
-			r = prep.WithOptions(trial.Options).Solve(trial)
-		} else {
-			r = scheduling.Solve(trial)
-		}
+		r := solver.WithOptions(trial.Options).Solve(trial)
 		cost := PlanPerHour(r)
 		stopped := slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() })
 		o.Candidates = append(o.Candidates, Candidate{Strategy: strategy, PerHour: cost, ScheduledPods: r.Summary.ScheduledPods, Stopped: stopped})
@@ -181,7 +187,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	}{{StrategyCheapestPacking, scheduling.PackCheapest}, {StrategyEfficientPacking, scheduling.PackEfficient}} {
 		trial := in
 		trial.Options.Packing = c.packing
-		if !consider(c.strategy, trial, nil) {
+		if !consider(c.strategy, trial, nil, prep) {
 			return o.improve(in, prep, chosenPools, opts), nil
 		}
 	}
@@ -189,25 +195,35 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	if err != nil {
 		return o.finish(), err
 	}
-	hopeless := make([]bool, len(narrowings))
-	for _, c := range []struct {
+	// won says, per narrowing, whether one of its packings gave the best
+	// plan so far.
+	won := make([]bool, len(narrowings))
+	// Each narrowing's NodePools are compiled once for its packings, when
+	// the first is solved.
+	preps := make([]*scheduling.Prepared, len(narrowings))
+	for k, c := range []struct {
 		strategy string
 		packing  scheduling.Packing
-	}{{StrategyNarrowedCheapestPacking, scheduling.PackCheapest}, {StrategyNarrowedEfficientPacking, scheduling.PackEfficient}, {StrategyNarrowed, scheduling.PackFewestPods}} {
+	}{{StrategyNarrowedCheapestPacking, scheduling.PackCheapest}, {StrategyNarrowedBalancedPacking, scheduling.PackBalanced}, {StrategyNarrowedEfficientPacking, scheduling.PackEfficient}, {StrategyNarrowed, scheduling.PackFewestPods}} {
 		for i, n := range narrowings {
-			if hopeless[i] {
+			// A narrowing whose first two packings (by price, and
+			// balanced) did not give the best plan is not tried with
+			// the others: narrowed types that win neither way rarely
+			// win packed otherwise.
+			if k >= 2 && !won[i] {
 				continue
 			}
 			trial := in
 			trial.NodePools = n.pools
 			trial.Options.Packing = c.packing
-			if !consider(c.strategy, trial, n.narrowed) {
+			if preps[i] == nil {
+				preps[i] = scheduling.Prepare(n.pools, in.DaemonSets, in.Options)
+				preps[i].RememberNodes()
+			}
+			if !consider(c.strategy, trial, n.narrowed, preps[i]) {
 				return o.improve(in, prep, chosenPools, opts), nil
 			}
-			// A narrowing whose first packing did not give the best
-			// plan is not tried with the others: narrowed types that do
-			// not win packed by price rarely win packed otherwise.
-			hopeless[i] = !o.Candidates[len(o.Candidates)-1].Chosen
+			won[i] = won[i] || o.Candidates[len(o.Candidates)-1].Chosen
 		}
 	}
 	return o.improve(in, prep, chosenPools, opts), nil
@@ -217,24 +233,23 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 // neighbourhood by price (PackCheapest, which splits and shrinks claims
 // where PackEfficient mostly rebuilds the claim it had), and finishes the
 // outcome. The search solves with the input's NodePools (compiled in
-// prep), or the narrowed ones the plan was solved with (nil when it was
-// not).
-func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowedPools []scheduling.NodePool, opts SolveOptions) Outcome {
+// prep), even for a plan of narrowed ones (narrowed): the part-filled
+// claims a packing leaves are most often cheapest on types the narrowing
+// took away. Outcome.NodePools, a change users can make, then names the
+// narrowing only if the improved plan still launches none of those.
+func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowed []scheduling.NodePool, opts SolveOptions) Outcome {
 	limit := opts.LocalSearch
 	if limit == 0 {
 		limit = DefaultLocalSearch
 	}
 	if limit > 0 {
-		// A narrowed plan stays within its narrowed NodePools, which
-		// Outcome.NodePools reports as a change users can make.
-		if narrowedPools != nil {
-			prep = scheduling.Prepare(narrowedPools, in.DaemonSets, in.Options)
-			prep.RememberNodes()
-		}
 		solvers := []solver{{prep, scheduling.PackCheapest}}
 		if r, ok := improve(in, o.Result, solvers, limit, max(len(in.Pods)/2, minLocalWork)); ok {
 			cost := PlanPerHour(r)
 			o.Result, o.PerHour, o.Strategy = r, cost, o.Strategy+"+"+StrategyLocalSearch
+			if narrowed != nil && !launchesOnly(r, narrowed) {
+				o.NodePools = nil
+			}
 			for i := range o.Candidates {
 				o.Candidates[i].Chosen = false
 			}
@@ -242,6 +257,18 @@ func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowe
 		}
 	}
 	return o.finish()
+}
+
+// launchesOnly reports whether every claim of the plan launches a type
+// its NodePool has in pools.
+func launchesOnly(r scheduling.Result, pools []scheduling.NodePool) bool {
+	for _, c := range r.NodeClaims {
+		i := slices.IndexFunc(pools, func(np scheduling.NodePool) bool { return np.NodePool != nil && np.NodePool.Name == c.NodePool })
+		if i < 0 || !slices.ContainsFunc(pools[i].InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType }) {
+			return false
+		}
+	}
+	return true
 }
 
 func (o Outcome) finish() Outcome {

@@ -203,3 +203,45 @@ func TestSolveStopAbovePrice(t *testing.T) {
 		}
 	}
 }
+
+// On the mixed benchmark workload, with the NodePool narrowed to the
+// types the aggregate program buys (a compute and a general-purpose type),
+// balanced packing mixes memory-heavy and cpu-heavy pods on each node
+// where efficient packing, taking the pods in Karpenter's order, leaves
+// one resource idle: it costs less, and its plan passes every check.
+func TestBalancedPackingMixes(t *testing.T) {
+	in := scheduling.Input{Pods: mixedPods(), NodePools: unlimited(defaultPool())}
+	n, ok, err := optimize.Narrow(in, scheduling.Solve(in))
+	if err != nil || !ok || len(n.NodePools) != 1 {
+		t.Fatalf("narrowing: %v %v %+v", ok, err, n.NodePools)
+	}
+	keep := map[string]bool{}
+	for _, name := range n.NodePools[0].InstanceTypes {
+		keep[name] = true
+	}
+	narrowed := in
+	narrowed.NodePools = unlimited(defaultPool())
+	var cut instancetypes.Catalog
+	for _, it := range narrowed.NodePools[0].InstanceTypes {
+		if keep[it.Name] {
+			cut = append(cut, it)
+		}
+	}
+	narrowed.NodePools[0].InstanceTypes = cut
+	solve := func(packing scheduling.Packing) scheduling.Result {
+		trial := narrowed
+		trial.Options.Packing = packing
+		r := scheduling.Solve(trial)
+		if r.Summary.UnschedulablePods > 0 {
+			t.Fatalf("packing %d: %d pods unschedulable", packing, r.Summary.UnschedulablePods)
+		}
+		for _, v := range invariants.CheckPlan(trial, r) {
+			t.Errorf("packing %d: %v", packing, v)
+		}
+		return r
+	}
+	balanced, efficient := solve(scheduling.PackBalanced), solve(scheduling.PackEfficient)
+	if optimize.PlanPerHour(balanced) >= optimize.PlanPerHour(efficient) {
+		t.Errorf("narrowed to %v, balanced packing costs $%.4f, efficient $%.4f", n.NodePools, optimize.PlanPerHour(balanced), optimize.PlanPerHour(efficient))
+	}
+}

@@ -57,7 +57,7 @@ type claim struct {
 	slack     resources.Vector
 	prices    []float64
 	poolOrder bool
-	// target is, under PackEfficient, the type the claim was opened for
+	// target is, under PackEfficient and PackBalanced, the type the claim was opened for
 	// (efficientOption), and floor the price of its cheapest option that
 	// holds the requests, which target may be dearer than.
 	target *typeOption

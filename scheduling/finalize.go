@@ -192,6 +192,9 @@ type pricedOption struct {
 	// best holds, per launch capacity type (instancetypes.LaunchOrder), the index of
 	// the cheapest allowed available offering, or -1.
 	best [instancetypes.LaunchCapacityTypes]int
+	// launch is the option's price under the launch filters (launchRule.price),
+	// set by launchFilter before it sorts by it.
+	launch float64
 }
 
 // priceOptions prices each option by its available offerings the
@@ -329,13 +332,19 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		}
 	}
 	s.scratch.fleet = kept
+	if reorder || !math.IsInf(rule.spotCap, 1) {
+		// Each option is priced once, not at every comparison.
+		for _, p := range kept {
+			p.launch = rule.price(p)
+		}
+	}
 	if !math.IsInf(rule.spotCap, 1) {
-		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(rule.price(p), 1) })
+		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(p.launch, 1) })
 		reorder = true
 	}
 	if reorder {
 		slices.SortStableFunc(kept, func(a, b *pricedOption) int {
-			if c := cmp.Compare(rule.price(a), rule.price(b)); c != 0 {
+			if c := cmp.Compare(a.launch, b.launch); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.option.it.Name, b.option.it.Name)

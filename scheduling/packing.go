@@ -39,6 +39,16 @@ const (
 	// GiB varies by family and size, where the cheapest type for one pod
 	// is rarely the cheapest per pod.
 	PackEfficient
+	// PackBalanced is PackEfficient with the pods taken in another order:
+	// while the newest claim has room, the next pod is the one, of those
+	// its room holds, whose requests best match that room (the largest
+	// dot product of the pod's requests and the room left, each resource
+	// as a share of the claim's type); when none fits, the next pod in
+	// Karpenter's order. Claims so mix cpu-heavy and memory-heavy pods
+	// rather than filling with whichever comes first and leaving the
+	// other resource idle. Pods refused on the way are tried again, in
+	// Karpenter's order, once every pod has been taken.
+	PackBalanced
 )
 
 // ErrStopped is the reason given to the pods a solve left unplaced when
@@ -143,6 +153,90 @@ func (s *solver) addCheapest(p *podInfo, why bool, a *Attempt, claims []*claim, 
 		return newErr
 	}
 	return s.addNewClaim(p, why, a)
+}
+
+// opensForTarget reports whether new claims are opened for the type that
+// packs their first pod most cheaply (efficientOption).
+func (s *solver) opensForTarget() bool {
+	return s.opts.Packing == PackEfficient || s.opts.Packing == PackBalanced
+}
+
+// placeBalanced is run's first pass under PackBalanced: it places the
+// pods, sorted in Karpenter's order, taking each next the one that best
+// fills the newest claim (balancedNext), and returns the pods it could
+// not place, in the order it tried them, for run's queue; after
+// StopAbovePrice stopped it, those it did not try as well.
+func (s *solver) placeBalanced(sorted []*podInfo) []*podInfo {
+	// Pods with the same requests are interchangeable to the choice:
+	// each run of them in the sorted order is one group, taken in order.
+	var groups [][]*podInfo
+	for i, p := range sorted {
+		if i == 0 || !p.requests.Equal(sorted[i-1].requests) {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], p)
+	}
+	var retry []*podInfo
+	for n := range sorted {
+		if s.opts.StopAbovePrice > 0 && n%stopCheckEvery == 0 && s.priceFloor() > s.opts.StopAbovePrice {
+			for _, g := range groups {
+				retry = append(retry, g...)
+			}
+			return retry
+		}
+		g := s.balancedNext(groups)
+		p := groups[g][0]
+		groups[g] = groups[g][1:]
+		if err := s.try(p); err != nil {
+			s.failed[p] = err
+			retry = append(retry, p)
+			continue
+		}
+		delete(s.failed, p)
+	}
+	return retry
+}
+
+// balancedNext is the group whose next pod best fills the newest claim:
+// of the pods its room holds, the one whose requests have the largest
+// dot product with the room left, cpu and memory each as a share of the
+// claim's type, ties going to the earlier group; the first group with
+// pods left when the room holds none.
+func (s *solver) balancedNext(groups [][]*podInfo) int {
+	first := slices.IndexFunc(groups, func(g []*podInfo) bool { return len(g) > 0 })
+	if len(s.claims) == 0 {
+		return first
+	}
+	c := s.claims[len(s.claims)-1]
+	if c.cheapest < 0 {
+		c.priceCheapest(&s.scratch)
+	}
+	if c.cheapest == len(c.options) {
+		return first
+	}
+	// The claim's room is its cheapest option's that holds its pods, or
+	// its target's (priceCheapest).
+	room := c.options[c.cheapest].room
+	best, bestScore := first, 0.0
+	for i := first; i < len(groups); i++ {
+		if len(groups[i]) == 0 {
+			continue
+		}
+		r := groups[i][0].requests
+		if !r.Fits(c.slack) {
+			continue
+		}
+		score := 0.0
+		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory} {
+			if total := float64(room.Slot(slot)); total > 0 {
+				score += float64(r.Slot(slot)) / total * float64(c.slack.Slot(slot)) / total
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
 }
 
 // extraPrice is how much dearer the pod makes the cheapest option that

@@ -2,6 +2,8 @@ package scheduling
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +27,7 @@ func packingInput(packing Packing) Input {
 // Tracing a pod never changes the decisions, whatever the packing: the
 // Result of Explain is Solve's for every pod.
 func TestPackingExplainAgreesWithSolve(t *testing.T) {
-	for _, packing := range []Packing{PackFewestPods, PackCheapest, PackEfficient} {
+	for _, packing := range []Packing{PackFewestPods, PackCheapest, PackEfficient, PackBalanced} {
 		in := packingInput(packing)
 		want := Solve(in)
 		if want.Summary.UnschedulablePods != 1 {
@@ -43,5 +45,37 @@ func TestPackingExplainAgreesWithSolve(t *testing.T) {
 				t.Errorf("packing %d: no attempt recorded for %s", packing, p.Name)
 			}
 		}
+	}
+}
+
+// Balanced packing fills each claim's room with the pods that match it:
+// on a catalog of one shape, where taking the pods in Karpenter's order
+// (efficient packing) mixes them as well, it places every pod, mixes as
+// many claims and costs no more. (optimize's TestBalancedPackingMixes
+// holds it to a saving on the AWS catalog.)
+func TestPackBalancedMixesPods(t *testing.T) {
+	var ps []*corev1.Pod
+	ps = append(ps, pods(60, "worker", "2", "1Gi")...)
+	ps = append(ps, pods(60, "cache", "250m", "6Gi")...)
+	solve := func(packing Packing) (Result, int) {
+		r := Solve(Input{Pods: ps, NodePools: []NodePool{pool(newPool("default"))}, Options: Options{Packing: packing}})
+		mixed := 0
+		for _, c := range r.NodeClaims {
+			if slices.ContainsFunc(c.Pods, func(k string) bool { return strings.Contains(k, "/worker-") }) && slices.ContainsFunc(c.Pods, func(k string) bool { return strings.Contains(k, "/cache-") }) {
+				mixed++
+			}
+		}
+		return r, mixed
+	}
+	balanced, mixed := solve(PackBalanced)
+	efficient, mixedEfficient := solve(PackEfficient)
+	if balanced.Summary.UnschedulablePods != 0 {
+		t.Fatalf("unschedulable: %+v", balanced.Unschedulable)
+	}
+	if balanced.Summary.PricePerHour > efficient.Summary.PricePerHour {
+		t.Errorf("balanced packing costs $%.4f, efficient $%.4f", balanced.Summary.PricePerHour, efficient.Summary.PricePerHour)
+	}
+	if mixed < mixedEfficient {
+		t.Errorf("%d of %d claims mix workers and caches, %d of %d under efficient packing", mixed, len(balanced.NodeClaims), mixedEfficient, len(efficient.NodeClaims))
 	}
 }

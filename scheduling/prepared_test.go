@@ -40,7 +40,7 @@ func TestPreparedWithOptionsSolvesAsFreshOnes(t *testing.T) {
 	p := Prepare(pools, daemons, Options{})
 	p.RememberNodes()
 	in := Input{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}}
-	for _, opts := range []Options{{Packing: PackCheapest}, {Packing: PackEfficient}, {Packing: PackCheapest, StopAbovePrice: 1}, {}} {
+	for _, opts := range []Options{{Packing: PackCheapest}, {Packing: PackEfficient}, {Packing: PackBalanced}, {Packing: PackBalanced, StopAbovePrice: 1}, {Packing: PackCheapest, StopAbovePrice: 1}, {}} {
 		want := Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons, Options: opts})
 		assert.Equal(t, want, p.WithOptions(opts).Solve(in), "%+v", opts)
 	}

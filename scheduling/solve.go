@@ -210,6 +210,9 @@ func (s *solver) run() {
 		q.pods = append(q.pods, p)
 	}
 	slices.SortStableFunc(q.pods, comparePods)
+	if s.opts.Packing == PackBalanced {
+		q.pods = s.placeBalanced(q.pods)
+	}
 	for n := 0; ; n++ {
 		if s.opts.StopAbovePrice > 0 && n%stopCheckEvery == 0 && s.priceFloor() > s.opts.StopAbovePrice {
 			s.stop(q.pods)
@@ -420,7 +423,7 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 		largest.Raise(&o.it.Capacity)
 	}
 	t.limits.charge(largest)
-	if s.opts.Packing == PackEfficient {
+	if s.opensForTarget() {
 		c.target = c.efficientOption(p, &s.scratch)
 	}
 	s.claimCreated(c)
