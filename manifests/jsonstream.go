@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 )
 
 // A JSON stream is read as it arrives. The items of a List are handed to
@@ -346,13 +345,9 @@ func (l *loader) addStreamedList(doc document, header []byte, p *items) bool {
 	if !ok {
 		return false
 	}
-	apiVersion, kind := stringField(tree, "apiVersion"), stringField(tree, "kind")
-	if apiVersion == "" || !strings.HasSuffix(kind, "List") {
+	apiVersion, itemKind, isList := listHeader(tree)
+	if !isList {
 		return false
-	}
-	itemKind := strings.TrimSuffix(kind, "List")
-	if itemKind == "" {
-		apiVersion = ""
 	}
 	if !l.admit(doc.src, p.n) {
 		return true

@@ -224,13 +224,9 @@ func (s *streamedLists) end(doc document, c *yamlCut) bool {
 	if !ok {
 		return false
 	}
-	apiVersion, kind := stringField(tree, "apiVersion"), stringField(tree, "kind")
-	if apiVersion == "" || !strings.HasSuffix(kind, "List") {
+	apiVersion, itemKind, isList := listHeader(tree)
+	if !isList {
 		return false
-	}
-	itemKind := strings.TrimSuffix(kind, "List")
-	if itemKind == "" {
-		apiVersion = ""
 	}
 	if !l.admit(doc.src, p.n) {
 		return true
@@ -247,4 +243,20 @@ func (s *streamedLists) end(doc document, c *yamlCut) bool {
 	}
 	l.addItems(p)
 	return true
+}
+
+// listHeader reads a List's apiVersion and kind from its header (the
+// fields before items): a kind ending in List with an apiVersion is one,
+// its items of the kind before "List" in that apiVersion, or of their own
+// apiVersion and kind for a plain List.
+func listHeader(tree map[string]any) (apiVersion, itemKind string, isList bool) {
+	apiVersion, kind := stringField(tree, "apiVersion"), stringField(tree, "kind")
+	if apiVersion == "" || !strings.HasSuffix(kind, "List") {
+		return "", "", false
+	}
+	itemKind = strings.TrimSuffix(kind, "List")
+	if itemKind == "" {
+		apiVersion = ""
+	}
+	return apiVersion, itemKind, true
 }
