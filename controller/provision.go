@@ -3,16 +3,13 @@ package controller
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
-	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -362,21 +359,6 @@ func (c *Controller) withUnavailable(cat instancetypes.Catalog, now time.Time) i
 		}
 	}
 	return out
-}
-
-// NewNodeClaim is the NodeClaim object of a claim launched now, stamped
-// with the pool's and class's hashes and the AMI the class resolves.
-func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis.NodePool, nc *apis.EC2NodeClass, now time.Time) *apis.NodeClaim {
-	out := &apis.NodeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Labels: maps.Clone(labels), CreationTimestamp: metav1.NewTime(now)},
-	}
-	out.Spec.ExpireAfter = np.Spec.Template.Spec.ExpireAfter
-	out.Spec.TerminationGracePeriod = np.Spec.Template.Spec.TerminationGracePeriod
-	out.Spec.NodeClassRef = np.Spec.Template.Spec.NodeClassRef
-	if nc != nil && len(nc.Status.AMIs) > 0 {
-		out.Status.ImageID = nc.Status.AMIs[0].ID
-	}
-	return drift.Stamp(out, np, nc)
 }
 
 func isReal(u scheduling.Unschedulable) bool { return !u.Buffer }

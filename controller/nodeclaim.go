@@ -1,0 +1,111 @@
+package controller
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/drift"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// NewNodeClaim is the NodeClaim object of a claim launched now, as
+// Karpenter writes it when it creates the claim: the NodePool template's
+// annotations, taints, startup taints, node class, expiry and grace period;
+// the claim's requirements, with the instance types narrowed to the claim's
+// options (cheapest first, carrying the NodePool's minValues) and the
+// NodePool's minValues on every other key; the pods' requests plus daemon
+// overhead as its resource requests; an owner reference to the NodePool
+// when the NodePool has a UID (the API server refuses one without); and the
+// NodePool's and class's hashes. labels are the node's launch labels. The
+// AMI the class resolves first is its image.
+//
+// Karpenter also narrows the capacity-type requirement to the capacity
+// types the options offer; the claim keeps the NodePool's and pods' here.
+func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis.NodePool, nc *apis.EC2NodeClass, now time.Time) *apis.NodeClaim {
+	tmpl := &np.Spec.Template
+	out := &apis.NodeClaim{
+		TypeMeta: metav1.TypeMeta{APIVersion: apis.GroupV1, Kind: apis.KindNodeClaim},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:              claim.Name,
+			Labels:            maps.Clone(labels),
+			Annotations:       maps.Clone(tmpl.ObjectMeta.Annotations),
+			CreationTimestamp: metav1.NewTime(now),
+		},
+	}
+	if np.UID != "" {
+		out.OwnerReferences = []metav1.OwnerReference{{APIVersion: apis.GroupV1, Kind: apis.KindNodePool,
+			Name: np.Name, UID: np.UID, BlockOwnerDeletion: new(true)}}
+	}
+	out.Spec.Taints = apis.CopyTaints(tmpl.Spec.Taints)
+	out.Spec.StartupTaints = apis.CopyTaints(tmpl.Spec.StartupTaints)
+	out.Spec.Requirements = claimRequirements(claim, tmpl.Spec.Requirements)
+	out.Spec.Resources.Requests = claimRequests(claim.Requests)
+	out.Spec.ExpireAfter = tmpl.Spec.ExpireAfter
+	if tmpl.Spec.TerminationGracePeriod != nil {
+		grace := *tmpl.Spec.TerminationGracePeriod
+		out.Spec.TerminationGracePeriod = &grace
+	}
+	if ref := tmpl.Spec.NodeClassRef; ref != nil {
+		cp := *ref
+		out.Spec.NodeClassRef = &cp
+	}
+	if nc != nil && len(nc.Status.AMIs) > 0 {
+		out.Status.ImageID = nc.Status.AMIs[0].ID
+	}
+	return drift.Stamp(out, np, nc)
+}
+
+// claimRequirements are a claim's requirements as its NodeClaim states
+// them, in key order: the instance-type requirement narrowed to the
+// options, and each key the NodePool sets minValues on carrying them. The
+// result is never nil (the CRD requires the field).
+func claimRequirements(claim scheduling.NodeClaim, pool []apis.NodeSelectorRequirementWithMinValues) []apis.NodeSelectorRequirementWithMinValues {
+	minValues := map[string]int{}
+	for _, r := range pool {
+		if r.MinValues != nil && *r.MinValues > minValues[r.Key] {
+			minValues[r.Key] = *r.MinValues
+		}
+	}
+	out := make([]apis.NodeSelectorRequirementWithMinValues, 0, len(claim.Requirements)+1)
+	for _, r := range claim.Requirements {
+		if r.Key == apis.LabelInstanceType && len(claim.InstanceTypeOptions) > 0 {
+			continue
+		}
+		out = append(out, apis.NodeSelectorRequirementWithMinValues{
+			Key: r.Key, Operator: r.Operator, Values: slices.Clone(r.Values)})
+	}
+	if len(claim.InstanceTypeOptions) > 0 {
+		out = append(out, apis.NodeSelectorRequirementWithMinValues{
+			Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(claim.InstanceTypeOptions)})
+	}
+	for i := range out {
+		if n, ok := minValues[out[i].Key]; ok {
+			out[i].MinValues = new(n)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b apis.NodeSelectorRequirementWithMinValues) int { return strings.Compare(a.Key, b.Key) })
+	return out
+}
+
+// claimRequests reads back the requests a claim prints. They were printed
+// from quantities, so each parses; one that did not would be left out
+// rather than guessed.
+func claimRequests(requests map[string]string) corev1.ResourceList {
+	if len(requests) == 0 {
+		return nil
+	}
+	out := make(corev1.ResourceList, len(requests))
+	for name, v := range requests {
+		if q, err := resource.ParseQuantity(v); err == nil {
+			out[corev1.ResourceName(name)] = q
+		}
+	}
+	return out
+}
