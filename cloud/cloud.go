@@ -161,9 +161,9 @@ const (
 )
 
 // Change is one object added, modified or deleted. Kind is the object's
-// kind ("Pod", "Node", "NodeClaim", "PodDisruptionBudget", "NodePool",
-// "EC2NodeClass", "DaemonSet"); Namespace is empty for cluster-scoped
-// kinds.
+// kind, one of those ClusterState holds ("Pod", "Node", "NodeClaim",
+// "PodDisruptionBudget", "NodePool", "EC2NodeClass", "DaemonSet",
+// "Deployment", ...); Namespace is empty for cluster-scoped kinds.
 type Change struct {
 	Type            ChangeType
 	Kind            string

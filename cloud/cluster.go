@@ -11,6 +11,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 )
@@ -60,9 +63,9 @@ func (m *MemoryCluster) Set(s ClusterState) {
 	}
 }
 
-// Apply adds objects or replaces them by kind, namespace and name: pods,
-// nodes, NodeClaims, PodDisruptionBudgets, NodePools, EC2NodeClasses and
-// DaemonSets, as pointers. The cluster keeps copies.
+// Apply adds objects or replaces them by kind, namespace and name: any
+// object of a kind ClusterState holds, as a pointer. The cluster keeps
+// copies.
 func (m *MemoryCluster) Apply(objects ...any) error {
 	for _, obj := range objects {
 		if _, _, ok := keyOf(obj); !ok {
@@ -78,10 +81,9 @@ func (m *MemoryCluster) Apply(objects ...any) error {
 	return nil
 }
 
-// Delete removes an object by kind ("Pod", "Node", "NodeClaim",
-// "PodDisruptionBudget", "NodePool", "EC2NodeClass", "DaemonSet"),
-// namespace and name; an unknown object fails with an error wrapping
-// ErrNotFound.
+// Delete removes an object by kind (a Change's Kind: "Pod", "Node",
+// "Deployment", ...), namespace and name; an unknown object fails with an
+// error wrapping ErrNotFound.
 func (m *MemoryCluster) Delete(kind, namespace, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -101,22 +103,7 @@ func (m *MemoryCluster) Snapshot() ClusterState {
 	defer m.mu.Unlock()
 	var s ClusterState
 	for _, key := range sortedKeys(m.objects) {
-		switch o := m.objects[key].(type) {
-		case *corev1.Pod:
-			s.Pods = append(s.Pods, o.DeepCopy())
-		case *corev1.Node:
-			s.Nodes = append(s.Nodes, o.DeepCopy())
-		case *apis.NodeClaim:
-			s.NodeClaims = append(s.NodeClaims, o.DeepCopy())
-		case *policyv1.PodDisruptionBudget:
-			s.PDBs = append(s.PDBs, o.DeepCopy())
-		case *apis.NodePool:
-			s.NodePools = append(s.NodePools, o.DeepCopy())
-		case *apis.EC2NodeClass:
-			s.EC2NodeClasses = append(s.EC2NodeClasses, o.DeepCopy())
-		case *appsv1.DaemonSet:
-			s.DaemonSets = append(s.DaemonSets, o.DeepCopy())
-		}
+		kinds[key.kind].add(&s, m.objects[key])
 	}
 	s.Pods = nonNil(s.Pods)
 	s.Nodes = nonNil(s.Nodes)
@@ -253,65 +240,92 @@ func (m *MemoryCluster) emit(t ChangeType, key objectKey) {
 }
 
 // keyOf returns an object's key and a deep copy of it, or false for a kind
-// the cluster does not hold.
+// the cluster does not hold or a nil pointer.
 func keyOf(obj any) (objectKey, any, bool) {
-	switch o := obj.(type) {
-	case *corev1.Pod:
-		if o != nil {
-			return objectKey{"Pod", o.Namespace, o.Name}, o.DeepCopy(), true
-		}
-	case *corev1.Node:
-		if o != nil {
-			return objectKey{"Node", "", o.Name}, o.DeepCopy(), true
-		}
-	case *apis.NodeClaim:
-		if o != nil {
-			return objectKey{"NodeClaim", "", o.Name}, o.DeepCopy(), true
-		}
-	case *policyv1.PodDisruptionBudget:
-		if o != nil {
-			return objectKey{"PodDisruptionBudget", o.Namespace, o.Name}, o.DeepCopy(), true
-		}
-	case *apis.NodePool:
-		if o != nil {
-			return objectKey{"NodePool", "", o.Name}, o.DeepCopy(), true
-		}
-	case *apis.EC2NodeClass:
-		if o != nil {
-			return objectKey{"EC2NodeClass", "", o.Name}, o.DeepCopy(), true
-		}
-	case *appsv1.DaemonSet:
-		if o != nil {
-			return objectKey{"DaemonSet", o.Namespace, o.Name}, o.DeepCopy(), true
+	for _, name := range kindNames {
+		if key, cp, ok := kinds[name].keyOf(obj); ok {
+			return key, cp, true
 		}
 	}
 	return objectKey{}, nil, false
 }
 
+// stateObjects are the objects of every list of s.
 func stateObjects(s ClusterState) []any {
 	var out []any
-	for _, o := range s.Pods {
-		out = append(out, o)
-	}
-	for _, o := range s.Nodes {
-		out = append(out, o)
-	}
-	for _, o := range s.NodeClaims {
-		out = append(out, o)
-	}
-	for _, o := range s.PDBs {
-		out = append(out, o)
-	}
-	for _, o := range s.NodePools {
-		out = append(out, o)
-	}
-	for _, o := range s.EC2NodeClasses {
-		out = append(out, o)
-	}
-	for _, o := range s.DaemonSets {
-		out = append(out, o)
+	for _, name := range kindNames {
+		out = kinds[name].objects(s, out)
 	}
 	return out
+}
+
+// kind is how the cluster keys, copies, lists and gathers one kind of
+// object.
+type kind struct {
+	keyOf   func(obj any) (objectKey, any, bool)
+	objects func(s ClusterState, out []any) []any
+	add     func(s *ClusterState, obj any)
+}
+
+// kinds are the kinds a ClusterState holds, by Change.Kind: the cluster
+// holds every one of them.
+var kinds = map[string]kind{
+	"Pod":                   kindOf("Pod", true, func(s *ClusterState) *[]*corev1.Pod { return &s.Pods }),
+	"Node":                  kindOf("Node", false, func(s *ClusterState) *[]*corev1.Node { return &s.Nodes }),
+	"NodeClaim":             kindOf("NodeClaim", false, func(s *ClusterState) *[]*apis.NodeClaim { return &s.NodeClaims }),
+	"PodDisruptionBudget":   kindOf("PodDisruptionBudget", true, func(s *ClusterState) *[]*policyv1.PodDisruptionBudget { return &s.PDBs }),
+	"NodePool":              kindOf("NodePool", false, func(s *ClusterState) *[]*apis.NodePool { return &s.NodePools }),
+	"EC2NodeClass":          kindOf("EC2NodeClass", false, func(s *ClusterState) *[]*apis.EC2NodeClass { return &s.EC2NodeClasses }),
+	"DaemonSet":             kindOf("DaemonSet", true, func(s *ClusterState) *[]*appsv1.DaemonSet { return &s.DaemonSets }),
+	"PersistentVolumeClaim": kindOf("PersistentVolumeClaim", true, func(s *ClusterState) *[]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
+	"PersistentVolume":      kindOf("PersistentVolume", false, func(s *ClusterState) *[]*corev1.PersistentVolume { return &s.PersistentVolumes }),
+	"StorageClass":          kindOf("StorageClass", false, func(s *ClusterState) *[]*storagev1.StorageClass { return &s.StorageClasses }),
+	"NodeOverlay":           kindOf("NodeOverlay", false, func(s *ClusterState) *[]*apis.NodeOverlay { return &s.NodeOverlays }),
+	"CapacityBuffer":        kindOf("CapacityBuffer", true, func(s *ClusterState) *[]*apis.CapacityBuffer { return &s.CapacityBuffers }),
+	"PodTemplate":           kindOf("PodTemplate", true, func(s *ClusterState) *[]*corev1.PodTemplate { return &s.PodTemplates }),
+	"Service":               kindOf("Service", true, func(s *ClusterState) *[]*corev1.Service { return &s.Services }),
+	"Deployment":            kindOf("Deployment", true, func(s *ClusterState) *[]*appsv1.Deployment { return &s.Deployments }),
+	"ReplicaSet":            kindOf("ReplicaSet", true, func(s *ClusterState) *[]*appsv1.ReplicaSet { return &s.ReplicaSets }),
+	"StatefulSet":           kindOf("StatefulSet", true, func(s *ClusterState) *[]*appsv1.StatefulSet { return &s.StatefulSets }),
+	"DeviceClass":           kindOf("DeviceClass", false, func(s *ClusterState) *[]*resourcev1.DeviceClass { return &s.DeviceClasses }),
+	"ResourceClaim":         kindOf("ResourceClaim", true, func(s *ClusterState) *[]*resourcev1.ResourceClaim { return &s.ResourceClaims }),
+	"ResourceClaimTemplate": kindOf("ResourceClaimTemplate", true, func(s *ClusterState) *[]*resourcev1.ResourceClaimTemplate { return &s.ResourceClaimTemplates }),
+}
+
+// kindNames are the keys of kinds in order, for loops that must not range
+// over the map.
+var kindNames = slices.Sorted(maps.Keys(kinds))
+
+// kindOf is the kind named name whose objects are list's: a namespaced
+// kind is keyed by namespace and name, a cluster-scoped one by name alone.
+func kindOf[T any, P interface {
+	*T
+	metav1.Object
+	DeepCopy() *T
+}](name string, namespaced bool, list func(*ClusterState) *[]P) kind {
+	return kind{
+		keyOf: func(obj any) (objectKey, any, bool) {
+			o, ok := obj.(P)
+			if !ok || o == nil {
+				return objectKey{}, nil, false
+			}
+			key := objectKey{kind: name, name: o.GetName()}
+			if namespaced {
+				key.namespace = o.GetNamespace()
+			}
+			return key, P(o.DeepCopy()), true
+		},
+		objects: func(s ClusterState, out []any) []any {
+			for _, o := range *list(&s) {
+				out = append(out, o)
+			}
+			return out
+		},
+		add: func(s *ClusterState, obj any) {
+			l := list(s)
+			*l = append(*l, P(obj.(P).DeepCopy()))
+		},
+	}
 }
 
 func sortedKeys(m map[objectKey]any) []objectKey {

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,8 +58,8 @@ func TestMemoryClusterReportsChangesInOrder(t *testing.T) {
 	if err := c.Delete("Pod", "default", "missing"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting a missing pod: %v", err)
 	}
-	if err := c.Apply(&corev1.Service{}); err == nil {
-		t.Error("a Service was accepted")
+	if err := c.Apply(&corev1.ConfigMap{}); err == nil {
+		t.Error("a ConfigMap, which no ClusterState list holds, was accepted")
 	}
 }
 
@@ -124,4 +128,32 @@ func TestMemoryClusterWriter(t *testing.T) {
 	if _, err := c.DeleteNode(ctx, "n1"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleting a missing node: %v", err)
 	}
+}
+
+// TestMemoryClusterHoldsEveryKind sets one object of every list a
+// ClusterState has and reads each back: a kind added to ClusterState and
+// not to the cluster's kinds fails here.
+func TestMemoryClusterHoldsEveryKind(t *testing.T) {
+	var in ClusterState
+	v := reflect.ValueOf(&in).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		obj := reflect.New(f.Type().Elem().Elem())
+		obj.Interface().(metav1.Object).SetName(strings.ToLower(v.Type().Field(i).Name))
+		obj.Interface().(metav1.Object).SetNamespace("ns")
+		f.Set(reflect.Append(f, obj))
+	}
+	var m MemoryCluster
+	var changes []Change
+	m.Watch(context.Background(), func(c Change) { changes = append(changes, c) })
+	m.Set(in)
+	require.Len(t, changes, v.NumField(), "one change a kind")
+	out := reflect.ValueOf(m.Snapshot())
+	for i := range v.NumField() {
+		field := v.Type().Field(i).Name
+		require.Equal(t, 1, out.Field(i).Len(), "ClusterState.%s", field)
+		assert.Equal(t, strings.ToLower(field), out.Field(i).Index(0).Interface().(metav1.Object).GetName())
+	}
+	require.NoError(t, m.Delete("Deployment", "ns", "deployments"))
+	assert.Empty(t, m.Snapshot().Deployments)
 }

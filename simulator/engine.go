@@ -72,10 +72,10 @@ type Config struct {
 	// seeded from the scenario's seed. A launcher that also implements
 	// Interrupter can serve interrupt steps.
 	Launcher cloud.Launcher
-	// Cluster, when set, adds the objects its snapshot holds (pods,
-	// nodes, NodeClaims, PDBs, and any NodePools, EC2NodeClasses and
-	// DaemonSets) to the scenario's manifests at the start of the run:
-	// read once, the simulator owns the cluster from then on.
+	// Cluster, when set, adds every object its snapshot holds to the
+	// scenario's manifests at the start of the run, read as the same
+	// objects in a manifest file are (a Deployment's replicas are its
+	// pods): read once, the simulator owns the cluster from then on.
 	Cluster cloud.ClusterWatcher
 	// Snapshot are the options the manifests are read with (region, zones,
 	// catalogs).

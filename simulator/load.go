@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/manifests"
@@ -33,6 +34,19 @@ func readSet(sc Scenario, given []manifests.Stream, limits manifests.Limits) (*m
 		inputs = append(inputs, manifests.Input{Stream: st})
 	}
 	return manifests.LoadLimited(limits, inputs...)
+}
+
+// stateSet holds every object of a watcher's snapshot, read as the same
+// objects in a scenario's manifests are: none is left out.
+func stateSet(st cloud.ClusterState) *manifests.Set {
+	return &manifests.Set{
+		Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
+		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets,
+		PersistentVolumeClaims: st.PersistentVolumeClaims, PersistentVolumes: st.PersistentVolumes, StorageClasses: st.StorageClasses,
+		NodeOverlays: st.NodeOverlays, CapacityBuffers: st.CapacityBuffers, PodTemplates: st.PodTemplates,
+		Services: st.Services, Deployments: st.Deployments, ReplicaSets: st.ReplicaSets, StatefulSets: st.StatefulSets,
+		DeviceClasses: st.DeviceClasses, ResourceClaims: st.ResourceClaims, ResourceClaimTemplates: st.ResourceClaimTemplates,
+	}
 }
 
 func merge(dst, src *manifests.Set) {
@@ -69,9 +83,7 @@ func (s *sim) load() error {
 		return err
 	}
 	if s.cfg.Cluster != nil {
-		st := s.cfg.Cluster.Snapshot()
-		merge(set, &manifests.Set{Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
-			NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets})
+		merge(set, stateSet(s.cfg.Cluster.Snapshot()))
 	}
 	snap, err := snapshot.FromSet(set, s.cfg.Snapshot)
 	if err != nil {

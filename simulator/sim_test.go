@@ -7,12 +7,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -376,4 +378,45 @@ func TestZonalShiftKeepsLaunchesOutOfTheZone(t *testing.T) {
 			t.Errorf("launch %s in %s, the zone shifted away from", l.Nodes[0], zone)
 		}
 	}
+}
+
+// TestClusterObjectsAreAllRead runs on a watcher holding a Deployment and
+// no pods: its replicas are the run's pods, as from a manifest file.
+func TestClusterObjectsAreAllRead(t *testing.T) {
+	var cluster cloud.MemoryCluster
+	replicas := int32(4)
+	labels := map[string]string{"app": "web"}
+	cluster.Set(cloud.ClusterState{Deployments: []*appsv1.Deployment{{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}}}},
+	}}})
+	res, err := Run(context.Background(), Scenario{Seed: 1, Duration: dur(2 * time.Minute)}, Config{Cluster: &cluster, CheckInvariants: true})
+	require.NoError(t, err)
+	noViolations(t, res)
+	assert.Equal(t, 4, res.Final.Pods, "the Deployment's replicas:\n%s", timeline(res))
+	assert.Zero(t, res.Final.PendingPods)
+}
+
+// TestStateSetHoldsEveryKind fills each of a ClusterState's lists with one
+// object and finds each in the set the simulator reads: a kind added to
+// ClusterState and left out here fails.
+func TestStateSetHoldsEveryKind(t *testing.T) {
+	var st cloud.ClusterState
+	v := reflect.ValueOf(&st).Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		require.Equal(t, reflect.Slice, f.Kind(), "ClusterState.%s", v.Type().Field(i).Name)
+		f.Set(reflect.Append(f, reflect.New(f.Type().Elem().Elem())))
+	}
+	set := reflect.ValueOf(stateSet(st)).Elem()
+	found := 0
+	for i := range set.NumField() {
+		if f := set.Field(i); f.Kind() == reflect.Slice && set.Type().Field(i).IsExported() && set.Type().Field(i).Name != "Warnings" {
+			found += f.Len()
+		}
+	}
+	assert.Equal(t, v.NumField(), found, "every object of the snapshot is in the set")
 }
