@@ -50,6 +50,16 @@ type RunnerConfig struct {
 // Karpenter's NodeClaim lifecycle work (Registered, Initialized,
 // lastPodEventTime), triggers provisioning when pods become pending and
 // fires the loop's timers when they are due.
+//
+// The Runner does Karpenter's part only. The host does the rest, as a
+// cluster's kubelets and kube-scheduler do: for each NodeClaim the Runner
+// creates, a Node named after the claim joins with the claim's
+// status.providerID as spec.providerID, its labels, capacity and
+// allocatable, and its taints and startup taints; it becomes Ready and its
+// startup taints go; pending pods are bound only to nodes the Runner has
+// labelled karpenter.sh/initialized=true and that its karpenter.sh/disrupted
+// taint does not keep them off. Package controller/hosttest keeps that
+// contract in memory, for tests and examples.
 type Runner struct {
 	cfg     RunnerConfig
 	clock   cloud.Clock

@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -13,10 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/controller/hosttest"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/simulator"
@@ -26,14 +25,15 @@ import (
 var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
 // world is a live cluster in memory: the API server (cloud.MemoryCluster),
-// the cloud (cloud.Memory), and the kubelet and kube-scheduler, played by
-// the test between the runner's steps.
+// the cloud (cloud.Memory), and the kubelet and kube-scheduler
+// (hosttest.Host), which act between the runner's steps.
 type world struct {
 	t       *testing.T
 	clock   *cloud.ManualClock
 	cluster *cloud.MemoryCluster
 	cloud   *cloud.Memory
 	runner  *controller.Runner
+	host    *hosttest.Host
 	log     []controller.Decision
 }
 
@@ -54,6 +54,7 @@ func newWorld(t *testing.T, pods int) *world {
 			t.Fatal(err)
 		}
 	}
+	w.host = hosttest.New(w.cluster, hosttest.Config{Instances: w.cloud.Instances})
 	w.addPods(pods)
 	w.runner, err = controller.NewRunner(controller.RunnerConfig{Watcher: w.cluster, Writer: w.cluster, Launcher: w.cloud,
 		Clock: w.clock, Record: func(d controller.Decision) { w.log = append(w.log, d) }})
@@ -90,89 +91,11 @@ func (w *world) run(d time.Duration) {
 	w.t.Helper()
 	for end := w.clock.Now().Add(d); w.clock.Now().Before(end); {
 		w.clock.Advance(time.Second)
-		w.kubelet()
-		w.schedule()
+		if _, err := w.host.Step(w.clock.Now()); err != nil {
+			w.t.Fatal(err)
+		}
 		if err := w.runner.Step(context.Background()); err != nil {
 			w.t.Fatal(err)
-		}
-	}
-}
-
-// kubelet registers the node of every running instance once its
-// registration time has come, and makes it Ready, its startup taints gone,
-// at its initialization time.
-func (w *world) kubelet() {
-	now := w.clock.Now()
-	st := w.cluster.Snapshot()
-	nodes := map[string]*corev1.Node{}
-	for _, n := range st.Nodes {
-		nodes[n.Spec.ProviderID] = n
-	}
-	claims := map[string]*apis.NodeClaim{}
-	for _, c := range st.NodeClaims {
-		claims[c.Status.ProviderID] = c
-	}
-	for _, inst := range w.cloud.Instances() {
-		id := "aws:///" + inst.Zone + "/" + inst.ID
-		claim := claims[id]
-		if claim == nil || now.Before(inst.RegisteredAt) {
-			continue
-		}
-		node := nodes[id]
-		switch {
-		case node == nil:
-			node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: claim.Name, Labels: maps.Clone(claim.Labels),
-				CreationTimestamp: metav1.NewTime(now)}}
-			node.Spec.ProviderID = id
-			node.Spec.Taints = append(slices.Clone(claim.Spec.Taints), claim.Spec.StartupTaints...)
-			node.Status.Capacity, node.Status.Allocatable = claim.Status.Capacity, claim.Status.Allocatable
-			node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}
-		case !now.Before(inst.InitializedAt) && node.Status.Conditions[0].Status != corev1.ConditionTrue:
-			node.Status.Conditions[0].Status = corev1.ConditionTrue
-			node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool {
-				return slices.ContainsFunc(claim.Spec.StartupTaints, func(s corev1.Taint) bool { return s.MatchTaint(&t) })
-			})
-		default:
-			continue
-		}
-		if err := w.cluster.Apply(node); err != nil {
-			w.t.Fatal(err)
-		}
-	}
-}
-
-// schedule binds pending pods, first fit by cpu, to initialized nodes that
-// are not being disrupted.
-func (w *world) schedule() {
-	st := w.cluster.Snapshot()
-	free := map[string]int64{}
-	var ready []string
-	for _, n := range st.Nodes {
-		if n.Labels[apis.LabelNodeInitialized] != "true" || slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == apis.Group+"/disrupted" }) {
-			continue
-		}
-		ready = append(ready, n.Name)
-		free[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
-	}
-	for _, p := range st.Pods {
-		if p.Spec.NodeName != "" {
-			free[p.Spec.NodeName] -= p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue()
-		}
-	}
-	for _, p := range st.Pods {
-		if p.Spec.NodeName != "" {
-			continue
-		}
-		cpu := p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue()
-		for _, name := range ready {
-			if free[name] >= cpu {
-				free[name] -= cpu
-				p.Spec.NodeName = name
-				if err := w.cluster.Apply(p); err != nil {
-					w.t.Fatal(err)
-				}
-				break
-			}
 		}
 	}
 }

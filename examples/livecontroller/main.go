@@ -3,9 +3,10 @@
 // reading the cluster through a cloud.ClusterWatcher, writing NodeClaims and
 // taints through a cloud.ClusterWriter, launching through a cloud.Launcher.
 // Here those are the in-memory API server (cloud.MemoryCluster) and cloud
-// (cloud.Memory), and a goroutine plays the kubelet (nodes join and become
-// Ready) and the kube-scheduler (pending pods are bound); a real deployment
-// plugs in a Kubernetes client and its cloud instead.
+// (cloud.Memory), and hosttest.Host plays the kubelet (nodes join and
+// become Ready) and the kube-scheduler (pending pods are bound); a real
+// deployment plugs in a Kubernetes client and its cloud instead, and its
+// own kubelets and kube-scheduler keep the contract hosttest documents.
 //
 // The loop's intervals are shortened (controller.Timings) so that a scale
 // up and down takes a second or two instead of a minute.
@@ -15,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -26,9 +26,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/controller/hosttest"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/snapshot"
@@ -84,7 +84,9 @@ func run(out io.Writer) error {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runner.Run(ctx) }()
-	go kubeletAndScheduler(ctx, cluster)
+	host := hosttest.New(cluster, hosttest.Config{RegisterAfter: registerAfter, ReadyAfter: readyAfter})
+	hostDone := make(chan error, 1)
+	go func() { hostDone <- host.Run(ctx, 10*time.Millisecond, nil) }()
 
 	for i := range 10 {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("inflate-%d", i),
@@ -114,6 +116,9 @@ func run(out io.Writer) error {
 	if err := <-done; err != context.Canceled {
 		return err
 	}
+	if err := <-hostDone; err != nil {
+		return err
+	}
 	fmt.Fprintln(out, "pods deleted: every node consolidated away")
 	mu.Lock()
 	defer mu.Unlock()
@@ -135,75 +140,4 @@ func waitFor(limit time.Duration, ok func(cloud.ClusterState) bool, cluster *clo
 		time.Sleep(10 * time.Millisecond)
 	}
 	return nil
-}
-
-// kubeletAndScheduler plays the kubelet of every launched NodeClaim (its
-// node joins registerAfter the claim was created, Ready readyAfter that,
-// its startup taints gone) and the kube-scheduler (each pending pod goes to
-// the first initialized, undisrupted node with room for its cpu).
-func kubeletAndScheduler(ctx context.Context, cluster *cloud.MemoryCluster) {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		s := cluster.Snapshot()
-		now := time.Now()
-		nodes := map[string]*corev1.Node{}
-		for _, n := range s.Nodes {
-			nodes[n.Name] = n
-		}
-		for _, c := range s.NodeClaims {
-			node := nodes[c.Name]
-			switch {
-			case node == nil && now.Sub(c.CreationTimestamp.Time) >= registerAfter:
-				node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.Name, Labels: maps.Clone(c.Labels), CreationTimestamp: metav1.NewTime(now)}}
-				node.Spec.ProviderID = c.Status.ProviderID
-				node.Spec.Taints = append(slices.Clone(c.Spec.Taints), c.Spec.StartupTaints...)
-				node.Status.Capacity, node.Status.Allocatable = c.Status.Capacity, c.Status.Allocatable
-				_ = cluster.Apply(node)
-			case node != nil && len(node.Status.Conditions) == 0 && now.Sub(node.CreationTimestamp.Time) >= readyAfter:
-				node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
-				node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool {
-					return slices.ContainsFunc(c.Spec.StartupTaints, func(st corev1.Taint) bool { return st.MatchTaint(&t) })
-				})
-				_ = cluster.Apply(node)
-			}
-		}
-		schedule(s, cluster)
-	}
-}
-
-func schedule(s cloud.ClusterState, cluster *cloud.MemoryCluster) {
-	free := map[string]int64{}
-	var ready []string
-	for _, n := range s.Nodes {
-		disrupted := apis.HasDisruptedTaint(n.Spec.Taints)
-		if n.Labels[apis.LabelNodeInitialized] == "true" && !disrupted {
-			ready = append(ready, n.Name)
-			free[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
-		}
-	}
-	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
-			free[p.Spec.NodeName] -= p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue()
-		}
-	}
-	for _, p := range s.Pods {
-		if p.Spec.NodeName != "" {
-			continue
-		}
-		cpu := p.Spec.Containers[0].Resources.Requests.Cpu().MilliValue()
-		for _, name := range ready {
-			if free[name] >= cpu {
-				free[name] -= cpu
-				p.Spec.NodeName = name
-				_ = cluster.Apply(p)
-				break
-			}
-		}
-	}
 }
