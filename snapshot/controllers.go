@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
@@ -140,8 +141,13 @@ func jobFinished(j *batchv1.Job) bool {
 	return false
 }
 
-// addDaemonSets makes one pod per DaemonSet, as its controller would make
-// it for any node, with the tolerations the controller adds.
+// addDaemonSets makes one pod per DaemonSet, the pod Karpenter counts as
+// the DaemonSet's overhead on a new node: the newest of the given pods the
+// DaemonSet controls, as its controller made it (a template changed since
+// may not have rolled out), with the template's required node affinity,
+// which the controller replaces on every pod it makes; else a pod as the
+// controller would make it from the template for any node, with the
+// tolerations the controller adds.
 func (b *builder) addDaemonSets() {
 	e := &expander{b: b, names: map[string]bool{}}
 	for _, ds := range b.in.DaemonSets {
@@ -149,10 +155,58 @@ func (b *builder) addDaemonSets() {
 		if !e.usable(w) {
 			continue
 		}
+		if live := newestDaemonPod(b.in.Pods, ds, w.namespace); live != nil {
+			b.snap.DaemonSets = append(b.snap.DaemonSets, daemonPodFrom(live, ds, w.namespace))
+			continue
+		}
 		p := e.newPod(w, ds.Name, ownerRef("apps/v1", "DaemonSet", ds.Name, w.uid), nil)
 		addDaemonTolerations(&p.Spec)
 		b.snap.DaemonSets = append(b.snap.DaemonSets, p)
 	}
+}
+
+// newestDaemonPod is the given pod ds controls that was created last (the
+// first of those created last, in the order given), or nil. A pod is
+// controlled by ds when its controller reference names ds, and carries
+// ds's UID when ds has one.
+func newestDaemonPod(pods []*corev1.Pod, ds *appsv1.DaemonSet, namespace string) *corev1.Pod {
+	var newest *corev1.Pod
+	for _, p := range pods {
+		if apis.NamespaceOf(p.Namespace) != namespace || !controlledBy(p, ds) {
+			continue
+		}
+		if newest == nil || p.CreationTimestamp.After(newest.CreationTimestamp.Time) {
+			newest = p
+		}
+	}
+	return newest
+}
+
+func controlledBy(p *corev1.Pod, ds *appsv1.DaemonSet) bool {
+	ref := metav1.GetControllerOfNoCopy(p)
+	return ref != nil && ref.Kind == "DaemonSet" && ref.Name == ds.Name && (ds.UID == "" || ref.UID == ds.UID)
+}
+
+// daemonPodFrom is a copy of a DaemonSet's live pod, unbound, with the
+// template's required node affinity when the template has one.
+func daemonPodFrom(live *corev1.Pod, ds *appsv1.DaemonSet, namespace string) *corev1.Pod {
+	p := live.DeepCopy()
+	p.Namespace = namespace
+	if p.UID == "" {
+		p.UID = derivedUID("Pod", namespace, p.Name)
+	}
+	p.Spec.NodeName = ""
+	p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+	if a := ds.Spec.Template.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		if p.Spec.Affinity == nil {
+			p.Spec.Affinity = &corev1.Affinity{}
+		}
+		if p.Spec.Affinity.NodeAffinity == nil {
+			p.Spec.Affinity.NodeAffinity = &corev1.NodeAffinity{}
+		}
+		p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.DeepCopy()
+	}
+	return p
 }
 
 // addDaemonTolerations adds the tolerations the DaemonSet controller gives

@@ -240,3 +240,75 @@ func TestTemplateHashIsStableAndDiffersByTemplate(t *testing.T) {
 		assert.Contains(t, "bcdfghjklmnpqrstvwxz2456789", string(c))
 	}
 }
+
+// TestDaemonSetOverheadIsItsNewestPod follows Karpenter's provisioning
+// suite ("should account for overhead using daemonset pod spec instead of
+// daemonset spec"): the DaemonSet asks 4 CPUs, its pods were made asking
+// 2, and the newest pod it controls is its overhead, with the template's
+// required node affinity.
+func TestDaemonSetOverheadIsItsNewestPod(t *testing.T) {
+	const objects = `apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: ds-uid}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]}]
+      containers: [{name: agent, image: agent, resources: {requests: {cpu: "4", memory: 4Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-old
+  namespace: kube-system
+  creationTimestamp: "2026-03-01T10:00:00Z"
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds-uid, controller: true}]
+spec:
+  nodeName: node-a
+  containers: [{name: agent, image: agent, resources: {requests: {cpu: "3", memory: 3Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: agent-new
+  namespace: kube-system
+  creationTimestamp: "2026-03-02T10:00:00Z"
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds-uid, controller: true}]
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [node-b]}]}]
+  containers: [{name: agent, image: agent, resources: {requests: {cpu: "2", memory: 2Gi}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: impostor
+  namespace: kube-system
+  creationTimestamp: "2026-03-03T10:00:00Z"
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: other-uid, controller: true}]
+spec:
+  containers: [{name: agent, image: agent, resources: {requests: {cpu: "1"}}}]
+`
+	s := build(t, objects)
+	require.Len(t, s.DaemonSets, 1)
+	p := s.DaemonSets[0]
+	assert.Equal(t, "agent-new", p.Name, "the newest pod the DaemonSet controls (same UID)")
+	assert.Equal(t, "2", p.Spec.Containers[0].Resources.Requests.Cpu().String())
+	assert.Empty(t, p.Spec.NodeName)
+	terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	require.Len(t, terms, 1)
+	assert.Equal(t, "kubernetes.io/arch", terms[0].MatchExpressions[0].Key, "the template's required affinity replaces the pod's")
+	assert.Empty(t, terms[0].MatchFields)
+
+	// Without a pod of its own, the template stands.
+	s = build(t, strings.Split(objects, "---")[0])
+	require.Len(t, s.DaemonSets, 1)
+	assert.Equal(t, "4", s.DaemonSets[0].Spec.Containers[0].Resources.Requests.Cpu().String())
+}
