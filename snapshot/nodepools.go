@@ -6,6 +6,9 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
@@ -69,12 +72,56 @@ func (b *builder) addNodePools() {
 			b.warn(fmt.Sprintf("%s is static (spec.replicas: %d): Karpenter does not provision from it for pending pods, and karpsim does not model static NodePools yet", label, *np.Spec.Replicas))
 			continue
 		}
+		if why := b.notReady(np); why != "" {
+			b.warn(fmt.Sprintf("%s is not ready (%s): Karpenter launches no node from it until it is", label, why))
+			continue
+		}
 		catalog, ok := b.poolCatalog(np)
 		if !ok {
 			continue
 		}
 		b.snap.NodePools = append(b.snap.NodePools, scheduling.NodePool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
 	}
+}
+
+// notReady says why a NodePool is not Ready, or "" when it is. Karpenter
+// provisions only from Ready NodePools, and a NodePool is Ready only when
+// its node class is: a Ready condition in the NodePool's status, or else in
+// its EC2NodeClass's, that is not True says it is not. A NodePool whose
+// status has no Ready condition, as a file written by hand has none, is
+// taken as Ready.
+func (b *builder) notReady(np *apis.NodePool) string {
+	if c := meta.FindStatusCondition(np.Status.Conditions, readyCondition); c != nil {
+		if c.Status == metav1.ConditionTrue {
+			return ""
+		}
+		return conditionText("status.conditions", c)
+	}
+	ref := np.Spec.Template.Spec.NodeClassRef
+	if ref == nil {
+		return ""
+	}
+	if nc := b.classes[ref.Name]; nc != nil {
+		if c := meta.FindStatusCondition(nc.Status.Conditions, readyCondition); c != nil && c.Status != metav1.ConditionTrue {
+			return conditionText(objectLabel(apis.KindEC2NodeClass, "", nc.Name)+" status.conditions", c)
+		}
+	}
+	return ""
+}
+
+// readyCondition is the condition type Karpenter's objects report
+// readiness with.
+const readyCondition = "Ready"
+
+func conditionText(where string, c *metav1.Condition) string {
+	text := fmt.Sprintf("%s Ready=%s", where, c.Status)
+	if c.Reason != "" {
+		text += ", " + c.Reason
+	}
+	if c.Message != "" {
+		text += ": " + c.Message
+	}
+	return text
 }
 
 // useDefaultNodePool returns the embedded default NodePool, with the Set's

@@ -382,3 +382,26 @@ func TestCatalogForPricesPreviewTypes(t *testing.T) {
 	assert.Zero(t, available())
 	assert.Positive(t, available(overlay))
 }
+
+// TestNotReadyNodePoolsLaunchNothing follows Karpenter's scheduling suite
+// ("should not schedule pods with nodePool which is not ready"): a NodePool
+// whose Ready condition is not True, or whose EC2NodeClass's is not, is
+// left out of provisioning with a warning; one without conditions is used.
+func TestNotReadyNodePoolsLaunchNothing(t *testing.T) {
+	const notReady = "status:\n  conditions:\n  - {type: Ready, status: \"False\", reason: NodeClassNotReady, message: waiting, lastTransitionTime: \"2026-03-01T10:00:00Z\"}\n"
+	const ready = "status:\n  conditions:\n  - {type: Ready, status: \"True\", reason: Ready, lastTransitionTime: \"2026-03-01T10:00:00Z\"}\n"
+	s := build(t, nodeClassYAML, nodePoolYAML+notReady, replace(nodePoolYAML, "name: general}", "name: second}"))
+	require.Len(t, s.NodePools, 1)
+	assert.Equal(t, "second", s.NodePools[0].NodePool.Name)
+	assert.Contains(t, strings.Join(s.Warnings, "\n"),
+		"NodePool/general is not ready (status.conditions Ready=False, NodeClassNotReady: waiting): Karpenter launches no node from it until it is")
+
+	s = build(t, nodeClassYAML+notReady, nodePoolYAML)
+	assert.Empty(t, s.NodePools, "the class is not ready, so neither is the NodePool")
+	assert.Contains(t, strings.Join(s.Warnings, "\n"), "EC2NodeClass/general status.conditions Ready=False")
+
+	s = build(t, nodeClassYAML+notReady, nodePoolYAML+ready)
+	assert.Len(t, s.NodePools, 1, "the NodePool's own condition decides when it has one")
+	s = build(t, nodeClassYAML+ready, nodePoolYAML)
+	assert.Len(t, s.NodePools, 1)
+}
