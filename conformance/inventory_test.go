@@ -57,6 +57,10 @@ type spec struct {
 	// Note is shown beside a spec not yet translated: what karpsim lacks
 	// to express it, for instance.
 	Note string `yaml:"note,omitempty"`
+	// SkippedUpstream says why upstream skips the spec on every Kubernetes
+	// version it supports (its Skip call): the spec counts as skipped, not
+	// as passed or failed, whether or not a case translates it.
+	SkippedUpstream string `yaml:"skippedUpstream,omitempty"`
 }
 
 // readInventories reads every file under specs/, sorted by upstream path,
@@ -134,11 +138,13 @@ func (inv inventory) check() error {
 			return fmt.Errorf("line %d: specs must be in increasing line order", s.Line)
 		case strings.TrimSpace(s.What) == "":
 			return fmt.Errorf("line %d: no description", s.Line)
+		case s.SkippedUpstream != "" && s.NotApplicable != "":
+			return fmt.Errorf("line %d: skipped upstream and not applicable: say only that it is skipped", s.Line)
 		case s.Test != "" && s.NotApplicable != "":
 			return fmt.Errorf("line %d: both a test and a reason it does not apply", s.Line)
 		case s.Note != "" && (s.Test != "" || s.NotApplicable != ""):
 			return fmt.Errorf("line %d: a note is only for a spec not yet translated", s.Line)
-		case strings.ContainsAny(s.What+s.NotApplicable+s.Note, "|\n"):
+		case strings.ContainsAny(s.What+s.NotApplicable+s.Note+s.SkippedUpstream, "|\n"):
 			return fmt.Errorf("line %d: a description may hold neither | nor a newline", s.Line)
 		}
 	}

@@ -18,6 +18,7 @@ const (
 	statusFail          = "fail"
 	statusNotApplicable = "not applicable"
 	statusNotYet        = "not yet"
+	statusSkipped       = "skipped upstream"
 )
 
 // row is one spec as the README shows it.
@@ -27,13 +28,15 @@ type row struct {
 }
 
 // tally counts one file's specs by status.
-type tally struct{ specs, notApplicable, translated, pass, fail, notYet int }
+type tally struct{ specs, notApplicable, skipped, translated, pass, fail, notYet int }
 
 func (t *tally) add(status string) {
 	t.specs++
 	switch status {
 	case statusNotApplicable:
 		t.notApplicable++
+	case statusSkipped:
+		t.skipped++
 	case statusNotYet:
 		t.notYet++
 	case statusPass:
@@ -48,6 +51,7 @@ func (t *tally) add(status string) {
 func (t *tally) plus(o tally) {
 	t.specs += o.specs
 	t.notApplicable += o.notApplicable
+	t.skipped += o.skipped
 	t.translated += o.translated
 	t.pass += o.pass
 	t.fail += o.fail
@@ -64,6 +68,11 @@ func classify(t *testing.T, inv inventory, res map[string]outcome) []row {
 		switch {
 		case s.NotApplicable != "":
 			r.status, r.note = statusNotApplicable, s.NotApplicable
+		case s.SkippedUpstream != "":
+			r.status, r.note = statusSkipped, s.SkippedUpstream
+			if _, ok := res[s.Test]; s.Test != "" && !ok {
+				t.Errorf("%s:%d: no case %q is registered", inv.Upstream, s.Line, s.Test)
+			}
 		case s.Test == "":
 			r.status, r.note = statusNotYet, s.Note
 		default:
@@ -151,8 +160,8 @@ func replaceTotals(readme []byte, line string) ([]byte, error) {
 }
 
 func totalsLine(t tally) string {
-	return fmt.Sprintf("%d upstream specs: %d not applicable, %d translated (%d pass, %d fail), %d not yet translated.",
-		t.specs, t.notApplicable, t.translated, t.pass, t.fail, t.notYet)
+	return fmt.Sprintf("%d upstream specs: %d not applicable, %d skipped upstream, %d translated (%d pass, %d fail), %d not yet translated.",
+		t.specs, t.notApplicable, t.skipped, t.translated, t.pass, t.fail, t.notYet)
 }
 
 func render(invs []inventory, files [][]row) ([]byte, tally) {
@@ -162,7 +171,9 @@ func render(invs []inventory, files [][]row) ([]byte, tally) {
 	fmt.Fprintf(&b, "Each row is one `It` or `Entry` of kubernetes-sigs/karpenter at commit `%s`, or of aws/karpenter-provider-aws\n", upstreamCommit)
 	fmt.Fprintf(&b, "at commit `%s` (its instance-type and capacity-reservation suites), described in our words.\n", repoCommits[awsRepo])
 	fmt.Fprintf(&b, "Status: **pass** or **fail** (the case `TestSpecs/<test>` in this package, run by the generator), **not applicable**\n")
-	fmt.Fprintf(&b, "(the spec checks Kubernetes plumbing karpsim does not model; the note says what), **not yet** (not translated).\n\n")
+	fmt.Fprintf(&b, "(the spec checks Kubernetes plumbing karpsim does not model; the note says what), **skipped upstream** (upstream's\n")
+	fmt.Fprintf(&b, "`Skip` runs it on no Kubernetes version it supports; counted apart even when a case translates it), **not yet**\n")
+	fmt.Fprintf(&b, "(not translated).\n\n")
 	fmt.Fprintf(&b, "To translate a spec: write a case in this package (`register(\"group\", conformanceCase{Name: \"slug\", Run: ...})`,\n")
 	fmt.Fprintf(&b, "building the spec's situation with the helpers and asserting its outcome), name it as `test: group/slug` on the\n")
 	fmt.Fprintf(&b, "spec's entry under `specs/`, and rerun the generator. A case karpsim fails keeps a `Fails` reason (a bug to fix,\n")
@@ -178,10 +189,11 @@ func render(invs []inventory, files [][]row) ([]byte, tally) {
 		total.plus(tallies[i])
 	}
 	fmt.Fprintf(&b, "## Totals\n\n")
-	fmt.Fprintf(&b, "| upstream file | specs | not applicable | applicable | translated | pass | fail | not yet |\n")
-	fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	fmt.Fprintf(&b, "| upstream file | specs | not applicable | skipped upstream | applicable | translated | pass | fail | not yet |\n")
+	fmt.Fprintf(&b, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	line := func(name string, t tally) {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", name, t.specs, t.notApplicable, t.specs-t.notApplicable, t.translated, t.pass, t.fail, t.notYet)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, t.specs, t.notApplicable, t.skipped,
+			t.specs-t.notApplicable-t.skipped, t.translated, t.pass, t.fail, t.notYet)
 	}
 	for i, inv := range invs {
 		line("`"+inv.title()+"`", tallies[i])
