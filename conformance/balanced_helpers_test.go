@@ -195,7 +195,18 @@ var _ = register("balanced",
 		c := scoringCluster(map[string]apis.ConsolidationPolicy{"balanced": apis.ConsolidationPolicyBalanced, "other": apis.ConsolidationPolicyWhenEmptyOrUnderutilized},
 			bnode{name: "only", pool: "balanced", price: 4.84, pods: 1},
 			bnode{name: "room", pool: "other", price: 1, pods: 1, pinned: true, dnd: true})
-		require.Equal(t, []string{"only"}, deleted(c.evaluate()))
+		d := c.evaluate()
+		require.Equal(t, []string{"only"}, deleted(d))
+		// The pool's one node is all of its cost and all of its disruption:
+		// the deletion saves a fraction 1.0 of the pool's cost for a
+		// fraction 1.0 of its disruption, a score of 1.0 against the
+		// threshold of 0.5.
+		savingsFraction := d.Commands[0].SavingsPerHour / 4.84
+		require.InDelta(t, 1.0, savingsFraction, 1e-9, "savings fraction")
+		s := consolidation.BalancedScore(d.Commands[0].SavingsPerHour, 1, 4.84, 1)
+		require.InDelta(t, 1.0, s, 1e-9, "score")
+		require.GreaterOrEqual(t, s, consolidation.BalancedThreshold)
+		require.Equal(t, 0.5, consolidation.BalancedThreshold)
 	}},
 	// One node from a Balanced pool and one from another pool go in one
 	// command (the others are do-not-disrupt, in the totals all the same);

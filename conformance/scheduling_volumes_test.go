@@ -309,12 +309,19 @@ var _ = register("scheduling",
 		deleting(&c.ObjectMeta)
 		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{c}
 	}),
-	pendingWithVolumes("volume-being-deleted", "", func(w *schedWorld) {
+	// As upstream: the pod's ephemeral volume has no storage class; its
+	// claim, named after the pod and the volume, is bound to a volume of
+	// another driver that is being deleted.
+	conformanceCase{Name: "volume-being-deleted", Run: func(t *T) {
+		w := newSchedWorld(schedPool())
 		pv := volume("my-volume")
+		pv.Spec.CSI = &corev1.CSIPersistentVolumeSource{Driver: "other-provider", VolumeHandle: "my-volume"}
 		deleting(&pv.ObjectMeta)
 		w.in.PersistentVolumes = []*corev1.PersistentVolume{pv}
-		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{claim("my-claim", "", "my-volume")}
-	}),
+		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{claim("p-tmp-ephemeral", "", "my-volume")}
+		p := unschedPod("p", "", ephemeralVolume(nil))
+		expectNotScheduled(t, w.solve(p), p)
+	}},
 	pendingWithVolumes("lost-claim", "", func(w *schedWorld) {
 		w.in.PersistentVolumes = []*corev1.PersistentVolume{volume("my-volume")}
 		c := claim("my-claim", "", "my-volume")
