@@ -37,3 +37,36 @@ var _ = register("singlenode",
 		}
 	}},
 )
+
+// timeoutFails is why the single-node specs about its wall-clock timeout
+// fail, as multi-node consolidation's deadline spec does.
+const timeoutFails = "deliberate difference: karpsim's evaluation takes no wall-clock budget (same input, same decision), so single-node consolidation never times out and keeps no NodePools it ran out of time on"
+
+// timeoutCluster is two NodePools of equally priced nodes, each holding
+// a 20-CPU pod one do-not-disrupt node has room for: single-node
+// consolidation deletes one node per pass, and with equal savings ratios
+// the pool whose candidates it reaches first gives it.
+func timeoutCluster() *cluster {
+	c := &cluster{}
+	for _, name := range []string{"pool-1", "pool-2"} {
+		c.pool(nodePool(name, budgets(nodes("100%"))))
+		c.node(managedNode(name+"-a", name, cheapestOnDemand, withPods(pod("p-"+name+"-a", "20"))))
+	}
+	return c.node(managedNode("dest", "pool-1", cheapestOnDemand, nodeAnnotation(apis.AnnotationDoNotDisrupt, "true")))
+}
+
+var _ = register("singlenode",
+	// Upstream remembers pool-2 as timed out in an earlier pass and tries
+	// its candidates first; karpsim never times out, so it keeps the
+	// savings-ratio order, ties by name.
+	conformanceCase{Name: "timed-out-pools-first", Fails: timeoutFails, Run: func(t *T) {
+		d := timeoutCluster().evaluate()
+		require.Len(t, d.Commands, 1)
+		require.Equal(t, []string{"pool-2-a"}, d.Commands[0].Delete, "the timed-out pool's candidate goes first")
+	}},
+	// Upstream's timeout has already passed when the pass starts: no
+	// candidate is simulated and no command is made.
+	conformanceCase{Name: "timeout-stops-the-pass", Fails: timeoutFails, Run: func(t *T) {
+		expectNothing(t, timeoutCluster().evaluate())
+	}},
+)
