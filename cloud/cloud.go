@@ -56,6 +56,34 @@ type LaunchRequest struct {
 	// PricePerHour is the price the scheduler expected; the launcher's own
 	// price (Instance.PricePerHour) is what is billed.
 	PricePerHour float64 `json:"pricePerHour"`
+	// Overrides are the offerings Karpenter's AWS provider offers EC2 in
+	// one CreateFleet call for the claim, in the order to try them:
+	// every offering of the claim's launch types (at most
+	// instancetypes.MaxLaunchOptions of them) of the capacity type it
+	// launches, in a zone the claim allows, available, cheapest first. The
+	// first is InstanceType, Zone and CapacityType above. A launcher that
+	// reads them takes the first it has capacity for, in one call, and
+	// reports the ones it had none for (Instance.Unavailable, or
+	// InsufficientCapacityError.Offerings when it had none at all); one
+	// that does not launches the first. Empty means that one offering.
+	Overrides []Override `json:"overrides,omitempty"`
+}
+
+// Override is one offering of a launch request.
+type Override struct {
+	InstanceType string  `json:"instanceType"`
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	PricePerHour float64 `json:"pricePerHour"`
+}
+
+// Offerings are the request's offerings in the order to try them: its
+// Overrides, or its one offering when it has none.
+func (r LaunchRequest) Offerings() []Override {
+	if len(r.Overrides) > 0 {
+		return r.Overrides
+	}
+	return []Override{{InstanceType: r.InstanceType, Zone: r.Zone, CapacityType: r.CapacityType, PricePerHour: r.PricePerHour}}
 }
 
 // Instance is a launched machine and when it becomes a usable node.
@@ -75,6 +103,9 @@ type Instance struct {
 	// The caller schedules its own events at these times.
 	RegisteredAt  time.Time `json:"registeredAt"`
 	InitializedAt time.Time `json:"initializedAt"`
+	// Unavailable are the request's offerings tried before the one
+	// launched that had no capacity, for the caller to mark unavailable.
+	Unavailable []OfferingKey `json:"unavailable,omitempty"`
 }
 
 // Launcher creates and deletes instances: the part of Karpenter's
@@ -96,7 +127,20 @@ var ErrNotFound = errors.New("instance not found")
 // InsufficientCapacityError says that one offering has no capacity now
 // (EC2's InsufficientInstanceCapacity).
 type InsufficientCapacityError struct {
+	// InstanceType, Zone and CapacityType are the first offering refused.
 	InstanceType, Zone, CapacityType string
+	// Offerings are every offering of the request refused, the first
+	// among them; empty from a launcher that tries only one.
+	Offerings []OfferingKey
+}
+
+// Refused are the offerings the error reports without capacity: Offerings,
+// or the one it names.
+func (e *InsufficientCapacityError) Refused() []OfferingKey {
+	if len(e.Offerings) > 0 {
+		return e.Offerings
+	}
+	return []OfferingKey{{InstanceType: e.InstanceType, Zone: e.Zone, CapacityType: e.CapacityType}}
 }
 
 func (e *InsufficientCapacityError) Error() string {

@@ -191,48 +191,66 @@ func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (
 	if err := ctx.Err(); err != nil {
 		return Instance{}, err
 	}
-	price, err := m.price(req)
-	if err != nil {
-		return Instance{}, err
+	offerings := req.Offerings()
+	prices := make([]float64, len(offerings))
+	for i, o := range offerings {
+		price, err := m.price(o)
+		if err != nil {
+			return Instance{}, err
+		}
+		prices[i] = price
 	}
-	key := OfferingKey{InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType}
-	// The failure draw happens on every launch so that one launch's
-	// outcome does not shift the random stream of the next.
+	// The failure draw happens once a launch, whatever it tries, so that
+	// one launch's outcome does not shift the random stream of the next; a
+	// failed draw is a capacity error on the first offering, and the fleet
+	// goes on to the next, as CreateFleet does.
 	fail := m.rng.Float64() < m.cfg.FailureRate
-	if limit, ok := m.cfg.Capacity[key]; (ok && m.inUse[key] >= limit) || fail {
-		return Instance{}, &InsufficientCapacityError{InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType}
+	var refused []OfferingKey
+	for i, o := range offerings {
+		key := OfferingKey{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType}
+		if limit, ok := m.cfg.Capacity[key]; (ok && m.inUse[key] >= limit) || (fail && i == 0) {
+			refused = append(refused, key)
+			continue
+		}
+		var jitter time.Duration
+		if m.cfg.LaunchJitter > 0 {
+			jitter = time.Duration(m.rng.Int64N(int64(m.cfg.LaunchJitter)/int64(time.Second)+1)) * time.Second
+		}
+		m.nextID++
+		registered := now.Add(m.cfg.RegistrationDelay + jitter)
+		inst := Instance{
+			ID: fmt.Sprintf("i-%017x", m.nextID), NodeClaim: req.NodeClaim,
+			InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType, PricePerHour: prices[i],
+			LaunchedAt: now, RegisteredAt: registered, InitializedAt: registered.Add(m.cfg.InitializationDelay),
+			Unavailable: refused,
+		}
+		m.running[inst.ID] = inst
+		m.inUse[key]++
+		return inst, nil
 	}
-	var jitter time.Duration
-	if m.cfg.LaunchJitter > 0 {
-		jitter = time.Duration(m.rng.Int64N(int64(m.cfg.LaunchJitter)/int64(time.Second)+1)) * time.Second
+	err := &InsufficientCapacityError{InstanceType: refused[0].InstanceType, Zone: refused[0].Zone, CapacityType: refused[0].CapacityType}
+	if len(offerings) > 1 {
+		err.Offerings = refused
 	}
-	m.nextID++
-	registered := now.Add(m.cfg.RegistrationDelay + jitter)
-	inst := Instance{
-		ID: fmt.Sprintf("i-%017x", m.nextID), NodeClaim: req.NodeClaim,
-		InstanceType: req.InstanceType, Zone: req.Zone, CapacityType: req.CapacityType, PricePerHour: price,
-		LaunchedAt: now, RegisteredAt: registered, InitializedAt: registered.Add(m.cfg.InitializationDelay),
-	}
-	m.running[inst.ID] = inst
-	m.inUse[key]++
-	return inst, nil
+	return Instance{}, err
 }
 
-// price is the catalog's price of the requested offering.
-func (m *Memory) price(req LaunchRequest) (float64, error) {
+// price is the catalog's price of an offering, or the request's when the
+// cloud has no catalog.
+func (m *Memory) price(o Override) (float64, error) {
 	if m.cfg.Catalog == nil {
-		return req.PricePerHour, nil
+		return o.PricePerHour, nil
 	}
-	it, ok := m.cfg.Catalog.Get(req.InstanceType)
+	it, ok := m.cfg.Catalog.Get(o.InstanceType)
 	if !ok {
-		return 0, fmt.Errorf("cloud: instance type %q is not in the catalog", req.InstanceType)
+		return 0, fmt.Errorf("cloud: instance type %q is not in the catalog", o.InstanceType)
 	}
-	for _, o := range it.Offerings {
-		if o.Zone == req.Zone && o.CapacityType == req.CapacityType {
-			return o.Price, nil
+	for _, off := range it.Offerings {
+		if off.Zone == o.Zone && off.CapacityType == o.CapacityType {
+			return off.Price, nil
 		}
 	}
-	return 0, fmt.Errorf("cloud: instance type %q has no %s offering in %s", req.InstanceType, req.CapacityType, req.Zone)
+	return 0, fmt.Errorf("cloud: instance type %q has no %s offering in %s", o.InstanceType, o.CapacityType, o.Zone)
 }
 
 // Adopt records an instance that was already running when the cloud was

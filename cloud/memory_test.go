@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -220,5 +221,44 @@ func TestMemoryAdoptsRunningInstances(t *testing.T) {
 	}
 	if err := m.Delete(ctx, "existing-node"); err != nil {
 		t.Errorf("delete an adopted instance: %v", err)
+	}
+}
+
+// TestMemoryTriesOverridesInOrder: a request with overrides launches the
+// first with capacity in one call and names those refused; with none left
+// the error names them all.
+func TestMemoryTriesOverridesInOrder(t *testing.T) {
+	a := OfferingKey{InstanceType: "m5.large", Zone: "z1", CapacityType: "spot"}
+	b := OfferingKey{InstanceType: "m5.large", Zone: "z2", CapacityType: "spot"}
+	c := OfferingKey{InstanceType: "c5.large", Zone: "z1", CapacityType: "spot"}
+	m, err := NewMemory(MemoryConfig{Capacity: map[OfferingKey]int{a: 0, b: 1, c: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := func(k OfferingKey, price float64) Override {
+		return Override{InstanceType: k.InstanceType, Zone: k.Zone, CapacityType: k.CapacityType, PricePerHour: price}
+	}
+	req := LaunchRequest{NodeClaim: "default-1", InstanceType: a.InstanceType, Zone: a.Zone, CapacityType: a.CapacityType, PricePerHour: 1,
+		Overrides: []Override{over(a, 1), over(b, 2), over(c, 3)}}
+	inst, err := m.Create(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.Zone != "z2" || inst.PricePerHour != 2 || !slices.Equal(inst.Unavailable, []OfferingKey{a}) {
+		t.Fatalf("launched %+v: want the second override, the first reported unavailable", inst)
+	}
+	req.NodeClaim = "default-2"
+	inst, err = m.Create(context.Background(), req)
+	if err != nil || inst.InstanceType != "c5.large" || !slices.Equal(inst.Unavailable, []OfferingKey{a, b}) {
+		t.Fatalf("launched %+v, %v: want the third override", inst, err)
+	}
+	req.NodeClaim = "default-3"
+	_, err = m.Create(context.Background(), req)
+	ice, ok := IsInsufficientCapacity(err)
+	if !ok || !slices.Equal(ice.Refused(), []OfferingKey{a, b, c}) || ice.Zone != "z1" {
+		t.Fatalf("error %v: want every override refused", err)
+	}
+	if n := len(m.Calls()); n != 3 {
+		t.Errorf("%d calls, want one a request", n)
 	}
 }

@@ -1,8 +1,10 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -158,7 +161,8 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	// The NodeClaim gets the capacity of the type as Karpenter knew it,
 	// NodeOverlays applied (extended resources the nodes' configuration
 	// provides, such as hugepages).
-	it, ok := c.poolCatalog(np).Get(claim.InstanceType)
+	catalog := c.poolCatalog(np)
+	it, ok := catalog.Get(claim.InstanceType)
 	if !ok {
 		err := fmt.Errorf("instance type %s is not in NodePool %s's catalog", claim.InstanceType, claim.NodePool)
 		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
@@ -166,15 +170,34 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	}
 	claim.Name = c.claimName(claim.NodePool)
 	req := cloud.LaunchRequest{NodeClaim: claim.Name, NodePool: claim.NodePool, InstanceType: claim.InstanceType,
-		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: claim.PricePerHour}
+		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: claim.PricePerHour,
+		Overrides: c.overrides(claim, catalog, now)}
 	inst, err := c.cfg.Launcher.Create(ctx, req)
 	if err != nil {
 		if ice, ok := cloud.IsInsufficientCapacity(err); ok {
-			c.unavailable.MarkUnavailable(ice.CapacityType, ice.InstanceType, ice.Zone, now)
+			for _, o := range ice.Refused() {
+				c.unavailable.MarkUnavailable(o.CapacityType, o.InstanceType, o.Zone, now)
+			}
 		}
 		c.record(Decision{Kind: KindLaunchFailed, InstanceType: claim.InstanceType, Zone: claim.Zone, CapacityType: claim.CapacityType,
 			Reason: fmt.Sprintf("%s launch of %s failed: %v", why, claim.Name, err)})
 		return nil, err
+	}
+	for _, o := range inst.Unavailable {
+		c.unavailable.MarkUnavailable(o.CapacityType, o.InstanceType, o.Zone, now)
+	}
+	if inst.InstanceType != claim.InstanceType || inst.Zone != claim.Zone || inst.CapacityType != claim.CapacityType {
+		// The fleet launched a later override: the node is what was
+		// launched.
+		launched, ok := catalog.Get(inst.InstanceType)
+		if !ok {
+			err := fmt.Errorf("the launcher started instance type %s, which is not in NodePool %s's catalog", inst.InstanceType, claim.NodePool)
+			c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
+			c.terminate(ctx, claim.Name, inst.ID)
+			return nil, err
+		}
+		it = launched
+		claim.InstanceType, claim.Zone, claim.CapacityType, claim.PricePerHour = inst.InstanceType, inst.Zone, inst.CapacityType, inst.PricePerHour
 	}
 	// A launcher on another clock may date the instance in the past: the
 	// loop counts it from now, so costs and waits agree with its clock.
@@ -204,6 +227,69 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: inst.PricePerHour,
 		Reason: fmt.Sprintf("%s: %s; cheapest of %d options", why, detail, len(claim.InstanceTypeOptions))})
 	return n, nil
+}
+
+// overrides are the offerings Karpenter's AWS provider sends CreateFleet
+// for the claim, cheapest first (ties by type, then zone): every offering
+// of its launch types of the capacity type it launches that is available
+// now and that its requirements allow; a spot offering only up to the
+// cheapest on-demand one when the claim allows both, as the provider caps
+// spot. The claim's own offering is among them, first when nothing is as
+// cheap. Nil when the claim names no launch types.
+func (c *Controller) overrides(claim scheduling.NodeClaim, catalog instancetypes.Catalog, now time.Time) []cloud.Override {
+	if len(claim.LaunchOptions) == 0 {
+		return nil
+	}
+	reqs, err := requirements.FromNodeSelectorRequirements(claim.Requirements...)
+	if err != nil {
+		return nil
+	}
+	usable := func(it *instancetypes.InstanceType, o instancetypes.Offering) bool {
+		return o.Available && o.Compatible(reqs) && !c.unavailable.IsUnavailable(o.CapacityType, it.Name, o.Zone, now)
+	}
+	spotCap := math.Inf(1)
+	if ct := reqs.Get(apis.LabelCapacityType); claim.CapacityType == apis.CapacityTypeSpot && ct.Has(apis.CapacityTypeOnDemand) {
+		for _, name := range claim.LaunchOptions {
+			if it, ok := catalog.Get(name); ok {
+				for _, o := range it.Offerings {
+					if o.CapacityType == apis.CapacityTypeOnDemand && usable(it, o) {
+						spotCap = min(spotCap, o.Price)
+					}
+				}
+			}
+		}
+	}
+	var out []cloud.Override
+	for _, name := range claim.LaunchOptions {
+		it, ok := catalog.Get(name)
+		if !ok {
+			continue
+		}
+		for _, o := range it.Offerings {
+			if o.CapacityType != claim.CapacityType || !usable(it, o) || (o.CapacityType == apis.CapacityTypeSpot && o.Price > spotCap) {
+				continue
+			}
+			out = append(out, cloud.Override{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType, PricePerHour: o.Price})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b cloud.Override) int {
+		return cmp.Or(cmp.Compare(a.PricePerHour, b.PricePerHour), cmp.Compare(a.InstanceType, b.InstanceType), cmp.Compare(a.Zone, b.Zone))
+	})
+	// The scheduler's choice goes first among equals: it is what a launch
+	// without overrides takes.
+	if i := slices.IndexFunc(out, func(o cloud.Override) bool {
+		return o.InstanceType == claim.InstanceType && o.Zone == claim.Zone
+	}); i > 0 && out[i].PricePerHour <= out[0].PricePerHour {
+		first := out[i]
+		copy(out[1:i+1], out[:i])
+		out[0] = first
+	}
+	if len(out) == 0 || out[0].InstanceType != claim.InstanceType || out[0].Zone != claim.Zone {
+		// The scheduler chose from what it saw; the request's own
+		// offering stays first when the overrides would put another there.
+		return nil
+	}
+	return out
 }
 
 // claimName is the next free "<nodepool>-<n>" name.
