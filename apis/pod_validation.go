@@ -25,11 +25,11 @@ import (
 // a Pod, "spec.template.spec" for a workload's template.
 func ValidatePodSpec(spec *corev1.PodSpec, path string) FieldErrors {
 	e := &errs{}
-	validateNodeSelector(e, child(path, "nodeSelector"), spec.NodeSelector)
+	validateNodeSelector(e, path, spec.NodeSelector)
 	if a := spec.Affinity; a != nil {
 		validateAffinity(e, child(path, "affinity"), a)
 	}
-	validateTolerations(e, child(path, "tolerations"), spec.Tolerations)
+	validateTolerations(e, path, spec.Tolerations)
 	validateSpreadConstraints(e, path, spec.TopologySpreadConstraints)
 	validateSchedulingGates(e, path, spec.SchedulingGates)
 	for i := range spec.InitContainers {
@@ -86,7 +86,7 @@ func validateValue(e *errs, path, what, v string) {
 
 // validateNodeSelector mirrors ValidatePodSpec's ValidateLabels on
 // spec.nodeSelector: each key a qualified name, each value a label value.
-func validateNodeSelector(e *errs, path string, selector map[string]string) {
+func validateNodeSelector(e *errs, specPath string, selector map[string]string) {
 	valid := true
 	for k, v := range selector {
 		if len(content.IsLabelKey(k)) > 0 || len(content.IsLabelValue(v)) > 0 {
@@ -97,6 +97,7 @@ func validateNodeSelector(e *errs, path string, selector map[string]string) {
 	if valid {
 		return
 	}
+	path := child(specPath, "nodeSelector")
 	for _, k := range sortedKeys(selector) {
 		validateKey(e, key(path, shown(k)), "label key", k)
 		validateValue(e, key(path, shown(k)), "label value", selector[k])
@@ -301,7 +302,11 @@ var tolerationEffects = []corev1.TaintEffect{"", corev1.TaintEffectNoSchedule, c
 // tolerationSeconds only with NoExecute. The Gt and Lt operators are
 // behind a feature gate that is off by default, and karpsim does not model
 // them: they are refused.
-func validateTolerations(e *errs, path string, tolerations []corev1.Toleration) {
+func validateTolerations(e *errs, specPath string, tolerations []corev1.Toleration) {
+	if len(tolerations) == 0 {
+		return
+	}
+	path := child(specPath, "tolerations")
 	for i := range tolerations {
 		t := &tolerations[i]
 		p := index(path, i)
