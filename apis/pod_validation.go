@@ -67,6 +67,22 @@ func shown(s string) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
+// DisplayName is an object's name or namespace as messages print it: as it
+// is when it is plain printable ASCII of a name's length, else quoted with
+// invisible and right-to-left characters escaped, and cut when it is long,
+// so that a hostile name can neither hide in nor reorder a message.
+func DisplayName(s string) string {
+	if len(s) > 253 {
+		return shown(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] > '~' || s[i] == '"' {
+			return shown(s)
+		}
+	}
+	return s
+}
+
 // validateKey checks a label key, a taint or toleration key, a topology key
 // or a resource name: a qualified name (IsQualifiedName), as the API
 // server's ValidateLabelName does. what names it in the message.

@@ -252,3 +252,15 @@ func BenchmarkValidatePodSpec(b *testing.B) {
 		}
 	}
 }
+
+func TestDisplayName(t *testing.T) {
+	for name, want := range map[string]string{
+		"web-7d4b9c":             "web-7d4b9c",
+		"web\u200b":              `"web\u200b"`,
+		"web\u202egnp.exe":       `"web\u202egnp.exe"`,
+		"has space":              `"has space"`,
+		strings.Repeat("a", 300): `"` + strings.Repeat("a", maxShown) + `"… (300 bytes)`,
+	} {
+		assert.Equal(t, want, DisplayName(name), "DisplayName(%q)", name)
+	}
+}

@@ -89,9 +89,9 @@ func checkDuplicates[T named](l *loader, kind string, objs []T) {
 
 func label(kind string, o named) string {
 	if o.GetNamespace() != "" {
-		return kind + "/" + o.GetNamespace() + "/" + o.GetName()
+		return kind + "/" + apis.DisplayName(o.GetNamespace()) + "/" + apis.DisplayName(o.GetName())
 	}
-	return kind + "/" + o.GetName()
+	return kind + "/" + apis.DisplayName(o.GetName())
 }
 
 func (l *loader) nodeClass(name string) *apis.EC2NodeClass {
