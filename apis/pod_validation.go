@@ -319,33 +319,33 @@ var tolerationEffects = []corev1.TaintEffect{"", corev1.TaintEffectNoSchedule, c
 // behind a feature gate that is off by default, and karpsim does not model
 // them: they are refused.
 func validateTolerations(e *errs, specPath string, tolerations []corev1.Toleration) {
-	if len(tolerations) == 0 {
-		return
-	}
-	path := child(specPath, "tolerations")
 	for i := range tolerations {
 		t := &tolerations[i]
-		p := index(path, i)
+		at := func(field string) string { return child(index(child(specPath, "tolerations"), i), field) }
 		if t.Key != "" {
-			validateKey(e, child(p, "key"), "toleration key", t.Key)
+			if problems := content.IsLabelKey(t.Key); len(problems) > 0 {
+				e.add(at("key"), "%s is not a valid toleration key: %s", shown(t.Key), strings.Join(problems, "; "))
+			}
 		} else if t.Operator != corev1.TolerationOpExists {
-			e.add(child(p, "operator"), "must be Exists when key is empty (which tolerates every taint)")
+			e.add(at("operator"), "must be Exists when key is empty (which tolerates every taint)")
 		}
 		if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
-			e.add(child(p, "effect"), "must be NoExecute when tolerationSeconds is set")
+			e.add(at("effect"), "must be NoExecute when tolerationSeconds is set")
 		}
 		switch t.Operator {
 		case corev1.TolerationOpEqual, "":
-			validateValue(e, child(p, "value"), "toleration value", t.Value)
+			if problems := content.IsLabelValue(t.Value); len(problems) > 0 {
+				e.add(at("value"), "%s is not a valid toleration value: %s", shown(t.Value), strings.Join(problems, "; "))
+			}
 		case corev1.TolerationOpExists:
 			if t.Value != "" {
-				e.add(child(p, "value"), "must be empty when the operator is Exists")
+				e.add(at("value"), "must be empty when the operator is Exists")
 			}
 		default:
-			e.add(child(p, "operator"), "%s is not a toleration operator (use Equal or Exists)", shown(string(t.Operator)))
+			e.add(at("operator"), "%s is not a toleration operator (use Equal or Exists)", shown(string(t.Operator)))
 		}
 		if !containsEffect(tolerationEffects, t.Effect) {
-			e.add(child(p, "effect"), "%s is not a taint effect (use NoSchedule, PreferNoSchedule, NoExecute, or leave it out for all)", shown(string(t.Effect)))
+			e.add(at("effect"), "%s is not a taint effect (use NoSchedule, PreferNoSchedule, NoExecute, or leave it out for all)", shown(string(t.Effect)))
 		}
 	}
 }
@@ -365,6 +365,9 @@ func containsEffect(effects []corev1.TaintEffect, effect corev1.TaintEffect) boo
 // minDomains at least 1 and only with DoNotSchedule; node policies Honor or
 // Ignore; the label selector's syntax and matchLabelKeys.
 func validateSpreadConstraints(e *errs, specPath string, constraints []corev1.TopologySpreadConstraint) {
+	if len(constraints) == 0 {
+		return
+	}
 	path := child(specPath, "topologySpreadConstraints")
 	for i, c := range constraints {
 		p := index(path, i)
@@ -450,7 +453,7 @@ func validateContainer(e *errs, specPath, list string, i int, c *corev1.Containe
 	if len(r.Limits) == 0 && onlyCPUAndMemory(r.Requests) {
 		return // the common case: nothing to compare, nothing to check but the sign, which package resources checks
 	}
-	validateResourceRequirements(e, containerPath(specPath, list, i, c)+".resources", r)
+	validateResourceRequirements(e, func() string { return containerPath(specPath, list, i, c) + ".resources" }, r)
 }
 
 // containerPath names a container as package resources does:

@@ -1,6 +1,7 @@
 package apis
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,24 +44,27 @@ func overcommitAllowed(name corev1.ResourceName) bool {
 // qualified name; without a domain, one of cpu, memory, ephemeral-storage
 // or hugepages-<size>; with one outside kubernetes.io, an extended resource
 // name.
-func validateContainerResourceName(e *errs, path string, name corev1.ResourceName) bool {
+func validateContainerResourceName(e *errs, path func() string, name corev1.ResourceName) bool {
+	if name == corev1.ResourceCPU || name == corev1.ResourceMemory || name == corev1.ResourceEphemeralStorage {
+		return true // nearly every name, known good
+	}
 	if problems := content.IsLabelKey(string(name)); len(problems) > 0 {
-		e.add(path, "%s is not a valid resource name: %s", shown(string(name)), strings.Join(problems, "; "))
+		e.add(path(), "%s is not a valid resource name: %s", shown(string(name)), strings.Join(problems, "; "))
 		return false
 	}
 	switch {
 	case !strings.Contains(string(name), "/"):
 		if name != corev1.ResourceCPU && name != corev1.ResourceMemory && name != corev1.ResourceEphemeralStorage && !isHugePages(name) {
-			e.add(path, "%s is not a container resource (use cpu, memory, ephemeral-storage, hugepages-<size>, or an extended resource such as nvidia.com/gpu)", shown(string(name)))
+			e.add(path(), "%s is not a container resource (use cpu, memory, ephemeral-storage, hugepages-<size>, or an extended resource such as nvidia.com/gpu)", shown(string(name)))
 			return false
 		}
 	case !isNativeResource(name) && !isExtendedResource(name):
-		e.add(path, "%s is not an extended resource name", shown(string(name)))
+		e.add(path(), "%s is not an extended resource name", shown(string(name)))
 		return false
 	}
 	if isHugePages(name) {
 		if _, err := resource.ParseQuantity(strings.TrimPrefix(string(name), corev1.ResourceHugePagesPrefix)); err != nil {
-			e.add(path, "%s does not name a page size (e.g. hugepages-2Mi)", shown(string(name)))
+			e.add(path(), "%s does not name a page size (e.g. hugepages-2Mi)", shown(string(name)))
 			return false
 		}
 	}
@@ -71,63 +75,62 @@ func validateContainerResourceName(e *errs, path string, name corev1.ResourceNam
 // a whole number for an extended resource ("nvidia.com/gpu: 1.5" is
 // refused). Requests skip the sign, which package resources checks.
 func validateQuantity(e *errs, path string, name corev1.ResourceName, q resource.Quantity) {
-	validateAmount(e, path, name, q, true)
+	validateAmount(e, func() string { return path }, name, q, true)
 }
 
-func validateAmount(e *errs, path string, name corev1.ResourceName, q resource.Quantity, sign bool) {
+func validateAmount(e *errs, path func() string, name corev1.ResourceName, q resource.Quantity, sign bool) {
 	if sign && q.Sign() < 0 {
-		e.add(path, "%s: must be 0 or more", q.String())
+		e.add(path(), "%s: must be 0 or more", q.String())
 		return
 	}
 	if isExtendedResource(name) && q.MilliValue()%1000 != 0 {
-		e.add(path, "%s: %s is an extended resource, counted in whole units: use an integer", q.String(), name)
+		e.add(path(), "%s: %s is an extended resource, counted in whole units: use an integer", q.String(), name)
 	}
 }
 
 // validateResourceRequirements mirrors ValidateResourceRequirements for a
 // container: names and amounts of requests and limits; a request at most
 // its limit, and equal to it for extended resources and huge pages, which
-// also need a limit; huge pages only beside cpu or memory.
-func validateResourceRequirements(e *errs, path string, r *corev1.ResourceRequirements) {
+// also need a limit; huge pages only beside cpu or memory. path names the
+// resources field; it is called only to report a problem. The lists are
+// read in map order, allocating nothing when they pass, and the problems
+// found are then sorted by field.
+func validateResourceRequirements(e *errs, path func() string, r *corev1.ResourceRequirements) {
+	start := len(e.list)
 	hugePages, cpuOrMemory := false, false
-	limitsPath, requestsPath := child(path, "limits"), child(path, "requests")
-	for _, n := range sortedKeys(r.Limits) {
-		name := corev1.ResourceName(n)
-		p := key(limitsPath, n)
-		if !validateContainerResourceName(e, p, name) {
+	at := func(list string, name corev1.ResourceName) string { return key(child(path(), list), string(name)) }
+	for name, q := range r.Limits {
+		if !validateContainerResourceName(e, func() string { return at("limits", name) }, name) {
 			continue
 		}
-		q := r.Limits[name]
-		validateAmount(e, p, name, q, true)
+		validateAmount(e, func() string { return at("limits", name) }, name, q, true)
 		hugePages = hugePages || isHugePages(name)
 		cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
 		if isHugePages(name) {
-			validateHugePagesAmount(e, p, name, q)
+			validateHugePagesAmount(e, at("limits", name), name, q)
 		}
 	}
-	for _, n := range sortedKeys(r.Requests) {
-		name := corev1.ResourceName(n)
-		p := key(requestsPath, n)
-		if !validateContainerResourceName(e, p, name) {
+	for name, q := range r.Requests {
+		if !validateContainerResourceName(e, func() string { return at("requests", name) }, name) {
 			continue
 		}
-		q := r.Requests[name]
-		validateAmount(e, p, name, q, false)
+		validateAmount(e, func() string { return at("requests", name) }, name, q, false)
 		hugePages = hugePages || isHugePages(name)
 		cpuOrMemory = cpuOrMemory || name == corev1.ResourceCPU || name == corev1.ResourceMemory
 		limit, limited := r.Limits[name]
 		switch {
 		case limited && !overcommitAllowed(name) && q.Cmp(limit) != 0:
-			e.add(p, "%s must equal its limit %s: %s cannot be overcommitted", q.String(), limit.String(), name)
+			e.add(at("requests", name), "%s must equal its limit %s: %s cannot be overcommitted", q.String(), limit.String(), name)
 		case limited && q.Cmp(limit) > 0:
-			e.add(p, "%s is more than its limit %s", q.String(), limit.String())
+			e.add(at("requests", name), "%s is more than its limit %s", q.String(), limit.String())
 		case !limited && !overcommitAllowed(name):
-			e.add(key(limitsPath, n), "required: %s cannot be overcommitted, so its limit must be set (equal to the request)", name)
+			e.add(at("limits", name), "required: %s cannot be overcommitted, so its limit must be set (equal to the request)", name)
 		}
 	}
 	if hugePages && !cpuOrMemory {
-		e.add(path, "huge pages require a cpu or memory request or limit")
+		e.add(path(), "huge pages require a cpu or memory request or limit")
 	}
+	slices.SortStableFunc(e.list[start:], func(a, b FieldError) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // validateHugePagesAmount mirrors validateResourceQuantityHugePageValue: a
@@ -158,7 +161,7 @@ func validatePodResources(e *errs, path string, r *corev1.ResourceRequirements) 
 				continue
 			}
 			q := list.list[name]
-			validateAmount(e, p, name, q, list.name == "limits")
+			validateAmount(e, func() string { return p }, name, q, list.name == "limits")
 			if limit, ok := r.Limits[name]; ok && list.name == "requests" && q.Cmp(limit) > 0 {
 				e.add(p, "%s is more than its limit %s", q.String(), limit.String())
 			}
