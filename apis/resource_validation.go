@@ -178,14 +178,21 @@ func ValidateNodeResources(status *corev1.NodeStatus) FieldErrors {
 		name string
 		list corev1.ResourceList
 	}{{"status.capacity", status.Capacity}, {"status.allocatable", status.Allocatable}} {
-		for _, n := range sortedKeys(list.list) {
-			p := key(list.name, n)
-			if problems := content.IsLabelKey(n); len(problems) > 0 {
-				e.add(p, "%s is not a valid resource name: %s", shown(n), strings.Join(problems, "; "))
-				continue
+		// Map order, allocating nothing when the list passes; the
+		// problems are sorted after.
+		start := len(e.list)
+		for name, q := range list.list {
+			switch name {
+			case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourcePods, corev1.ResourceEphemeralStorage:
+			default:
+				if problems := content.IsLabelKey(string(name)); len(problems) > 0 {
+					e.add(key(list.name, string(name)), "%s is not a valid resource name: %s", shown(string(name)), strings.Join(problems, "; "))
+					continue
+				}
 			}
-			validateQuantity(e, p, corev1.ResourceName(n), list.list[corev1.ResourceName(n)])
+			validateAmount(e, func() string { return key(list.name, string(name)) }, name, q, true)
 		}
+		slices.SortStableFunc(e.list[start:], func(a, b FieldError) int { return strings.Compare(a.Path, b.Path) })
 	}
 	return e.list
 }
