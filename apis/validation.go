@@ -188,14 +188,10 @@ func validateMinValues(e *errs, path string, req NodeSelectorRequirementWithMinV
 	if n < 1 || n > maxMinValues {
 		e.add(p, "%d is out of range (1 to %d)", n, maxMinValues)
 	}
-	switch req.Operator {
-	case corev1.NodeSelectorOpIn:
-		if len(req.Values) > 0 && len(req.Values) < n {
-			e.add(p, "%d is more than the %d values given; operator In needs at least minValues values", n, len(req.Values))
-		}
-	case corev1.NodeSelectorOpExists:
-	default:
-		e.add(p, "only allowed with operator In or Exists, not %s", req.Operator)
+	// The CRD compares minValues with the values given only for In; with
+	// any other operator (NotIn included) it is accepted as it is.
+	if req.Operator == corev1.NodeSelectorOpIn && len(req.Values) > 0 && len(req.Values) < n {
+		e.add(p, "%d is more than the %d values given; operator In needs at least minValues values", n, len(req.Values))
 	}
 }
 

@@ -104,8 +104,9 @@ var badManifests = []struct {
 		errors: []string{reqPath + "values: operator Exists takes no values, got 1"}},
 	{name: "minValues above the number of values", yaml: nodePool(req("{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5], minValues: 3}")),
 		errors: []string{reqPath + "minValues: 3 is more than the 2 values given; operator In needs at least minValues values"}},
-	{name: "minValues with NotIn", yaml: nodePool(req("{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [t2], minValues: 2}")),
-		errors: []string{reqPath + "minValues: only allowed with operator In or Exists, not NotIn"}},
+	// The CRD bounds minValues for every operator but compares it with the
+	// values only for In (issue 28).
+	{name: "minValues with NotIn is allowed", yaml: nodePool(req("{key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [t2], minValues: 2}"))},
 	{name: "minValues out of range", yaml: nodePool(req("{key: karpenter.k8s.aws/instance-family, operator: Exists, minValues: 51}")),
 		errors: []string{reqPath + "minValues: 51 is out of range (1 to 50)"}},
 	{name: "requirement on kubernetes.io/hostname", yaml: nodePool(req("{key: kubernetes.io/hostname, operator: In, values: [a]}")),

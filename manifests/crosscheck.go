@@ -53,15 +53,18 @@ type object interface {
 	GetAnnotations() map[string]string
 }
 
-// checkKind checks the metadata of every object of a kind, then their
-// names.
+// checkKind checks the metadata of every object of a kind and the fields
+// karpsim reads of it (validateObject), then their names.
 func checkKind[T object](l *loader, kind string, objs []T) {
 	for _, o := range objs {
-		labels, annotations := o.GetLabels(), o.GetAnnotations()
-		if len(labels) == 0 && len(annotations) == 0 {
-			continue
+		var problems apis.FieldErrors
+		if labels, annotations := o.GetLabels(), o.GetAnnotations(); len(labels) > 0 || len(annotations) > 0 {
+			problems = apis.ValidateObjectMeta(labels, annotations)
 		}
-		l.report(l.set.sources[o], label(kind, o), ErrInvalid, apis.ValidateObjectMeta(labels, annotations), nil)
+		problems = append(problems, validateObject(kind, o)...)
+		if len(problems) > 0 {
+			l.report(l.set.sources[o], label(kind, o), ErrInvalid, problems, nil)
+		}
 	}
 	checkDuplicates(l, kind, objs)
 }
@@ -86,9 +89,9 @@ func checkDuplicates[T named](l *loader, kind string, objs []T) {
 
 func label(kind string, o named) string {
 	if o.GetNamespace() != "" {
-		return kind + "/" + o.GetNamespace() + "/" + o.GetName()
+		return kind + "/" + apis.DisplayName(o.GetNamespace()) + "/" + apis.DisplayName(o.GetName())
 	}
-	return kind + "/" + o.GetName()
+	return kind + "/" + apis.DisplayName(o.GetName())
 }
 
 func (l *loader) nodeClass(name string) *apis.EC2NodeClass {

@@ -314,9 +314,9 @@ func objectLabel(src Source, kind string, tree map[string]any) string {
 	case name == "":
 		return fmt.Sprintf("%s without a name in %s", kind, src.where())
 	case namespace != "":
-		return kind + "/" + namespace + "/" + name
+		return kind + "/" + apis.DisplayName(namespace) + "/" + apis.DisplayName(name)
 	default:
-		return kind + "/" + name
+		return kind + "/" + apis.DisplayName(name)
 	}
 }
 

@@ -86,6 +86,7 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 	if n.Labels == nil {
 		n.Labels = map[string]string{}
 	}
+	b.clampAllocatable(n)
 	// The node lifecycle controller taints cordoned nodes.
 	if node.Spec.Unschedulable && !slices.ContainsFunc(n.Taints, isUnschedulableTaint) {
 		n.Taints = append(n.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
@@ -224,4 +225,21 @@ func isReady(node *corev1.Node) bool {
 
 func isUnschedulableTaint(t corev1.Taint) bool {
 	return t.Key == corev1.TaintNodeUnschedulable && t.Effect == corev1.TaintEffectNoSchedule
+}
+
+// clampAllocatable caps each resource a node reports as allocatable at its
+// capacity, with a warning naming the node and resource. The API server
+// stores such a node (it does not compare the two), but no pod can use more
+// than the node has: trusting allocatable would bind pods the kubelet then
+// refuses.
+func (b *builder) clampAllocatable(n *scheduling.Node) {
+	for _, name := range slices.Sorted(maps.Keys(n.Allocatable)) {
+		alloc := n.Allocatable[name]
+		capacity, ok := n.Capacity[name]
+		if !ok || alloc.Cmp(capacity) <= 0 {
+			continue
+		}
+		b.warn(fmt.Sprintf("Node/%s: status.allocatable.%s %s is more than status.capacity.%s %s: karpsim uses the capacity", n.Name, name, alloc.String(), name, capacity.String()))
+		n.Allocatable[name] = capacity.DeepCopy()
+	}
 }
