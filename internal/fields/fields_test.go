@@ -79,12 +79,12 @@ name2: &a {x: 1}
 	require.NoError(t, yaml.Unmarshal([]byte(doc), &node))
 	got := Check(&node, reflect.TypeFor[outer]())
 	assert.Equal(t, []Problem{
-		{Line: 2, Path: "shard", Message: `unknown field "shard" (did you mean shared?)`},
-		{Line: 5, Path: "items[1].cuont", Message: `unknown field "cuont" (did you mean count?)`},
+		{Line: 2, Path: "", Message: `unknown field "shard" (did you mean shared?)`},
+		{Line: 5, Path: "items[1]", Message: `unknown field "cuont" (did you mean count?)`},
 		{Line: 6, Path: "items[1].wait", Message: `"soon" is not a duration (use e.g. 30s, 5m or 8h)`},
 		{Line: 7, Path: "items[2].count", Message: `expected an integer, got the string "ten"`},
 		{Line: 9, Path: "byName[web].count", Message: `expected an integer, got the number 1.5`},
-		{Line: 11, Path: "name2", Message: `unknown field "name2" (did you mean name?)`},
+		{Line: 11, Path: "", Message: `unknown field "name2" (did you mean name?)`},
 	}, got)
 	assert.Equal(t, 7, Line(&node, "items[2].count"))
 	assert.Equal(t, 5, Line(&node, "items[1]"))

@@ -19,7 +19,9 @@ type Problem struct {
 	// Line is the 1-based line of the field's key, or of its value when
 	// it has no key (a list item).
 	Line int
-	// Path names the field as validation errors do: "steps[3].scale".
+	// Path names the field as validation errors do: "steps[3].scale";
+	// for an unknown field, which the message names, the object holding
+	// it ("" at the top).
 	Path string
 	// Message says what is wrong, e.g. `unknown field "scael" (did you
 	// mean scale?)` or `expected an integer, got the string "ten"`.
@@ -71,7 +73,7 @@ func (c *checker) walk(node *yaml.Node, t reflect.Type, path string, line int) {
 			key, value := node.Content[k], node.Content[k+1]
 			ft := field(t, key.Value)
 			if ft == nil {
-				c.add(key.Line, join(path, key.Value), "unknown field %q%s", key.Value, Hint(key.Value, Names(t)))
+				c.add(key.Line, path, "unknown field %q%s", key.Value, Hint(key.Value, Names(t)))
 				continue
 			}
 			c.walk(value, ft, join(path, key.Value), key.Line)
