@@ -80,15 +80,15 @@ type arrivalsStep struct {
 func (sc *Scenario) compile(p *placer) ([]step, error) {
 	var errs []error
 	if sc.Duration.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("%s%w: duration must be positive", p.prefix("duration"), ErrInvalidScenario))
+		errs = append(errs, fmt.Errorf("%s%w: duration must be positive", p.Prefix("duration"), ErrInvalidScenario))
 	}
 	switch every := sc.SampleEvery.Duration; {
 	case every < 0:
-		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is negative", p.prefix("sampleEvery"), ErrInvalidScenario, every))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is negative", p.Prefix("sampleEvery"), ErrInvalidScenario, every))
 	case every > 0 && every < time.Second:
-		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is under a second", p.prefix("sampleEvery"), ErrInvalidScenario, every))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is under a second", p.Prefix("sampleEvery"), ErrInvalidScenario, every))
 	case every > 0 && sc.Duration.Duration/every > maxSamples:
-		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v takes more than %d samples over %v", p.prefix("sampleEvery"), ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v takes more than %d samples over %v", p.Prefix("sampleEvery"), ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
 	}
 	steps := make([]step, len(sc.Steps))
 	for i := range sc.Steps {
@@ -99,11 +99,11 @@ func (sc *Scenario) compile(p *placer) ([]step, error) {
 		steps[i] = st
 	}
 	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
-		errs = append(errs, fmt.Errorf("%s%w: cloud.failureRate %v is not in [0, 1]", p.prefix("cloud.failureRate"), ErrInvalidScenario, sc.Cloud.FailureRate))
+		errs = append(errs, fmt.Errorf("%s%w: cloud.failureRate %v is not in [0, 1]", p.Prefix("cloud.failureRate"), ErrInvalidScenario, sc.Cloud.FailureRate))
 	}
 	for i, z := range sc.Cloud.ZonalShifts {
 		if z == "" {
-			errs = append(errs, fmt.Errorf("%s%w: cloud.zonalShifts[%d] is empty", p.prefix(fmt.Sprintf("cloud.zonalShifts[%d]", i)), ErrInvalidScenario, i))
+			errs = append(errs, fmt.Errorf("%s%w: cloud.zonalShifts[%d] is empty", p.Prefix(fmt.Sprintf("cloud.zonalShifts[%d]", i)), ErrInvalidScenario, i))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -1,7 +1,6 @@
 package simulator
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
@@ -19,61 +18,16 @@ import (
 // names a step by its index and what it does ("steps[3] (scale
 // inflate)"). The zero placer, for a Scenario built in Go, names steps by
 // index alone.
-type placer struct {
-	// name names the file; "" leaves it out.
-	name string
-	data []byte
-	// doc is data parsed, on the first error that needs it; parsed is set
-	// then, whether or not data parsed.
-	doc    *yaml.Node
-	parsed bool
-}
+type placer struct{ fields.File }
 
-func newPlacer(name string, data []byte) *placer { return &placer{name: name, data: data} }
-
-// document parses the YAML once; nil when it does not parse.
-func (p *placer) document() *yaml.Node {
-	if !p.parsed {
-		p.parsed = true
-		var doc yaml.Node
-		if yaml.Unmarshal(p.data, &doc) == nil {
-			p.doc = &doc
-		}
-	}
-	return p.doc
-}
-
-// prefix starts an error about the field at path: "name:line: ",
-// "name: ", "line N: " or "", as far as they are known.
-func (p *placer) prefix(path string) string {
-	line := 0
-	if path != "" && p.data != nil {
-		line = fields.Line(p.document(), path)
-	}
-	return p.at(line)
-}
-
-// at is prefix for a line. A document written on one line (JSON a program
-// made) has no line worth naming.
-func (p *placer) at(line int) string {
-	if !bytes.Contains(bytes.TrimSpace(p.data), []byte("\n")) {
-		line = 0
-	}
-	switch {
-	case p.name != "" && line > 0:
-		return p.name + ":" + strconv.Itoa(line) + ": "
-	case p.name != "":
-		return p.name + ": "
-	case line > 0:
-		return "line " + strconv.Itoa(line) + ": "
-	}
-	return ""
+func newPlacer(name string, data []byte) *placer {
+	return &placer{fields.File{Name: name, Data: data}}
 }
 
 // stepError is an error about step i, at the line the step starts.
 func (p *placer) stepError(i int, err error) error {
 	where := stepIndex(i)
-	return fmt.Errorf("%s%w: %s: %w", p.prefix(where), ErrInvalidScenario, p.step(i), err)
+	return fmt.Errorf("%s%w: %s: %w", p.Prefix(where), ErrInvalidScenario, p.step(i), err)
 }
 
 // fieldError is a problem at a line with a field of the scenario: a step's
@@ -92,7 +46,7 @@ func (p *placer) fieldError(line int, path, message string) error {
 		parts = append(parts, path)
 	}
 	parts = append(parts, message)
-	return fmt.Errorf("%s%w: %s", p.at(line), ErrInvalidScenario, strings.Join(parts, ": "))
+	return fmt.Errorf("%s%w: %s", p.At(line), ErrInvalidScenario, strings.Join(parts, ": "))
 }
 
 // stepKinds are the fields of a step that say what it does.
@@ -103,10 +57,10 @@ var stepKinds = []string{"arrivals", "buffer", "interrupt", "nodeClass", "nodePo
 // the kind it misspells.
 func (p *placer) step(i int) string {
 	name := stepIndex(i)
-	if p.data == nil {
+	if p.Data == nil {
 		return name
 	}
-	item := nodeAt(p.document(), "steps", i)
+	item := nodeAt(p.Document(), "steps", i)
 	if item == nil || item.Kind != yaml.MappingNode {
 		return name
 	}
@@ -179,7 +133,7 @@ func nodeAt(doc *yaml.Node, key string, i int) *yaml.Node {
 // wrong type, each at its line; the decoder's own message when the YAML
 // does not parse or the walk finds nothing.
 func (p *placer) decodeError(err error) error {
-	if doc := p.document(); doc != nil {
+	if doc := p.Document(); doc != nil {
 		problems := fields.Check(doc, reflect.TypeFor[Scenario]())
 		if len(problems) > 0 {
 			errs := make([]error, len(problems))
@@ -189,7 +143,7 @@ func (p *placer) decodeError(err error) error {
 			return errors.Join(errs...)
 		}
 	}
-	return fmt.Errorf("%s%w: %s", p.at(0), ErrInvalidScenario, cleanYAMLError(err))
+	return fmt.Errorf("%s%w: %s", p.At(0), ErrInvalidScenario, cleanYAMLError(err))
 }
 
 // cleanYAMLError drops the layers sigs.k8s.io/yaml wraps around a

@@ -255,7 +255,7 @@ func ParseScenarioFile(name string, data []byte) (Scenario, error) {
 	}
 	if sc.ClusterAutoscaler != nil {
 		if err := sc.ClusterAutoscaler.Validate(); err != nil {
-			return Scenario{}, fmt.Errorf("%s%w: clusterAutoscaler: %w", p.prefix("clusterAutoscaler"), ErrInvalidScenario, err)
+			return Scenario{}, fmt.Errorf("%s%w: clusterAutoscaler: %w", p.Prefix("clusterAutoscaler"), ErrInvalidScenario, err)
 		}
 	}
 	_, err := sc.compile(p)
