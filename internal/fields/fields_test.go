@@ -74,6 +74,7 @@ byName:
   web: {count: 1.5}
 free: {anything: [1, 2]}
 name2: &a {x: 1}
+NAME: y
 `
 	var node yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(doc), &node))
@@ -86,6 +87,7 @@ name2: &a {x: 1}
 		{Line: 9, Path: "byName[web].count", Message: `expected an integer, got the number 1.5`},
 		{Line: 11, Path: "", Message: `unknown field "name2" (did you mean name?)`},
 	}, got)
+	// NAME is name to encoding/json, which matches any letter case.
 	assert.Equal(t, 7, Line(&node, "items[2].count"))
 	assert.Equal(t, 5, Line(&node, "items[1]"))
 	assert.Equal(t, 0, Line(&node, "items[3]"))

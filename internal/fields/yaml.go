@@ -29,7 +29,8 @@ type Problem struct {
 }
 
 // Check walks a parsed YAML document (the node yaml.Unmarshal fills)
-// against the Go type it decodes into, and returns its unknown fields, each
+// against the Go type it decodes into as encoding/json does (a field name
+// matches in any letter case), and returns its unknown fields, each
 // with the known field nearest to it, and the values of the wrong type, in
 // document order, at most 20. Aliases are not followed. Values decoded by
 // their own UnmarshalJSON (durations, quantities) are checked by decoding
@@ -73,6 +74,9 @@ func (c *checker) walk(node *yaml.Node, t reflect.Type, path string, line int) {
 			key, value := node.Content[k], node.Content[k+1]
 			ft := field(t, key.Value)
 			if ft == nil {
+				ft = foldedField(t, key.Value)
+			}
+			if ft == nil {
 				c.add(key.Line, path, "unknown field %q%s", key.Value, Hint(key.Value, Names(t)))
 				continue
 			}
@@ -98,6 +102,17 @@ func (c *checker) walk(node *yaml.Node, t reflect.Type, path string, line int) {
 	default:
 		c.leaf(node, t, path, line)
 	}
+}
+
+// foldedField is the field whose JSON name equals name but for letter
+// case, which encoding/json (and so sigs.k8s.io/yaml) also decodes.
+func foldedField(t reflect.Type, name string) reflect.Type {
+	for _, known := range Names(t) {
+		if strings.EqualFold(known, name) {
+			return field(t, known)
+		}
+	}
+	return nil
 }
 
 // leaf checks a value that is not made of fields by decoding it alone.
