@@ -131,9 +131,10 @@ func nodeAt(doc *yaml.Node, key string, i int) *yaml.Node {
 // decodeError explains why the scenario did not decode: every unknown
 // field (with the one it most likely misspells) and every value of the
 // wrong type, each at its line; the decoder's own message when the YAML
-// does not parse or the walk finds nothing.
+// does not convert to JSON (it does not parse, or it aliases too much) or
+// the walk finds nothing.
 func (p *placer) decodeError(err error) error {
-	if doc := p.Document(); doc != nil {
+	if doc := p.Document(); doc != nil && !strings.HasPrefix(err.Error(), "error converting YAML to JSON") {
 		problems := fields.Check(doc, reflect.TypeFor[Scenario]())
 		if len(problems) > 0 {
 			errs := make([]error, len(problems))

@@ -63,3 +63,19 @@ func TestScenarioErrorsGiveFileLineAndStep(t *testing.T) {
 		})
 	}
 }
+
+// A document the YAML decoder refuses before any field is read (aliases
+// that expand too far) keeps the decoder's message, not a field's.
+func TestScenarioAliasBombKeepsTheDecodersMessage(t *testing.T) {
+	doc := "name: lol\nduration: 1h\nx: &a [y, y, y, y, y, y, y, y, y]\n"
+	prev := "a"
+	for i := range 8 {
+		name := string(rune('b' + i))
+		doc += name + ": &" + name + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
+		prev = name
+	}
+	_, err := ParseScenarioFile("lol.yaml", []byte(doc))
+	require.ErrorIs(t, err, ErrInvalidScenario)
+	assert.Contains(t, err.Error(), "lol.yaml: invalid scenario: ")
+	assert.Contains(t, err.Error(), "aliasing")
+}

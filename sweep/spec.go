@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -109,7 +110,13 @@ func Parse(name string, data []byte) (Spec, error) {
 	file := &fields.File{Name: name, Data: data}
 	var spec Spec
 	if err := yaml.UnmarshalStrict(data, &spec); err != nil {
-		if problems := fields.Check(file.Document(), reflect.TypeFor[Spec]()); len(problems) > 0 {
+		// A document that does not convert to JSON keeps the decoder's
+		// message: the YAML does not parse, or aliases too much.
+		problems := fields.Check(file.Document(), reflect.TypeFor[Spec]())
+		if strings.HasPrefix(err.Error(), "error converting YAML to JSON") {
+			problems = nil
+		}
+		if len(problems) > 0 {
 			errs := make([]error, len(problems))
 			for i, p := range problems {
 				msg := p.Message
