@@ -20,8 +20,10 @@ type unknownField struct {
 	parent []string
 	name   string
 	path   string
+	// root is the Go type the object was decoded into, or nil.
+	root reflect.Type
 	// near is the known field beside it that name most likely misspells,
-	// or "".
+	// or "", found once an error about the object needs it.
 	near string
 }
 
@@ -34,11 +36,7 @@ func (l *loader) noteUnknown(src Source, object string, root reflect.Type, paths
 			continue
 		}
 		parent, name := steps[:len(steps)-1], steps[len(steps)-1]
-		near := ""
-		if root != nil {
-			near = fields.Nearest(name, fields.Names(fields.At(root, parent)))
-		}
-		l.unknown = append(l.unknown, unknownField{src: src, object: object, parent: parent, name: name, path: p, near: near})
+		l.unknown = append(l.unknown, unknownField{src: src, object: object, parent: parent, name: name, path: p, root: root})
 	}
 }
 
@@ -52,14 +50,31 @@ func (l *loader) explainUnknown() {
 	if len(l.unknown) == 0 {
 		return
 	}
+	type objectKey struct {
+		src    Source
+		object string
+	}
+	byObject := map[objectKey][]*unknownField{}
+	for i := range l.unknown {
+		u := &l.unknown[i]
+		k := objectKey{u.src, u.object}
+		byObject[k] = append(byObject[k], u)
+	}
+	named := map[*unknownField]bool{}
 	for _, err := range l.errs {
 		e, ok := err.(*Error)
 		if !ok || e.Object == "" || e.Path == "" {
 			continue
 		}
 		steps := fields.Steps(e.Path)
-		for _, u := range l.unknown {
-			if u.src != e.Source || u.object != e.Object || !explains(u, steps, e.Message) {
+		for _, u := range byObject[objectKey{e.Source, e.Object}] {
+			if !named[u] {
+				named[u] = true
+				if u.root != nil {
+					u.near = fields.Nearest(u.name, fields.Names(fields.At(u.root, u.parent)))
+				}
+			}
+			if !explains(*u, steps, e.Message) {
 				continue
 			}
 			name := u.path

@@ -72,6 +72,9 @@ func (c *checker) walk(node *yaml.Node, t reflect.Type, path string, line int) {
 		}
 		for k := 0; k+1 < len(node.Content); k += 2 {
 			key, value := node.Content[k], node.Content[k+1]
+			if key.Tag == "!!merge" {
+				continue
+			}
 			ft := field(t, key.Value)
 			if ft == nil {
 				ft = foldedField(t, key.Value)
