@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -56,6 +57,9 @@ type loader struct {
 	held int64
 	// strings holds one copy of the strings decoded objects repeat.
 	strings interner
+	// unknown are the unknown fields of the objects read, which explain
+	// the errors about them (explainUnknown).
+	unknown []unknownField
 }
 
 func newLoader() *loader { return &loader{set: newSet(), strings: interner{}} }
@@ -74,6 +78,7 @@ func (l *loader) warn(src Source, object, msg string) {
 // done runs the checks across objects and returns the result.
 func (l *loader) done() (*Set, error) {
 	l.crossCheck()
+	l.explainUnknown()
 	return l.set, errors.Join(l.errs...)
 }
 
@@ -264,6 +269,7 @@ func decodeCore[T any](add func(*Set, *T)) func(*loader, Source, string, map[str
 	return func(l *loader, src Source, label string, tree map[string]any) {
 		obj, problems, unknown := decodeTyped[T](tree)
 		l.warnUnknown(src, label, unknown)
+		l.noteUnknown(src, label, reflect.TypeFor[T](), unknown)
 		l.report(src, label, ErrDecode, problems, nil)
 		if obj != nil {
 			add(l.set, obj)

@@ -41,6 +41,7 @@ func (l *loader) decodeKarpenter(src Source, label, apiVersion, kind string, tre
 		obj, problems, unknown = decodeSchedulerConfig(tree)
 	}
 	l.warnUnknown(src, label, unknown)
+	l.noteUnknown(src, label, karpenterType(kind, apiVersion), unknown)
 	for _, c := range changes {
 		l.warn(src, label, "converted to v1: "+c.String())
 	}

@@ -338,6 +338,7 @@ func (l *loader) absorb(c *loader) {
 		d.setSource(obj, src)
 	}
 	l.errs = append(l.errs, c.errs...)
+	l.unknown = append(l.unknown, c.unknown...)
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }
 

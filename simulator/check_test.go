@@ -14,7 +14,7 @@ import (
 // from its node, and one that leaves the run without a step deleting it.
 func TestCheckInvariantsCatchesLostPods(t *testing.T) {
 	sc := Scenario{Seed: 1, Duration: dur(5 * time.Minute), Inline: inflate, Steps: []Step{scaleAt(0, 3)}}
-	steps, err := sc.compile(stepIndex)
+	steps, err := sc.compile(&placer{})
 	if err != nil {
 		t.Fatal(err)
 	}

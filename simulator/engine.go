@@ -215,7 +215,7 @@ type sim struct {
 // inside the run (a launch failure, a step naming nothing) is a decision in
 // the result.
 func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
-	steps, err := sc.compile(stepIndex)
+	steps, err := sc.compile(&placer{})
 	if err != nil {
 		return nil, err
 	}

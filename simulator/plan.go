@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
 )
@@ -76,36 +74,36 @@ type arrivalsStep struct {
 }
 
 // compile checks the scenario and converts its steps, in order, to the
-// form the run executes. where names step i in errors ("steps[3]", or with
-// the line it starts at when the YAML is at hand). Every problem is
-// reported, each wrapping ErrInvalidScenario.
-func (sc *Scenario) compile(where func(i int) string) ([]step, error) {
+// form the run executes. p places errors in the scenario's file, when
+// there is one. Every problem is reported, each wrapping
+// ErrInvalidScenario.
+func (sc *Scenario) compile(p *placer) ([]step, error) {
 	var errs []error
 	if sc.Duration.Duration <= 0 {
-		errs = append(errs, fmt.Errorf("%w: duration must be positive", ErrInvalidScenario))
+		errs = append(errs, fmt.Errorf("%s%w: duration must be positive", p.Prefix("duration"), ErrInvalidScenario))
 	}
 	switch every := sc.SampleEvery.Duration; {
 	case every < 0:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is negative", ErrInvalidScenario, every))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is negative", p.Prefix("sampleEvery"), ErrInvalidScenario, every))
 	case every > 0 && every < time.Second:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v is under a second", ErrInvalidScenario, every))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v is under a second", p.Prefix("sampleEvery"), ErrInvalidScenario, every))
 	case every > 0 && sc.Duration.Duration/every > maxSamples:
-		errs = append(errs, fmt.Errorf("%w: sampleEvery %v takes more than %d samples over %v", ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
+		errs = append(errs, fmt.Errorf("%s%w: sampleEvery %v takes more than %d samples over %v", p.Prefix("sampleEvery"), ErrInvalidScenario, every, maxSamples, sc.Duration.Duration))
 	}
 	steps := make([]step, len(sc.Steps))
 	for i := range sc.Steps {
 		st, err := compileStep(&sc.Steps[i])
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", ErrInvalidScenario, where(i), err))
+			errs = append(errs, p.stepError(i, err))
 		}
 		steps[i] = st
 	}
 	if sc.Cloud.FailureRate < 0 || sc.Cloud.FailureRate > 1 {
-		errs = append(errs, fmt.Errorf("%w: cloud.failureRate %v is not in [0, 1]", ErrInvalidScenario, sc.Cloud.FailureRate))
+		errs = append(errs, fmt.Errorf("%s%w: cloud.failureRate %v is not in [0, 1]", p.Prefix("cloud.failureRate"), ErrInvalidScenario, sc.Cloud.FailureRate))
 	}
 	for i, z := range sc.Cloud.ZonalShifts {
 		if z == "" {
-			errs = append(errs, fmt.Errorf("%w: cloud.zonalShifts[%d] is empty", ErrInvalidScenario, i))
+			errs = append(errs, fmt.Errorf("%s%w: cloud.zonalShifts[%d] is empty", p.Prefix(fmt.Sprintf("cloud.zonalShifts[%d]", i)), ErrInvalidScenario, i))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -141,47 +139,6 @@ func checkReplicas(steps []step, maxPods int) error {
 
 // stepIndex names step i by its index alone.
 func stepIndex(i int) string { return fmt.Sprintf("steps[%d]", i) }
-
-// stepPositions names step i by its index and the line of data it starts
-// at, when data is YAML the decoder can place it in. The lines are found
-// only when an error needs them.
-func stepPositions(data []byte) func(i int) string {
-	var lines []int
-	parsed := false
-	return func(i int) string {
-		if !parsed {
-			lines, parsed = stepLines(data), true
-		}
-		if i < len(lines) {
-			return fmt.Sprintf("steps[%d] (line %d)", i, lines[i])
-		}
-		return stepIndex(i)
-	}
-}
-
-// stepLines is the line each item of the top-level steps list starts at,
-// or nil when data cannot be placed.
-func stepLines(data []byte) []int {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
-		return nil
-	}
-	root := doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil
-	}
-	for k := 0; k+1 < len(root.Content); k += 2 {
-		if root.Content[k].Value != "steps" || root.Content[k+1].Kind != yaml.SequenceNode {
-			continue
-		}
-		var lines []int
-		for _, item := range root.Content[k+1].Content {
-			lines = append(lines, item.Line)
-		}
-		return lines
-	}
-	return nil
-}
 
 // compileStep checks one step and converts it.
 func compileStep(st *Step) (step, error) {

@@ -31,25 +31,25 @@ spec:
 func pool(class string) string { return strings.ReplaceAll(webPool, "CLASS", class) }
 
 // A bad manifest in a nodePool or nodeClass step fails when the scenario is
-// loaded, naming the file, the step and the line it starts at, instead of
+// loaded, naming the file, the line the step starts at and the step, instead of
 // turning into a step-failed decision mid-run.
 func TestLoadScenarioRefusesBadStepManifests(t *testing.T) {
 	for name, c := range map[string]struct{ step, want string }{
 		"nodePool with a weight over 100": {
 			step: "- at: 5m\n  nodePool:\n    manifest: |\n      apiVersion: karpenter.sh/v1\n      kind: NodePool\n      metadata: {name: web}\n      spec: {template: {spec: {nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}, requirements: []}}, weight: 1000}\n",
-			want: `steps[1] (line 6): nodePool manifest: NodePool/web`,
+			want: `steps[1] (nodePool web): nodePool manifest: NodePool/web: spec.weight: 1000 is out of range`,
 		},
 		"nodePool that is a Pod": {
 			step: "- at: 5m\n  nodePool: {manifest: \"apiVersion: v1\\nkind: Pod\\nmetadata: {name: x}\\nspec: {containers: [{name: a, image: b}]}\\n\"}\n",
-			want: `steps[1] (line 6): the manifest holds 0 NodePools, want 1`,
+			want: `steps[1] (nodePool x): the manifest holds 0 NodePools, want 1`,
 		},
 		"nodeClass that is a Pod": {
 			step: "- at: 5m\n  nodeClass: {manifest: \"apiVersion: v1\\nkind: Pod\\nmetadata: {name: x}\\nspec: {containers: [{name: a, image: b}]}\\n\"}\n",
-			want: `steps[1] (line 6): the manifest holds 0 EC2NodeClasses, want 1`,
+			want: `steps[1] (nodeClass x): the manifest holds 0 EC2NodeClasses, want 1`,
 		},
 		"nodeClass without a role": {
 			step: "- at: 5m\n  nodeClass:\n    manifest: |\n      apiVersion: karpenter.k8s.aws/v1\n      kind: EC2NodeClass\n      metadata: {name: default}\n      spec: {amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}]}\n",
-			want: `steps[1] (line 6): nodeClass manifest: EC2NodeClass/default`,
+			want: `steps[1] (nodeClass default): nodeClass manifest: EC2NodeClass/default`,
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestLoadScenarioRefusesBadStepManifests(t *testing.T) {
 			require.NoError(t, os.WriteFile(file, []byte(doc), 0o644))
 			_, err := LoadScenario(file)
 			require.ErrorIs(t, err, ErrInvalidScenario)
-			assert.ErrorContains(t, err, file+": invalid scenario: "+c.want)
+			assert.ErrorContains(t, err, file+":6: invalid scenario: "+c.want)
 		})
 	}
 }
@@ -92,9 +92,9 @@ func TestNodePoolStepUsesTheRunsNodeClasses(t *testing.T) {
 }
 
 // The engine runs converted steps: only the loaders (scenario.go, plan.go,
-// load.go) may decode YAML or manifests.
+// load.go, positions.go) may decode YAML or manifests.
 func TestExecutionDecodesNoYAML(t *testing.T) {
-	loaders := map[string]bool{"scenario.go": true, "plan.go": true, "load.go": true}
+	loaders := map[string]bool{"scenario.go": true, "plan.go": true, "load.go": true, "positions.go": true}
 	files, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	for _, file := range files {
@@ -120,5 +120,5 @@ func TestExecutionDecodesNoYAML(t *testing.T) {
 func TestStepManifestErrorsKeepTheirKind(t *testing.T) {
 	_, err := ParseScenario([]byte("duration: 1m\nsteps:\n- at: 1s\n  nodePool: {manifest: \"apiVersion: karpenter.sh/v9\\nkind: NodePool\\nmetadata: {name: x}\\n\"}\n"))
 	assert.True(t, errors.Is(err, ErrInvalidScenario) && errors.Is(err, manifests.ErrUnknownAPIVersion), "%v", err)
-	assert.ErrorContains(t, err, "steps[0] (line 3)")
+	assert.ErrorContains(t, err, "line 3: invalid scenario: steps[0] (nodePool x): nodePool manifest: NodePool/x: apiVersion")
 }

@@ -237,35 +237,42 @@ type ReleaseAMIStep struct {
 var ErrInvalidScenario = errors.New("invalid scenario")
 
 // ParseScenario reads a scenario from YAML (or JSON). Unknown fields are
-// refused. Every step is checked as Run will convert it, so that a bad one
-// fails here rather than mid-run: the manifest of a nodePool or nodeClass
-// step is decoded and validated. Errors name a step by its index and the
-// line it starts at.
-func ParseScenario(data []byte) (Scenario, error) {
+// refused, each with the field it most likely misspells. Every step is
+// checked as Run will convert it, so that a bad one fails here rather than
+// mid-run: the manifest of a nodePool or nodeClass step is decoded and
+// validated. Errors give the line of the field at fault and name a step by
+// its index and what it does: "line 14: invalid scenario: steps[3] (scale
+// inflate): ...".
+func ParseScenario(data []byte) (Scenario, error) { return ParseScenarioFile("", data) }
+
+// ParseScenarioFile reads a scenario as ParseScenario does, naming it name
+// in errors, which then start "name:line: ".
+func ParseScenarioFile(name string, data []byte) (Scenario, error) {
+	p := newPlacer(name, data)
 	var sc Scenario
 	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
-		return Scenario{}, fmt.Errorf("%w: %w", ErrInvalidScenario, err)
+		return Scenario{}, p.decodeError(err)
 	}
 	if sc.ClusterAutoscaler != nil {
 		if err := sc.ClusterAutoscaler.Validate(); err != nil {
-			return Scenario{}, fmt.Errorf("%w: clusterAutoscaler: %w", ErrInvalidScenario, err)
+			return Scenario{}, fmt.Errorf("%s%w: clusterAutoscaler: %w", p.Prefix("clusterAutoscaler"), ErrInvalidScenario, err)
 		}
 	}
-	_, err := sc.compile(stepPositions(data))
+	_, err := sc.compile(p)
 	return sc, err
 }
 
-// LoadScenario reads a scenario file as ParseScenario reads its content;
-// its errors start with the file's path. Relative manifest paths are
-// resolved against the file's folder.
+// LoadScenario reads a scenario file as ParseScenarioFile reads its
+// content; its errors start with the file's path. Relative manifest paths
+// are resolved against the file's folder.
 func LoadScenario(path string) (Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Scenario{}, err
 	}
-	sc, err := ParseScenario(data)
+	sc, err := ParseScenarioFile(path, data)
 	if err != nil {
-		return Scenario{}, fmt.Errorf("%s: %w", path, err)
+		return Scenario{}, err
 	}
 	for i, m := range sc.Manifests {
 		if !filepath.IsAbs(m) {

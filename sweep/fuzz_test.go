@@ -35,7 +35,7 @@ func FuzzSweep(f *testing.F) {
 		start := time.Now()
 		spec, err := Parse("fuzz-sweep.yaml", data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), "fuzz-sweep.yaml: ") {
+			if !errors.Is(err, ErrInvalid) || !strings.HasPrefix(err.Error(), "fuzz-sweep.yaml:") {
 				t.Fatalf("error %q does not name the file or wrap ErrInvalid", err)
 			}
 			return

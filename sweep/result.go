@@ -1,10 +1,8 @@
 package sweep
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -180,38 +178,12 @@ func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // Merge joins the partial results of one sweep's shards into the result the
 // whole sweep gives. Every run must come exactly once, from parts of the
-// same sweep.
+// same sweep; MergeParts says which part is at fault, here "part 1" to
+// "part N".
 func Merge(parts ...*Result) (*Result, error) {
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%w: no parts", ErrMerge)
-	}
-	first := parts[0]
-	out := &Result{Name: first.Name, Sweep: first.Sweep, Total: first.Total}
-	seen := map[int]bool{}
+	named := make([]Part, len(parts))
 	for i, p := range parts {
-		if p.Sweep != first.Sweep || p.Total != first.Total {
-			return nil, fmt.Errorf("%w: part %d is of sweep %s (%d runs), part 1 of %s (%d runs)", ErrMerge,
-				i+1, p.Sweep, p.Total, first.Sweep, first.Total)
-		}
-		for _, r := range p.Runs {
-			if seen[r.Index] {
-				return nil, fmt.Errorf("%w: run %d (%s, %s, seed %d) is in two parts", ErrMerge, r.Index, r.Scenario, r.Variant, r.Seed)
-			}
-			seen[r.Index] = true
-			out.Runs = append(out.Runs, r)
-		}
+		named[i] = Part{Name: fmt.Sprintf("part %d", i+1), Result: p}
 	}
-	if len(out.Runs) != out.Total {
-		var missing []int
-		for i := range out.Total {
-			if !seen[i] {
-				missing = append(missing, i)
-			}
-		}
-		return nil, fmt.Errorf("%w: %d of %d runs are missing (the first: run %d); is a shard's part left out?", ErrMerge,
-			len(missing), out.Total, missing[0])
-	}
-	slices.SortFunc(out.Runs, func(a, b RunResult) int { return cmp.Compare(a.Index, b.Index) })
-	out.Rows = rows(out.Runs)
-	return out, nil
+	return MergeParts(named)
 }

@@ -68,9 +68,9 @@ func Runs(spec Spec, sources []Source) ([]Run, error) {
 		src := &sources[i]
 		own := uint64(0)
 		if len(spec.Seeds) == 0 {
-			sc, err := simulator.ParseScenario(src.Scenario)
+			sc, err := simulator.ParseScenarioFile(src.Path, src.Scenario)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", src.Path, err)
+				return nil, err
 			}
 			own = sc.Seed
 		}

@@ -18,10 +18,13 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/karpsim/karpsim/internal/fields"
 	"github.com/karpsim/karpsim/simulator"
 )
 
@@ -99,37 +102,58 @@ const (
 // ErrInvalid is wrapped by every error about a sweep file's content.
 var ErrInvalid = errors.New("invalid sweep")
 
-// Parse reads a sweep file's content; unknown fields are refused. name
-// names the file in errors.
+// Parse reads a sweep file's content; unknown fields are refused, each with
+// the field it most likely misspells. name names the file in errors, which
+// start with it and the line at fault: "sweep.yaml:7: invalid sweep:
+// variants[1].workloadScale: ...".
 func Parse(name string, data []byte) (Spec, error) {
+	file := &fields.File{Name: name, Data: data}
 	var spec Spec
 	if err := yaml.UnmarshalStrict(data, &spec); err != nil {
+		// A document that does not convert to JSON keeps the decoder's
+		// message: the YAML does not parse, or aliases too much.
+		problems := fields.Check(file.Document(), reflect.TypeFor[Spec]())
+		if strings.HasPrefix(err.Error(), "error converting YAML to JSON") {
+			problems = nil
+		}
+		if len(problems) > 0 {
+			errs := make([]error, len(problems))
+			for i, p := range problems {
+				msg := p.Message
+				if p.Path != "" {
+					msg = p.Path + ": " + msg
+				}
+				errs[i] = fmt.Errorf("%s%w: %s", file.At(p.Line), ErrInvalid, msg)
+			}
+			return Spec{}, errors.Join(errs...)
+		}
 		return Spec{}, fmt.Errorf("%s: %w: %w", name, ErrInvalid, err)
 	}
-	if err := spec.validate(); err != nil {
-		return Spec{}, fmt.Errorf("%s: %w", name, err)
+	if err := spec.validate(file.Prefix); err != nil {
+		return Spec{}, err
 	}
 	return spec, nil
 }
 
-// validate checks what can be checked without the scenarios.
-func (s Spec) validate() error {
+// validate checks what can be checked without the scenarios. prefix starts
+// an error about the field at a path (with the file and line).
+func (s Spec) validate(prefix func(path string) string) error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...))
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s%w: "+format, append([]any{prefix(path), ErrInvalid}, args...)...))
 	}
 	if len(s.Scenarios) == 0 {
-		bad("scenarios: at least one scenario file or folder is needed")
+		bad("scenarios", "scenarios: at least one scenario file or folder is needed")
 	}
 	for i, sc := range s.Scenarios {
 		if sc == "" {
-			bad("scenarios[%d]: empty path", i)
+			bad(fmt.Sprintf("scenarios[%d]", i), "scenarios[%d]: empty path", i)
 		}
 	}
 	seen := map[uint64]bool{}
 	for i, seed := range s.Seeds {
 		if seen[seed] {
-			bad("seeds[%d]: seed %d is listed twice", i, seed)
+			bad(fmt.Sprintf("seeds[%d]", i), "seeds[%d]: seed %d is listed twice", i, seed)
 		}
 		seen[seed] = true
 	}
@@ -138,30 +162,30 @@ func (s Spec) validate() error {
 		where := fmt.Sprintf("variants[%d]", i)
 		switch {
 		case v.Name == "":
-			bad("%s.name: required", where)
+			bad(where, "%s.name: required", where)
 		case names[v.Name]:
-			bad("%s.name: %q is used twice", where, v.Name)
+			bad(where+".name", "%s.name: %q is used twice", where, v.Name)
 		}
 		names[v.Name] = true
 		if v.WorkloadScale < 0 || v.WorkloadScale > MaxWorkloadScale || v.WorkloadScale != v.WorkloadScale {
-			bad("%s.workloadScale: %v is outside 0..%d", where, v.WorkloadScale, MaxWorkloadScale)
+			bad(where+".workloadScale", "%s.workloadScale: %v is outside 0..%d", where, v.WorkloadScale, MaxWorkloadScale)
 		}
 		if v.InterruptionsPerHour < 0 || v.InterruptionsPerHour > MaxInterruptionsPerHour || v.InterruptionsPerHour != v.InterruptionsPerHour {
-			bad("%s.interruptionsPerHour: %v is outside 0..%d", where, v.InterruptionsPerHour, MaxInterruptionsPerHour)
+			bad(where+".interruptionsPerHour", "%s.interruptionsPerHour: %v is outside 0..%d", where, v.InterruptionsPerHour, MaxInterruptionsPerHour)
 		}
 		if _, err := simulator.ParseAutoscaler(v.Autoscaler); err != nil {
-			bad("%s.autoscaler: %v", where, err)
+			bad(where+".autoscaler", "%s.autoscaler: %v", where, err)
 		}
 		for name, patch := range v.NodePools {
 			if name == "" || patch == nil {
-				bad("%s.nodePools: a patch needs a NodePool name (or \"*\") and a body", where)
+				bad(where+".nodePools", "%s.nodePools: a patch needs a NodePool name (or \"*\") and a body", where)
 			}
 		}
 	}
 	// Checked before the scenarios are read: each scenario only
 	// multiplies the runs.
 	if runs := max(len(s.Seeds), 1) * len(s.variants()); runs > MaxRuns {
-		bad("%d variants × %d seeds = %d runs for each scenario, more than %d in all", len(s.variants()), max(len(s.Seeds), 1), runs, MaxRuns)
+		bad("", "%d variants × %d seeds = %d runs for each scenario, more than %d in all", len(s.variants()), max(len(s.Seeds), 1), runs, MaxRuns)
 	}
 	return errors.Join(errs...)
 }

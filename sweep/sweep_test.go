@@ -78,7 +78,7 @@ func TestParseRefusesBadSweeps(t *testing.T) {
 			_, err := Parse("sweep.yaml", []byte(c.data))
 			require.Error(t, err)
 			assert.ErrorIs(t, err, ErrInvalid)
-			assert.Contains(t, err.Error(), "sweep.yaml: ")
+			assert.Contains(t, err.Error(), "sweep.yaml:")
 			assert.Contains(t, err.Error(), c.want)
 		})
 	}

@@ -201,11 +201,7 @@ func loadSimulateScenario(file string, limits limitOptions, stdin io.Reader, std
 // parseScenario parses a scenario held in memory, naming it in errors;
 // its relative manifest paths stay relative to the working directory.
 func parseScenario(name string, data []byte) (simulator.Scenario, error) {
-	sc, err := simulator.ParseScenario(data)
-	if err != nil {
-		return sc, fmt.Errorf("%s: %w", name, err)
-	}
-	return sc, nil
+	return simulator.ParseScenarioFile(name, data)
 }
 
 func scenarioSource(file string) string {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
@@ -118,19 +117,19 @@ prints what the whole sweep prints: every run must come exactly once, and all fr
 			if err := checkSweepOutput(output, false); err != nil {
 				return err
 			}
-			var parts []*sweep.Result
+			var parts []sweep.Part
 			for _, path := range args {
 				data, err := os.ReadFile(path)
 				if err != nil {
 					return err
 				}
-				var part sweep.Result
-				if err := yaml.UnmarshalStrict(data, &part); err != nil {
-					return fmt.Errorf("%s: not a sweep part: %w", path, err)
+				part, err := sweep.ReadPart(path, data)
+				if err != nil {
+					return err
 				}
-				parts = append(parts, &part)
+				parts = append(parts, sweep.Part{Name: path, Result: part})
 			}
-			res, err := sweep.Merge(parts...)
+			res, err := sweep.MergeParts(parts)
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@
 // layers:
 //
 //	0  apis, pricing, workloads                 API types and rules, prices, synthetic pods
+//	   internal/fields                          why a document does not fit its Go type
 //	1  requirements, resources, budgets,        the algebra of labels and resources, budgets,
 //	   manifests                                reading YAML into typed objects
 //	2  instancetypes                            instance types and offerings
