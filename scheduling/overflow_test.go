@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/resources"
 )
 
@@ -73,4 +75,49 @@ func TestClaimRequestsPast2To63DoNotFit(t *testing.T) {
 	}
 	room := resources.New(4000, 16<<30, 5000)
 	assert.False(t, sum.Add(resources.New(100, 1<<30, 1)).Fits(room))
+}
+
+// hugeCatalog is one instance type of 2^53 bytes and 5,000 pods: room
+// for more than 1,024 pods of 2^53 bytes each, one at a time.
+func hugeCatalog(t *testing.T) instancetypes.Catalog {
+	t.Helper()
+	it, err := instancetypes.NewInstanceType(instancetypes.Spec{
+		Name:      "huge",
+		Labels:    map[string]string{apis.LabelArch: apis.ArchitectureAmd64, apis.LabelOS: "linux"},
+		Capacity:  resources.New(64_000, resources.MaxAmount, 5000),
+		Offerings: []instancetypes.Offering{{Zone: "test-zone-1", CapacityType: apis.CapacityTypeOnDemand, Price: 1, Available: true}},
+	})
+	require.NoError(t, err)
+	catalog, err := instancetypes.NewCatalog(it)
+	require.NoError(t, err)
+	return catalog
+}
+
+// DaemonSet overhead is a sum per instance type: 1,025 DaemonSets of 2^53
+// bytes leave no type room for a pod, where the wrapped sum left the type
+// room for anything.
+func TestDaemonSetOverheadPast2To63LeavesNoRoom(t *testing.T) {
+	var daemons []*corev1.Pod
+	for i := range 1025 {
+		daemons = append(daemons, daemonSet(fmt.Sprintf("agent-%04d", i), "0", maxAmountText))
+	}
+	r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), DaemonSets: daemons, NodePools: []NodePool{{NodePool: newPool("default"), InstanceTypes: hugeCatalog(t)}}})
+	assert.Empty(t, r.NodeClaims, "launched a node whose DaemonSets ask for 1,025 × 2^53 bytes")
+	require.Len(t, r.Unschedulable, 1)
+	// The reason shows the sum stopped at 2^62 bytes, never a wrapped
+	// negative one.
+	assert.Contains(t, r.Unschedulable[0].Reason, `"memory":"4Ei"`)
+}
+
+// The same overhead on an existing node: DaemonSet pods expected there but
+// not bound yet keep their room, and their sum saturates.
+func TestExpectedDaemonSetsPast2To63LeaveNoRoomOnANode(t *testing.T) {
+	var daemons []*corev1.Pod
+	for i := range 1025 {
+		daemons = append(daemons, daemonSet(fmt.Sprintf("agent-%04d", i), "0", maxAmountText, withToleration("", "")))
+	}
+	node := makeNode("node-a", "", true, "8", "8Gi")
+	node.Allocatable[corev1.ResourcePods] = resource.MustParse("5000")
+	r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), Nodes: []*Node{node}, DaemonSets: daemons})
+	assert.Empty(t, r.Bindings, "bound to a node whose DaemonSets ask for 1,025 × 2^53 bytes")
 }
