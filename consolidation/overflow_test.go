@@ -3,6 +3,7 @@ package consolidation
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
@@ -31,4 +32,28 @@ func TestPoolCapacityPast2To63AllowsNoReplacement(t *testing.T) {
 	d := Evaluate(Cluster{Nodes: nodes, NodePools: pools(np)}, now, Options{})
 	requireNoCommand(t, d)
 	assert.Contains(t, verdict(t, d, "busy").Reason, "limit")
+}
+
+// A static NodePool's node limit is read bounded, as every amount is:
+// apimachinery reads 1e30 as 0, which refused every replacement, and
+// -1e30 must still refuse them.
+func TestStaticDriftNodeLimitPastInt64(t *testing.T) {
+	for limit, replaced := range map[string]bool{"1e30": true, "-1e30": false} {
+		np := newPool("static", withReplicas(2))
+		np.Spec.Limits = corev1.ResourceList{"nodes": resource.MustParse(limit)}
+		nodes := []*Node{
+			newNode("s-0", "static", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Hour)),
+			newNode("s-1", "static", 2, apis.CapacityTypeOnDemand, nil, drifted(2*time.Hour)),
+		}
+		d := Evaluate(Cluster{Nodes: nodes, NodePools: pools(np)}, now, Options{})
+		if !replaced {
+			requireNoCommand(t, d)
+			assert.Contains(t, verdict(t, d, "s-0").Reason, "static drift: NodePool static is at its node limit", limit)
+			continue
+		}
+		assert.Len(t, d.Commands, 2, "limit %s: verdicts %v", limit, d.Candidates)
+		for _, c := range d.Commands {
+			assert.Equal(t, MethodStaticDrift, c.Method)
+		}
+	}
 }
