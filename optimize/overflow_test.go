@@ -59,3 +59,15 @@ func TestLowerBoundPoolUsagePast2To63(t *testing.T) {
 		t.Errorf("bound %.4f; want 3 (the cheap pool is past its limit)", b.PerHour)
 	}
 }
+
+// A node limit past int64 (1e30, which apimachinery reads as 0) is no
+// limit: the bound prices the pods as the plan does.
+func TestLowerBoundNodeLimitPastInt64(t *testing.T) {
+	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), NodePools: []scheduling.NodePool{
+		nodePool("default", catalog(nodeType("small", 4, 64, 1)), corev1.ResourceList{"nodes": resource.MustParse("1e30")}),
+	}}
+	b, r := bound(t, in)
+	if r.Summary.ScheduledPods != 4 || !near(r.Summary.PricePerHour, 1) || !near(b.PerHour, 1) {
+		t.Errorf("plan: %d pods at $%.4f/h, bound %.4f; want 4 pods, 1 and 1", r.Summary.ScheduledPods, r.Summary.PricePerHour, b.PerHour)
+	}
+}
