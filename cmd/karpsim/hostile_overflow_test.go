@@ -67,6 +67,34 @@ func TestOverflowingSumsGiveTheRightPlan(t *testing.T) {
 	}
 }
 
+// overflowHostileCases are the prices that summed to +Inf: bounded now
+// (apis.MaxPricePerHour), they are refused at load, naming the field.
+// Before, an overlay of +1e306% planned a node at +Inf dollars an hour
+// and plan's JSON failed after the plan was made.
+func overflowHostileCases() []hostileCase {
+	overlay := func(field string) string {
+		return hostileNodePool("default", "", "") + `---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: dear}
+spec:
+  ` + field + `
+  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}]
+---
+` + hostilePod(`{cpu: "1"}`, "")
+	}
+	plan := []string{"plan", "-f", "DIR/o.yaml", "-o", "json"}
+	return []hostileCase{
+		{name: "overlay price adjustment of +1e306%", files: map[string]string{"o.yaml": overlay(`priceAdjustment: "+1` + strings.Repeat("0", 306) + `%"`)}, args: plan,
+			want: []string{"DIR/o.yaml: NodeOverlay/dear: spec.priceAdjustment: +1000000000000000000… (309 characters) is more than karpsim reads (+10000%)"}},
+		{name: "overlay price past a million dollars an hour", files: map[string]string{"o.yaml": overlay(`price: "1` + strings.Repeat("0", 300) + `"`)}, args: plan,
+			want: []string{"DIR/o.yaml: NodeOverlay/dear: spec.price: 10000000000000000000… (301 characters) is more than karpsim reads ($1e+06 an hour)"}},
+		{name: "catalog price of 1e300", generate: func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "cat.json"), []byte(hostileCatalog(t, "1e300")), 0o644))
+		}, args: []string{"plan", "--catalog", "DIR/cat.json", "-o", "json"}, want: []string{"DIR/cat.json", "a1.2xlarge", "price: 1e+300 is more than karpsim reads ($1e+06 an hour)"}},
+	}
+}
+
 // overflowPlan is the part of plan's JSON these tests read.
 type overflowPlan struct {
 	NodeClaims []struct {
