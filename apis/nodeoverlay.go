@@ -2,6 +2,8 @@ package apis
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -64,6 +66,16 @@ const (
 	maxOverlayWeight = 10000
 )
 
+// MaxPricePerHour bounds every price karpsim reads, in dollars an hour: a
+// million, thousands of times the dearest instance, so that costs summed
+// over nodes and hours stay finite numbers (prices are floats; amounts are
+// bounded by resources.MaxAmount). An overlay may at most multiply a price
+// by MaxPriceIncreasePercent/100 + 1.
+const (
+	MaxPricePerHour         = 1e6
+	MaxPriceIncreasePercent = 10000
+)
+
 // overlayRestrictedResources are the resources an overlay may not set:
 // the ones every instance type already states.
 var overlayRestrictedResources = []corev1.ResourceName{
@@ -99,6 +111,16 @@ func (in *NodeOverlay) Validate() error {
 	}
 	if p := s.Price; p != nil && !pricePattern.MatchString(*p) {
 		e.add("spec.price", `%q is not a price: use an unsigned decimal such as "0.25"`, *p)
+	} else if v, _ := priceValue(p); v > MaxPricePerHour {
+		e.add("spec.price", "%s is more than karpsim reads ($%g an hour)", shortNumber(*p), float64(MaxPricePerHour))
+	}
+	if p := s.PriceAdjustment; p != nil && priceAdjustmentPattern.MatchString(*p) {
+		switch v, percent := priceValue(p); {
+		case percent && v > MaxPriceIncreasePercent:
+			e.add("spec.priceAdjustment", "%s is more than karpsim reads (+%d%%)", shortNumber(*p), MaxPriceIncreasePercent)
+		case !percent && math.Abs(v) > MaxPricePerHour:
+			e.add("spec.priceAdjustment", "%s is more than karpsim reads ($%g an hour)", shortNumber(*p), float64(MaxPricePerHour))
+		}
 	}
 	for _, name := range sortedKeys(s.Capacity) {
 		path := key("spec.capacity", name)
@@ -112,6 +134,27 @@ func (in *NodeOverlay) Validate() error {
 		e.add("spec.weight", "%d is out of range (%d to %d; leave weight out to rank the overlay lowest, as 0)", *w, minOverlayWeight, maxOverlayWeight)
 	}
 	return e.list.asError()
+}
+
+// priceValue reads a price or adjustment that matched its pattern: the
+// number, and whether it is a percentage. Nil reads as 0.
+func priceValue(p *string) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	percent := strings.HasSuffix(*p, "%")
+	// Past float64, ParseFloat's ±Inf is past any bound too.
+	v, _ := strconv.ParseFloat(strings.TrimSuffix(*p, "%"), 64)
+	return v, percent
+}
+
+// shortNumber prints a number of any length in a message: its first 20
+// characters and how many digits there are in all.
+func shortNumber(s string) string {
+	if len(s) <= 24 {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d characters)", s[:20], len(s))
 }
 
 // HasPrice reports whether the overlay changes prices.

@@ -9,6 +9,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -36,8 +37,10 @@ func (e *evaluation) staticDrift() []Command {
 			continue
 		}
 		limit := int64(math.MaxInt64)
-		if q, ok := pool.np.Spec.Limits["nodes"]; ok {
-			limit = q.Value()
+		if _, ok := pool.np.Spec.Limits["nodes"]; ok {
+			// Bounded as every amount is (resources.MaxAmount): apimachinery
+			// reads 1e30 as 0, and the subtraction below must not wrap.
+			limit = resources.FromList(pool.np.Spec.Limits).Get("nodes")
 		}
 		drifts := min(int64(b.left[name]), int64(len(cands)), max(0, limit-int64(active+deleting)))
 		for i, n := range cands {

@@ -335,8 +335,10 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 			}
 		}
 		for _, r := range reqs {
-			extra = extra.With(r.sel.resource, extra.Get(r.sel.resource)+r.count)
-			extra = extra.With(ResourceDevices, extra.Get(ResourceDevices)+r.count)
+			// Saturating sums: a count past 2^53 is refused later as
+			// the container's request, never wrapped into a small one.
+			extra = extra.Add(resources.Vector{}.With(r.sel.resource, r.count))
+			extra = extra.Add(resources.Vector{}.With(ResourceDevices, r.count))
 		}
 	}
 	if names := extra.Names(); len(names) > 0 {

@@ -214,6 +214,16 @@ func parseFactsLine(text []byte) (EC2Facts, error) {
 	return facts, nil
 }
 
+// Bounds on the facts that capacity is computed from, far past any
+// instance, so that the products the model takes (vCPUs × 1000, vCPUs ×
+// podsPerCore, ENIs × addresses, pods × 11 MiB) stay within
+// resources.MaxAmount instead of wrapping.
+const (
+	maxFactsVCPU      = 1 << 20
+	maxFactsMemoryMiB = 1 << 33
+	maxFactsENIs      = 1 << 12
+)
+
 // checkFactsLine names the first field that is missing or impossible.
 func checkFactsLine(raw factsLine) error {
 	switch {
@@ -221,18 +231,28 @@ func checkFactsLine(raw factsLine) error {
 		return errors.New("instanceType: missing")
 	case raw.VCPU == nil || *raw.VCPU <= 0:
 		return errors.New("vcpu: missing or not positive")
+	case *raw.VCPU > maxFactsVCPU:
+		return fmt.Errorf("vcpu: %d is more than karpsim reads (%d)", *raw.VCPU, maxFactsVCPU)
 	case raw.MemoryMiB == nil || *raw.MemoryMiB <= 0:
 		return errors.New("memoryMiB: missing or not positive")
+	case *raw.MemoryMiB > maxFactsMemoryMiB:
+		return fmt.Errorf("memoryMiB: %d is more than karpsim reads (%d, 8 PiB)", *raw.MemoryMiB, maxFactsMemoryMiB)
 	case raw.Architecture == nil || (*raw.Architecture != apis.ArchitectureAmd64 && *raw.Architecture != apis.ArchitectureArm64):
 		return errors.New("architecture: missing or not amd64 or arm64")
 	case raw.EncryptionInTransit != "true" && raw.EncryptionInTransit != "false":
 		return fmt.Errorf("encryptionInTransit: %q is not \"true\" or \"false\"", raw.EncryptionInTransit)
 	case raw.MaxENIs == nil || *raw.MaxENIs < 0:
 		return errors.New("maxENIs: missing or negative")
+	case *raw.MaxENIs > maxFactsENIs:
+		return fmt.Errorf("maxENIs: %d is more than karpsim reads (%d)", *raw.MaxENIs, maxFactsENIs)
 	case raw.IPv4PerENI == nil || *raw.IPv4PerENI < 1:
 		return errors.New("ipv4PerENI: missing or below 1")
+	case *raw.IPv4PerENI > maxFactsENIs:
+		return fmt.Errorf("ipv4PerENI: %d is more than karpsim reads (%d)", *raw.IPv4PerENI, maxFactsENIs)
 	case raw.OnDemandUSDPerHourUSEast1 != nil && !(*raw.OnDemandUSDPerHourUSEast1 > 0):
 		return errors.New("onDemandUSDPerHourUSEast1: not positive")
+	case raw.OnDemandUSDPerHourUSEast1 != nil && *raw.OnDemandUSDPerHourUSEast1 > apis.MaxPricePerHour:
+		return fmt.Errorf("onDemandUSDPerHourUSEast1: %v is more than karpsim reads ($%g an hour)", *raw.OnDemandUSDPerHourUSEast1, float64(apis.MaxPricePerHour))
 	case raw.GPUName == "" && (raw.GPUManufacturer != "" || raw.GPUCount != 0 || raw.GPUMemoryMiB != 0):
 		return errors.New("gpuName: missing while other GPU fields are set")
 	case raw.AcceleratorName == "" && raw.AcceleratorCount != 0:

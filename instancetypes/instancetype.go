@@ -399,6 +399,9 @@ func checkOffering(o Offering) error {
 		return fmt.Errorf("capacityType: %q is not one of %v", o.CapacityType, capacityTypes)
 	case math.IsNaN(o.Price) || math.IsInf(o.Price, 0) || o.Price < 0:
 		return fmt.Errorf("price: %v is not a non-negative number", o.Price)
+	case o.Price > apis.MaxPricePerHour:
+		// Bounded so that costs summed over nodes and hours stay finite.
+		return fmt.Errorf("price: %v is more than karpsim reads ($%g an hour)", o.Price, float64(apis.MaxPricePerHour))
 	case (o.CapacityType == apis.CapacityTypeReserved) != (o.ReservationID != ""):
 		return fmt.Errorf("reservationID: %q with capacity type %q: reserved offerings, and only they, have one", o.ReservationID, o.CapacityType)
 	case o.ReservationCapacity < 0:

@@ -163,7 +163,8 @@ func (w *world) checkResources(n *wnode) []Violation {
 		}
 		sum = sum.Add(r)
 	}
-	total := sum.Add(w.daemonOverhead(n))
+	daemons := w.daemonOverhead(n)
+	total := sum.Add(daemons)
 	over := total.Exceeding(n.allocatable)
 	if len(over) == 0 {
 		return nil
@@ -172,7 +173,7 @@ func (w *world) checkResources(n *wnode) []Violation {
 	for _, name := range over {
 		out = append(out, Violation{Rule: RuleOvercommit, Node: n.name, NodePool: n.pool,
 			Detail: fmt.Sprintf("%s: pods request %s and DaemonSets %s, allocatable is %s", name,
-				quantity(sum, name), quantity(total.Sub(sum), name), quantity(n.allocatable, name))})
+				quantity(sum, name), quantity(daemons, name), quantity(n.allocatable, name))})
 	}
 	return out
 }

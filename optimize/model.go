@@ -347,7 +347,8 @@ func readLimits(in scheduling.Input, pools []scheduling.PoolCapacity) []poolLimi
 		for _, name := range names {
 			q := list[name]
 			if name == "nodes" {
-				l.nodes = float64(q.Value())
+				// Bounded as every amount is: apimachinery reads 1e30 as 0.
+				l.nodes = float64(resources.FromList(corev1.ResourceList{name: q}).Get(name))
 				continue
 			}
 			l.resources = append(l.resources, name)

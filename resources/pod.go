@@ -70,7 +70,7 @@ func PodRequests(pod *corev1.Pod) (Vector, error) {
 		}
 		total = total.Add(overhead)
 	}
-	total.slots[SlotPods]++
+	total.slots[SlotPods] = addAmounts(total.slots[SlotPods], 1)
 	return total, nil
 }
 

@@ -8,6 +8,25 @@
 // millicores, every other resource in whole units (bytes for memory and
 // storage), rounded up as Kubernetes rounds requests.
 //
+// # Amounts never wrap
+//
+// Every amount is an int64. An amount read from a manifest or a catalog is
+// at most MaxAmount (2^53) in size: a request past it is an error, a
+// capacity past it is read as MaxAmount. Sums of many such amounts (a
+// node's bound pods, a NodePool's nodes, a plan's claims) can still pass
+// int64, so the arithmetic of a Vector (Add, Sub, Scale, and the sums
+// PodRequests takes) saturates instead of wrapping: a result is held within
+// ±Saturated (2^62, 512 times MaxAmount, beyond any real node or cluster),
+// and an amount at ±Saturated stays there through every later Add, Sub or
+// Scale (Scale by 0 excepted). A saturated amount thus means "at least
+// this much, more than anything real": a node whose bound pods sum past it
+// has no room left, a NodePool whose nodes do has no limit left, and Fits
+// never lets a saturated amount fit, even in a saturated capacity, so that
+// a saturated sum never fits where the true sum would not. The amounts
+// Vector hands out (Get, CPU, Memory, Slot) are within ±Saturated, so a
+// caller may add two of them in int64, or convert them to float64,
+// without overflow.
+//
 // It owns resource amounts and a pod's requests and imports only apis.
 //
 // The import rules between packages are checked by internal/layering.
@@ -82,10 +101,11 @@ type Vector struct {
 	extra []Extra // sorted by name, no zero values
 }
 
-// New returns a vector of cpu (millicores), memory (bytes) and pods.
+// New returns a vector of cpu (millicores), memory (bytes) and pods, each
+// held within ±Saturated.
 func New(cpuMilli, memoryBytes, pods int64) Vector {
 	var v Vector
-	v.slots[SlotCPU], v.slots[SlotMemory], v.slots[SlotPods] = cpuMilli, memoryBytes, pods
+	v.slots[SlotCPU], v.slots[SlotMemory], v.slots[SlotPods] = clamp(cpuMilli), clamp(memoryBytes), clamp(pods)
 	return v
 }
 
@@ -105,6 +125,64 @@ func FromList(list corev1.ResourceList) Vector {
 // error (PodRequests); a node's capacity past it is read as MaxAmount.
 const MaxAmount = 1 << 53
 
+// Saturated is where the arithmetic of a Vector stops, either sign: 2^62,
+// 512 times MaxAmount. See the package documentation.
+const Saturated = 1 << 62
+
+// IsSaturated reports whether an amount is at (or past) ±Saturated: a sum
+// that stopped there, worth "more than anything real".
+func IsSaturated(x int64) bool { return x >= Saturated || x <= -Saturated }
+
+// clamp holds x within ±Saturated.
+func clamp(x int64) int64 { return min(max(x, -Saturated), Saturated) }
+
+// addAmounts returns a + b, saturating: an operand at ±Saturated decides
+// the result, and otherwise the sum (which cannot overflow, both operands
+// being within ±2^62) is held within ±Saturated.
+func addAmounts(a, b int64) int64 {
+	switch {
+	case IsSaturated(a):
+		return clamp(a)
+	case IsSaturated(b):
+		return clamp(b)
+	}
+	return clamp(a + b)
+}
+
+// subAmounts returns a - b, saturating as addAmounts does.
+func subAmounts(a, b int64) int64 {
+	switch {
+	case IsSaturated(a):
+		return clamp(a)
+	case IsSaturated(b):
+		return -clamp(b)
+	}
+	return clamp(a - b)
+}
+
+// scaleAmount returns a × n, saturating: a product past ±Saturated, or a
+// saturated a scaled by any n but 0, is ±Saturated.
+func scaleAmount(a, n int64) int64 {
+	if a == 0 || n == 0 {
+		return 0
+	}
+	negative := (a < 0) != (n < 0)
+	if IsSaturated(a) || IsSaturated(n) || abs(a) > Saturated/abs(n) {
+		if negative {
+			return -Saturated
+		}
+		return Saturated
+	}
+	return a * n
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 func quantityValue(name corev1.ResourceName, q resource.Quantity) int64 {
 	v, _ := boundedValue(name, q)
 	return v
@@ -117,8 +195,11 @@ func boundedValue(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
 	if name == corev1.ResourceCPU {
 		limit /= 1000
 	}
-	if q.AsApproximateFloat64() > limit {
+	switch f := q.AsApproximateFloat64(); {
+	case f > limit:
 		return MaxAmount, false
+	case f < -limit:
+		return -MaxAmount, false
 	}
 	// Near the limit the approximation may fall either side: the exact
 	// value decides.
@@ -126,8 +207,11 @@ func boundedValue(name corev1.ResourceName, q resource.Quantity) (int64, bool) {
 	if name == corev1.ResourceCPU {
 		v = q.MilliValue()
 	}
-	if v > MaxAmount {
+	switch {
+	case v > MaxAmount:
 		return MaxAmount, false
+	case v < -MaxAmount:
+		return -MaxAmount, false
 	}
 	return v, true
 }
@@ -157,8 +241,10 @@ func (v Vector) Pods() int64 { return v.slots[SlotPods] }
 // Slot returns the amount in a fixed slot.
 func (v Vector) Slot(i int) int64 { return v.slots[i] }
 
-// With returns v with the amount of one resource set.
+// With returns v with the amount of one resource set, held within
+// ±Saturated.
 func (v Vector) With(name corev1.ResourceName, value int64) Vector {
+	value = clamp(value)
 	if i, ok := Slot(name); ok {
 		v.slots[i] = value
 		return v
@@ -182,41 +268,58 @@ func (v Vector) With(name corev1.ResourceName, value int64) Vector {
 	return v
 }
 
-// Add returns v + o.
+// Add returns v + o, saturating (see the package documentation).
 func (v Vector) Add(o Vector) Vector {
 	for i := range v.slots {
-		v.slots[i] += o.slots[i]
+		v.slots[i] = addAmounts(v.slots[i], o.slots[i])
 	}
 	if len(o.extra) > 0 {
-		v.extra = mergeExtra(v.extra, o.extra, 1)
+		v.extra = mergeExtra(v.extra, o.extra, addAmounts)
 	}
 	return v
 }
 
-// Sub returns v - o; amounts may go negative.
+// Sub returns v - o, saturating; amounts may go negative.
 func (v Vector) Sub(o Vector) Vector {
 	for i := range v.slots {
-		v.slots[i] -= o.slots[i]
+		v.slots[i] = subAmounts(v.slots[i], o.slots[i])
 	}
 	if len(o.extra) > 0 {
-		v.extra = mergeExtra(v.extra, o.extra, -1)
+		v.extra = mergeExtra(v.extra, o.extra, subAmounts)
 	}
 	return v
 }
 
-// Scale returns v × n.
+// Scale returns v × n, saturating.
 func (v Vector) Scale(n int64) Vector {
 	for i := range v.slots {
-		v.slots[i] *= n
+		v.slots[i] = scaleAmount(v.slots[i], n)
 	}
 	if len(v.extra) > 0 {
-		extra := slices.Clone(v.extra)
-		for i := range extra {
-			extra[i].Value *= n
+		extra := make([]Extra, 0, len(v.extra))
+		for _, e := range v.extra {
+			if x := scaleAmount(e.Value, n); x != 0 {
+				extra = append(extra, Extra{Name: e.Name, Value: x})
+			}
 		}
 		v.extra = extra
+		if len(extra) == 0 {
+			v.extra = nil
+		}
 	}
 	return v
+}
+
+// Saturated returns the resources whose amount in v is at ±Saturated
+// (a sum that stopped there), sorted by name.
+func (v Vector) Saturated() []corev1.ResourceName {
+	var out []corev1.ResourceName
+	for _, name := range v.Names() {
+		if IsSaturated(v.Get(name)) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Max returns the per-resource maximum of v and o.
@@ -254,10 +357,11 @@ func (v Vector) Min(o Vector) Vector {
 }
 
 // Fits reports whether v fits in capacity: every amount of v is at most the
-// same resource's amount in capacity (an absent resource has 0).
+// same resource's amount in capacity (an absent resource has 0). An amount
+// of v at Saturated fits nothing: its true value is unknown past 2^62.
 func (v Vector) Fits(capacity Vector) bool {
 	for i := range v.slots {
-		if v.slots[i] > capacity.slots[i] {
+		if v.slots[i] > min(capacity.slots[i], Saturated-1) {
 			return false
 		}
 	}
@@ -277,7 +381,7 @@ func extraFits(want, have []Extra) bool {
 		if j < len(have) && have[j].Name == e.Name {
 			available = have[j].Value
 		}
-		if e.Value > available {
+		if e.Value > min(available, Saturated-1) {
 			return false
 		}
 	}
@@ -289,7 +393,7 @@ func extraFits(want, have []Extra) bool {
 func (v Vector) Exceeding(capacity Vector) []corev1.ResourceName {
 	var out []corev1.ResourceName
 	for _, name := range v.Names() {
-		if v.Get(name) > capacity.Get(name) {
+		if v.Get(name) > min(capacity.Get(name), Saturated-1) {
 			out = append(out, name)
 		}
 	}
@@ -415,8 +519,9 @@ func (v Vector) String() string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// mergeExtra returns a + sign×b over the extra lists, dropping zeros.
-func mergeExtra(a, b []Extra, sign int64) []Extra {
+// mergeExtra returns op(a, b) over the extra lists (op is addAmounts or
+// subAmounts), dropping zeros.
+func mergeExtra(a, b []Extra, op func(x, y int64) int64) []Extra {
 	out := make([]Extra, 0, len(a)+len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
@@ -425,10 +530,12 @@ func mergeExtra(a, b []Extra, sign int64) []Extra {
 			out = append(out, a[i])
 			i++
 		case i == len(a) || b[j].Name < a[i].Name:
-			out = append(out, Extra{Name: b[j].Name, Value: sign * b[j].Value})
+			if x := op(0, b[j].Value); x != 0 {
+				out = append(out, Extra{Name: b[j].Name, Value: x})
+			}
 			j++
 		default:
-			if sum := a[i].Value + sign*b[j].Value; sum != 0 {
+			if sum := op(a[i].Value, b[j].Value); sum != 0 {
 				out = append(out, Extra{Name: a[i].Name, Value: sum})
 			}
 			i++

@@ -110,6 +110,11 @@ func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase 
 		}
 	}
 	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
+	// The sums saturate (see resources): bound pods summing past 2^62
+	// leave the node no room, and say so.
+	if names := bound.Saturated(); len(names) > 0 {
+		b.warnings = append(b.warnings, fmt.Sprintf("node %s: its bound pods request more %v than karpsim counts (2^62 units); the node takes no more pods", n.Name, names))
+	}
 	b.room = resources.FromList(n.Allocatable).Sub(bound).Sub(remainingDaemons)
 	if known != nil {
 		known[n] = b

@@ -39,13 +39,17 @@ func newLimits(list corev1.ResourceList) limits {
 		}
 		l.slots = append(l.slots, slot)
 	}
-	if q, ok := list[resourceNodes]; ok {
-		l.limitsNodes, l.remainingNodes = true, q.Value()
+	if _, ok := list[resourceNodes]; ok {
+		// Read within ±resources.MaxAmount, as every amount is, so that
+		// counting nodes down cannot wrap.
+		l.limitsNodes, l.remainingNodes = true, l.remaining.Get(resourceNodes)
 	}
 	return l
 }
 
-// charge subtracts a node's capacity (and one node) from what remains.
+// charge subtracts a node's capacity (and one node) from what remains. The
+// subtraction saturates (see resources): a pool whose nodes' capacity sums
+// past 2^62 has nothing left, however many nodes are charged.
 func (l *limits) charge(capacity resources.Vector) {
 	if len(l.names) == 0 {
 		return
