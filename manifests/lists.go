@@ -176,6 +176,11 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 				p.abandon.Store(true)
 			case p.abandon.Load():
 			case len(p.held) > 0 || p.provisional && r.lacksType:
+				if r.lacksType {
+					// redo decodes it again: holding only its bytes keeps
+					// a List of 200,000 untyped items small.
+					r.loader = nil
+				}
 				p.held = append(p.held, r)
 			default:
 				p.into.absorb(r.loader)
@@ -209,7 +214,7 @@ func (p *items) finish() bool {
 // and adds the held items; false means one could not be parsed.
 func (p *items) redo(apiVersion, itemKind string) bool {
 	for _, r := range p.held {
-		if r.lacksType && (apiVersion != p.apiVersion || itemKind != p.itemKind) {
+		if r.lacksType && (r.loader == nil || apiVersion != p.apiVersion || itemKind != p.itemKind) {
 			if r = p.l.decodeItem(p.doc, itemJob{index: r.index, data: r.data}, apiVersion, itemKind); r.loader == nil {
 				return false
 			}
@@ -337,7 +342,7 @@ func (l *loader) absorb(c *loader) {
 	for obj, src := range s.sources {
 		d.setSource(obj, src)
 	}
-	l.errs = append(l.errs, c.errs...)
+	l.errs.AddAll(&c.errs)
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }
 

@@ -108,7 +108,7 @@ func (sc *Scenario) compile(where func(i int) string) ([]step, error) {
 			errs = append(errs, fmt.Errorf("%w: cloud.zonalShifts[%d] is empty", ErrInvalidScenario, i))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := manifests.JoinProblems(errs...); err != nil {
 		return nil, err
 	}
 	return steps, nil
@@ -136,7 +136,7 @@ func checkReplicas(steps []step, maxPods int) error {
 				ErrInvalidScenario, stepIndex(i), most, deployment, maxPods))
 		}
 	}
-	return errors.Join(errs...)
+	return manifests.JoinProblems(errs...)
 }
 
 // stepIndex names step i by its index alone.

@@ -130,7 +130,7 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 	}
 	snap := b.finish()
 	pools := b.disruptionPools()
-	if err := errors.Join(b.errs...); err != nil {
+	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
 	nodes, pending := b.disruptionNodes(snap)
