@@ -291,6 +291,10 @@ func readSource(path string) (sweep.Source, []string, error) {
 	if err != nil {
 		return sweep.Source{}, nil, err
 	}
+	// Refused at load, before any run: a variant can only scale it up.
+	if err := simulator.CheckWork(sc, simulator.Config{}); err != nil {
+		return sweep.Source{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	src := sweep.Source{Path: path, Scenario: data}
 	read := []string{path}
 	for _, m := range sc.Manifests {
