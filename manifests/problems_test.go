@@ -66,3 +66,24 @@ func TestThousands(t *testing.T) {
 		assert.Equal(t, want, thousands(n))
 	}
 }
+
+// A streamed YAML List of 199,999 items without a kind is one mistake: its
+// error names the first MaxProblems items and counts the rest, and the
+// items are not held a loader each until the List's header is read.
+func TestListOfEmptyItems(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes 199,999 items")
+	}
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for range 199_999 {
+		b.WriteString("- {}\n")
+	}
+	_, err := LoadLimited(Limits{}, Input{Stream: Stream{Name: "l.yaml"}, Reader: strings.NewReader(b.String())})
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, MaxProblems+1)
+	assert.Equal(t, "l.yaml: document 1 (line 1) item 1: no kind: every object needs apiVersion and kind", lines[0])
+	assert.Equal(t, "... and 199,979 more problems", lines[MaxProblems])
+	assert.ErrorIs(t, err, ErrMalformed)
+}

@@ -248,7 +248,7 @@ func hostileCases() []hostileCase {
 		garbage[i] = byte(r.Uint32())
 	}
 	deep := strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000)
-	return []hostileCase{
+	return append([]hostileCase{
 		{name: "empty file", files: map[string]string{"empty.yaml": ""}, args: plan("empty.yaml"),
 			want: []string{"DIR/empty.yaml: no objects"}},
 		{name: "only comments and markers", files: map[string]string{"c.yaml": "# nothing\n---\n# still nothing\n---\n...\n"}, args: plan("c.yaml"),
@@ -407,7 +407,7 @@ func hostileCases() []hostileCase {
 		{name: "disrupt of an empty file", files: map[string]string{"e.yaml": "---\n"}, args: []string{"disrupt", "-f", "DIR/e.yaml"}, want: []string{"DIR/e.yaml: no objects"}},
 		{name: "nodepool-file with nothing in it", files: map[string]string{"np.yaml": "# nothing\n"}, args: []string{"plan", "--nodepool-file", "DIR/np.yaml"},
 			want: []string{"DIR/np.yaml: no NodePool, EC2NodeClass, NodeOverlay or KubeSchedulerConfiguration in it"}},
-	}
+	}, boundsHostileCases()...)
 }
 
 // writeLarge writes a file of size bytes: text cut at its first "@", the
