@@ -270,16 +270,18 @@ func LoadScenario(path string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := sc.resolveManifests(filepath.Dir(path)); err != nil {
+	if err := sc.ResolveManifests(filepath.Dir(path)); err != nil {
 		return Scenario{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return sc, nil
 }
 
-// resolveManifests resolves the manifest paths against dir, refusing any
-// that leaves it, and any file of a folder they name that a symbolic link
-// takes outside. A path that does not exist is left for the run to report.
-func (sc *Scenario) resolveManifests(dir string) error {
+// ResolveManifests resolves the manifest paths against dir (the scenario
+// file's folder, or the working folder for a scenario read from standard
+// input), refusing any that leaves it, and any file of a folder they name
+// that a symbolic link takes outside. A path that does not exist is left
+// for the run to report.
+func (sc *Scenario) ResolveManifests(dir string) error {
 	for i, m := range sc.Manifests {
 		path, err := manifests.Within(dir, m)
 		if err != nil {

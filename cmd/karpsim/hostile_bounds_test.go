@@ -56,6 +56,9 @@ func boundsHostileCases() []hostileCase {
 				require.NoError(t, os.Symlink(filepath.Join(dir, "m.yaml"), filepath.Join(dir, "sc", "cluster", "out.yaml")))
 			},
 			args: []string{"compare", "-f", "DIR/sc/s.yaml"}, want: []string{"DIR/sc/s.yaml: invalid scenario: manifests[0]", "cluster/out.yaml resolves through a symbolic link to DIR/m.yaml"}},
+		// Path traversal: a scenario on standard input naming a file by absolute path.
+		{name: "scenario on stdin naming /etc/passwd", stdin: "manifests: [/etc/passwd]\n" + scenario, args: []string{"simulate", "-f", "-"},
+			want: []string{"<stdin>: invalid scenario: manifests[0]: path leaves the folder: /etc/passwd is an absolute path"}},
 		// Data exfiltration: a Secret beside the manifests a sweep packs.
 		{name: "emit-job of a Secret", files: map[string]string{"sw/s.yaml": "manifests: [m/]\n" + scenario, "sw/m/secret.yaml": secret, "sw/sweep.yaml": "scenarios: [s.yaml]\n"},
 			args: emitJob("sw/sweep.yaml"), want: []string{"DIR/sw/sweep.yaml: --emit-job: not packed into the ConfigMap: DIR/sw/m/secret.yaml:1: Secret/default/aws"}},

@@ -199,9 +199,12 @@ func loadSimulateScenario(file string, limits limitOptions, stdin io.Reader, std
 }
 
 // parseScenario parses a scenario held in memory, naming it in errors;
-// its relative manifest paths stay relative to the working directory.
+// its manifest paths stay relative to the working directory, inside it.
 func parseScenario(name string, data []byte) (simulator.Scenario, error) {
 	sc, err := simulator.ParseScenario(data)
+	if err == nil {
+		err = sc.ResolveManifests(".")
+	}
 	if err != nil {
 		return sc, fmt.Errorf("%s: %w", name, err)
 	}
