@@ -13,6 +13,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/manifests"
 )
 
 // Cluster Autoscaler's defaults (its flags of the same names), and the
@@ -248,7 +249,7 @@ func (sp *Spec) resolve() (settings, error) {
 	if len(st.priorities) > maxPriorityConfigEntries {
 		errs = append(errs, fmt.Errorf("priorities: %d expressions, more than %d", len(st.priorities), maxPriorityConfigEntries))
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := manifests.JoinProblems(errs...); err != nil {
 		return settings{}, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	return st, nil
@@ -324,7 +325,7 @@ func checkGroups(groups []NodeGroup, catalog instancetypes.Catalog, zones []stri
 			errs = append(errs, fmt.Errorf("%s: min %d and max %d need 0 ≤ min ≤ max and max ≥ 1", where, g.Min, g.Max))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := manifests.JoinProblems(errs...); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package manifests
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -26,7 +25,7 @@ const maxListDepth = 4
 // loader accumulates a Set and the problems found while building it.
 type loader struct {
 	set  *Set
-	errs []error
+	errs Problems
 	// v1beta1Claims are NodeClaims converted from v1beta1, whose
 	// expireAfter comes from their NodePool once all objects are read.
 	v1beta1Claims []*apis.NodeClaim
@@ -68,7 +67,7 @@ func newLoader() *loader { return &loader{set: newSet(), strings: interner{}} }
 func (l *loader) noteHeld(n int64) { l.held = max(l.held, n) }
 
 func (l *loader) fail(src Source, object, path string, kind error, msg string) {
-	l.errs = append(l.errs, &Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
+	l.errs.Add(&Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
 }
 
 func (l *loader) warn(src Source, object, msg string) {
@@ -79,7 +78,7 @@ func (l *loader) warn(src Source, object, msg string) {
 func (l *loader) done() (*Set, error) {
 	l.crossCheck()
 	l.explainUnknown()
-	return l.set, errors.Join(l.errs...)
+	return l.set, l.errs.Err()
 }
 
 // coreKind is a Kubernetes kind karpsim reads: its only apiVersion, and
@@ -198,7 +197,7 @@ func (l *loader) decodeObject(src Source, tree map[string]any, inheritedVersion,
 	core, ok := coreKinds[kind]
 	switch {
 	case !ok:
-		l.warn(src, label, fmt.Sprintf("skipped: karpsim does not read kind %s (apiVersion %s)", kind, apiVersion))
+		l.warn(src, label, fmt.Sprintf(skippedPrefix+" karpsim does not read kind %s (apiVersion %s)", kind, apiVersion))
 	case !core.reads(apiVersion):
 		l.fail(src, label, "apiVersion", ErrUnknownAPIVersion, fmt.Sprintf("%q is not supported for %s (use %s)", apiVersion, kind, core.apiVersion))
 	default:

@@ -61,7 +61,7 @@ func (l *loader) explainUnknown() {
 		byObject[k] = append(byObject[k], u)
 	}
 	named := map[*unknownField]bool{}
-	for _, err := range l.errs {
+	for _, err := range l.errs.shown {
 		e, ok := err.(*Error)
 		if !ok || e.Object == "" || e.Path == "" {
 			continue

@@ -221,7 +221,7 @@ func stringEnd(data []byte, i int) (int, bool) {
 func (l *loader) decodeJSONReader(file string, r io.Reader, again *rereader) {
 	j := newJSONReader(r, l.readChunk, again)
 	defer func() { l.noteHeld(j.held) }()
-	mark, values := len(l.errs), 0
+	mark, values := len(l.errs.shown), 0
 	for j.space() {
 		values++
 		line := j.lineOf(j.pos)

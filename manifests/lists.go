@@ -144,6 +144,10 @@ type itemResult struct {
 	data      []byte
 	lacksType bool
 	tiny      bool
+	// problems and run are set instead of loader for held untyped items
+	// that found only problems (items.hold): their problems and their jobs.
+	problems *Problems
+	run      []itemJob
 }
 
 func (l *loader) startItems(doc document, apiVersion, itemKind string, provisional bool) *items {
@@ -176,7 +180,7 @@ func (l *loader) startItems(doc document, apiVersion, itemKind string, provision
 				p.abandon.Store(true)
 			case p.abandon.Load():
 			case len(p.held) > 0 || p.provisional && r.lacksType:
-				p.held = append(p.held, r)
+				p.hold(r)
 			default:
 				p.into.absorb(r.loader)
 			}
@@ -204,12 +208,47 @@ func (p *items) finish() bool {
 	return !p.abandon.Load()
 }
 
+// hold keeps r until the List's header is read. Untyped items whose
+// decoding found only problems (no object, no warning: an item without a
+// kind) in a row are held as one: their problems, merged as Problems
+// bounds them, and their bytes for redo, so that a List of 200,000 such
+// items holds megabytes, not a loader each.
+func (p *items) hold(r itemResult) {
+	if !r.lacksType || r.loader.set.size() > 0 || len(r.loader.set.Warnings) > 0 {
+		p.held = append(p.held, r)
+		return
+	}
+	job := itemJob{index: r.index, data: r.data}
+	if n := len(p.held); n > 0 && p.held[n-1].problems != nil {
+		last := &p.held[n-1]
+		last.problems.AddAll(&r.loader.errs)
+		last.run = append(last.run, job)
+		return
+	}
+	problems := r.loader.errs
+	p.held = append(p.held, itemResult{lacksType: true, problems: &problems, run: []itemJob{job}})
+}
+
 // redo decodes again, with the List's apiVersion and item kind, the held
 // items that may lack their own (the others decode the same either way),
 // and adds the held items; false means one could not be parsed.
 func (p *items) redo(apiVersion, itemKind string) bool {
+	same := apiVersion == p.apiVersion && itemKind == p.itemKind
 	for _, r := range p.held {
-		if r.lacksType && (apiVersion != p.apiVersion || itemKind != p.itemKind) {
+		if r.problems != nil {
+			if same {
+				p.into.errs.AddAll(r.problems)
+				continue
+			}
+			for _, job := range r.run {
+				if r = p.l.decodeItem(p.doc, job, apiVersion, itemKind); r.loader == nil {
+					return false
+				}
+				p.into.absorb(r.loader)
+			}
+			continue
+		}
+		if r.lacksType && !same {
 			if r = p.l.decodeItem(p.doc, itemJob{index: r.index, data: r.data}, apiVersion, itemKind); r.loader == nil {
 				return false
 			}
@@ -337,7 +376,7 @@ func (l *loader) absorb(c *loader) {
 	for obj, src := range s.sources {
 		d.setSource(obj, src)
 	}
-	l.errs = append(l.errs, c.errs...)
+	l.errs.AddAll(&c.errs)
 	l.unknown = append(l.unknown, c.unknown...)
 	l.v1beta1Claims = append(l.v1beta1Claims, c.v1beta1Claims...)
 }

@@ -85,7 +85,7 @@ func LoadLimited(lim Limits, inputs ...Input) (*Set, error) {
 	l := newLoader()
 	l.limits = lim
 	for _, in := range inputs {
-		before, errs, warnings := l.set.size(), len(l.errs), len(l.set.Warnings)
+		before, errs, warnings := l.set.size(), l.errs.Len(), len(l.set.Warnings)
 		name := in.Path
 		switch {
 		case in.Path == "" && in.Reader != nil:
@@ -97,7 +97,7 @@ func LoadLimited(lim Limits, inputs ...Input) (*Set, error) {
 		default:
 			l.readPath(in.Path)
 		}
-		if l.set.size() == before && len(l.errs) == errs {
+		if l.set.size() == before && l.errs.Len() == errs {
 			l.fail(Source{File: name}, "", "", ErrEmpty, "no objects: it holds no manifest of a kind karpsim reads"+skipped(l.set.Warnings[warnings:]))
 		}
 	}
@@ -109,7 +109,7 @@ func LoadLimited(lim Limits, inputs ...Input) (*Set, error) {
 func skipped(warnings []Warning) string {
 	var names []string
 	for _, w := range warnings {
-		if strings.HasPrefix(w.Message, "skipped:") && w.Object != "" {
+		if w.Skipped() && w.Object != "" {
 			names = append(names, w.Object)
 		}
 	}

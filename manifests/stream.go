@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 )
 
 // LoadReader reads one stream of manifests from r (standard input, a pipe,
@@ -202,10 +201,9 @@ func (l *loader) decodeWholeDocument(doc document) *loader {
 func (l *loader) decodeJSONFrom(file string, data []byte, mark, before, line int) {
 	first := line
 	syntaxError := func() {
-		at := len(l.errs)
+		at := len(l.errs.shown)
 		l.splitJSON(file, data, before, first)
-		syntax := slices.Clone(l.errs[at:])
-		l.errs = slices.Insert(l.errs[:at], mark, syntax...)
+		l.errs.insertAt(mark, at)
 	}
 	counted, values := 0, before
 	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {

@@ -226,6 +226,9 @@ func Run(ctx context.Context, sc Scenario, cfg Config) (*Result, error) {
 	if err := checkReplicas(steps, cmp.Or(cfg.Snapshot.MaxPods, snapshot.DefaultMaxPods)); err != nil {
 		return nil, err
 	}
+	if err := checkWork(sc, steps, cfg, stepIndex); err != nil {
+		return nil, err
+	}
 	s, err := newSim(ctx, sc, steps, cfg)
 	if err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ func (sc *Scenario) compile(p *placer) ([]step, error) {
 			errs = append(errs, fmt.Errorf("%s%w: cloud.zonalShifts[%d] is empty", p.Prefix(fmt.Sprintf("cloud.zonalShifts[%d]", i)), ErrInvalidScenario, i))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := manifests.JoinProblems(errs...); err != nil {
 		return nil, err
 	}
 	return steps, nil
@@ -134,7 +134,7 @@ func checkReplicas(steps []step, maxPods int) error {
 				ErrInvalidScenario, stepIndex(i), most, deployment, maxPods))
 		}
 	}
-	return errors.Join(errs...)
+	return manifests.JoinProblems(errs...)
 }
 
 // stepIndex names step i by its index alone.

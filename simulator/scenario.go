@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/clusterautoscaler"
+	"github.com/karpsim/karpsim/manifests"
 )
 
 // Scenario is one simulation: the cluster at the start, how long to run, the
@@ -19,7 +20,7 @@ import (
 //	name: scale-up-down
 //	seed: 7
 //	duration: 30m
-//	manifests: [../seed-manifests]   # files or folders, relative to the scenario file
+//	manifests: [seed-manifests/]     # files or folders inside the scenario file's folder
 //	inline: |                        # more manifests, multi-document YAML
 //	  apiVersion: apps/v1
 //	  kind: Deployment
@@ -263,8 +264,10 @@ func ParseScenarioFile(name string, data []byte) (Scenario, error) {
 }
 
 // LoadScenario reads a scenario file as ParseScenarioFile reads its
-// content; its errors start with the file's path. Relative manifest paths
-// are resolved against the file's folder.
+// content; its errors start with the file's path. Manifest paths are
+// resolved against the file's folder and must stay inside it, symbolic
+// links included (manifests.Within): a scenario names only files beside it
+// or below, so that it can be moved or packed whole.
 func LoadScenario(path string) (Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -274,10 +277,33 @@ func LoadScenario(path string) (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
-	for i, m := range sc.Manifests {
-		if !filepath.IsAbs(m) {
-			sc.Manifests[i] = filepath.Join(filepath.Dir(path), m)
-		}
+	if err := sc.ResolveManifests(filepath.Dir(path)); err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return sc, nil
+}
+
+// ResolveManifests resolves the manifest paths against dir (the scenario
+// file's folder, or the working folder for a scenario read from standard
+// input), refusing any that leaves it, and any file of a folder they name
+// that a symbolic link takes outside. A path that does not exist is left
+// for the run to report.
+func (sc *Scenario) ResolveManifests(dir string) error {
+	for i, m := range sc.Manifests {
+		path, err := manifests.Within(dir, m)
+		if err != nil {
+			return fmt.Errorf("%w: manifests[%d]: %w", ErrInvalidScenario, i, err)
+		}
+		sc.Manifests[i] = path
+		files, err := manifests.Files(path)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if err := manifests.CheckWithin(dir, f); err != nil {
+				return fmt.Errorf("%w: manifests[%d]: %w", ErrInvalidScenario, i, err)
+			}
+		}
+	}
+	return nil
 }

@@ -130,7 +130,7 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 	}
 	snap := b.finish()
 	pools := b.disruptionPools()
-	if err := errors.Join(b.errs...); err != nil {
+	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
 	nodes, pending := b.disruptionNodes(snap)
@@ -301,10 +301,23 @@ func claimCondition(claim *apis.NodeClaim, t string) *metav1.Condition {
 // NodeClaims' last pod events. It is the moment a `kubectl get` snapshot
 // was taken, near enough, in UTC; zero when the Set has no timestamp.
 func LatestTime(set *manifests.Set) time.Time {
-	var latest time.Time
+	_, latest := TimeRange(set)
+	return latest
+}
+
+// TimeRange is the earliest and the latest timestamp in the Set (the
+// timestamps LatestTime reads), in UTC; both zero when it has none. A time
+// to evaluate at before the earliest is before the objects existed.
+func TimeRange(set *manifests.Set) (earliest, latest time.Time) {
 	see := func(t metav1.Time) {
+		if t.IsZero() {
+			return
+		}
 		if t.Time.After(latest) {
 			latest = t.Time
+		}
+		if earliest.IsZero() || t.Time.Before(earliest) {
+			earliest = t.Time
 		}
 	}
 	meta := func(m metav1.ObjectMeta) {
@@ -342,5 +355,5 @@ func LatestTime(set *manifests.Set) time.Time {
 	for _, pdb := range set.PodDisruptionBudgets {
 		meta(pdb.ObjectMeta)
 	}
-	return latest.UTC()
+	return earliest.UTC(), latest.UTC()
 }

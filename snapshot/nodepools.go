@@ -129,7 +129,7 @@ func conditionText(where string, c *metav1.Condition) string {
 func (b *builder) useDefaultNodePool() []*apis.NodePool {
 	set, err := defaultSet()
 	if err != nil {
-		b.errs = append(b.errs, fmt.Errorf("snapshot: the embedded default NodePool does not load: %w", err))
+		b.errs.Add(fmt.Errorf("snapshot: the embedded default NodePool does not load: %w", err))
 		return nil
 	}
 	np := set.NodePools[0]
@@ -222,7 +222,7 @@ func (b *builder) catalog(nc *apis.EC2NodeClass) (instancetypes.Catalog, bool) {
 	c, err := b.opts.CatalogFor(nc, b.in.NodeOverlays...)
 	if err != nil {
 		if nc == nil {
-			b.errs = append(b.errs, fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))
+			b.errs.Add(fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))
 		} else {
 			b.fail(nc, manifests.ErrInvalid, objectLabel(apis.KindEC2NodeClass, "", nc.Name), "", fmt.Sprintf("cannot model its instance types: %v", err))
 		}

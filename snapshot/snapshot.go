@@ -236,7 +236,7 @@ func FromSet(set *manifests.Set, opts Options) (*Snapshot, error) {
 	snap.Buffers = SetBufferPods(set, time.Time{})
 	if opts.DRA {
 		snap.DRA = true
-		if err := errors.Join(snap.applyDRA(set, opts.Origin)...); err != nil {
+		if err := manifests.JoinProblems(snap.applyDRA(set, opts.Origin)...); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +255,7 @@ func runStages(in objects, opts Options) (*builder, error) {
 	b.addPDBs()
 	b.volumeObjects()
 	b.addDefaultSpread()
-	if err := errors.Join(b.errs...); err != nil {
+	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -266,7 +266,7 @@ type builder struct {
 	in   objects
 	opts Options
 	snap *Snapshot
-	errs []error
+	errs manifests.Problems
 	// catalogs are built once per EC2NodeClass name; "" is the catalog of
 	// the default EC2NodeClass settings, for nodes of unknown NodePools.
 	catalogs map[string]instancetypes.Catalog
@@ -314,7 +314,7 @@ func (b *builder) fail(obj any, kind error, object, path, msg string) {
 	if !ok {
 		src = manifests.Source{File: cmp.Or(b.opts.Origin, "<no file>")}
 	}
-	b.errs = append(b.errs, &manifests.Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
+	b.errs.Add(&manifests.Error{Source: src, Object: object, Path: path, Message: msg, Kind: kind})
 }
 
 // finish sorts what was gathered into the snapshot.

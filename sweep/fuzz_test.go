@@ -22,7 +22,7 @@ import (
 // twice, without changing the scenario's source or the variant, into
 // manifests that decode.
 func FuzzSweep(f *testing.F) {
-	data, err := os.ReadFile("../testdata/sweeps/nodepool-designs.yaml")
+	data, err := os.ReadFile("../testdata/nodepool-designs.sweep.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}

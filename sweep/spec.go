@@ -25,13 +25,14 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/internal/fields"
+	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/simulator"
 )
 
 // Spec is a sweep file:
 //
 //	name: nodepool-designs
-//	scenarios: [../scenarios/daily-traffic.yaml, ../scenarios/]  # files, or folders of .yaml scenarios
+//	scenarios: [scenarios/daily-traffic.yaml, more-scenarios/]  # files, or folders of .yaml scenarios, inside the sweep's folder
 //	seeds: [1, 2, 3]                                             # default: each scenario's own seed
 //	variants:
 //	- name: baseline                       # no change
@@ -51,7 +52,8 @@ import (
 type Spec struct {
 	Name string `json:"name,omitempty"`
 	// Scenarios are scenario files or folders of them, relative to the
-	// sweep file.
+	// sweep file and inside its folder (the caller checks: this package
+	// reads no file).
 	Scenarios []string `json:"scenarios"`
 	// Seeds each run every scenario × variant once; none means each
 	// scenario's own seed.
@@ -85,7 +87,7 @@ type Variant struct {
 	Autoscaler string `json:"autoscaler,omitempty"`
 	// Catalog is a JSON catalog file (the instance-types --catalog format)
 	// whose instance types every EC2NodeClass gets, relative to the sweep
-	// file.
+	// file and inside its folder.
 	Catalog string `json:"catalog,omitempty"`
 }
 
@@ -187,7 +189,7 @@ func (s Spec) validate(prefix func(path string) string) error {
 	if runs := max(len(s.Seeds), 1) * len(s.variants()); runs > MaxRuns {
 		bad("", "%d variants × %d seeds = %d runs for each scenario, more than %d in all", len(s.variants()), max(len(s.Seeds), 1), runs, MaxRuns)
 	}
-	return errors.Join(errs...)
+	return manifests.JoinProblems(errs...)
 }
 
 // variants are the spec's variants, or the one baseline.

@@ -148,19 +148,58 @@ func (opts disruptOptions) check() error {
 func disruptTime(at string, set *manifests.Set, live bool, command string, stderr io.Writer) (time.Time, error) {
 	if at != "" {
 		t, err := time.Parse(time.RFC3339, at)
-		return t.UTC(), err
+		if err != nil {
+			return time.Time{}, err
+		}
+		return t.UTC(), checkAt(t.UTC(), set)
 	}
 	if live {
 		now := time.Now().UTC().Truncate(time.Second)
 		fmt.Fprintf(stderr, "karpsim %s: no --at given: evaluating the cluster now, at %s\n", command, now.Format(time.RFC3339))
 		return now, nil
 	}
-	latest := snapshot.LatestTime(set)
+	earliest, latest := snapshot.TimeRange(set)
 	if latest.IsZero() {
 		return time.Time{}, fmt.Errorf("%w: the input has no timestamp to evaluate at: give --at", errUsage)
 	}
+	if err := checkTimeRange(earliest, latest); err != nil {
+		return time.Time{}, err
+	}
 	fmt.Fprintf(stderr, "karpsim %s: no --at given: evaluating at %s, the latest timestamp in the input\n", command, latest.UTC().Format(time.RFC3339))
 	return latest, nil
+}
+
+// maxEvaluationSpan bounds how far the time evaluated at may be from the
+// input's earliest timestamp: a time.Duration saturates at 292 years, and
+// a "2562047h47m16s left" printed from a saturated one is wrong.
+const (
+	maxEvaluationSpan = 100 * 365 * 24 * time.Hour
+	spanYears         = "100 years"
+)
+
+// checkAt refuses --at before the objects of the input existed (before its
+// earliest timestamp), or so far after it that durations would saturate.
+func checkAt(at time.Time, set *manifests.Set) error {
+	earliest, latest := snapshot.TimeRange(set)
+	switch {
+	case earliest.IsZero():
+		return nil
+	case at.Before(earliest):
+		return fmt.Errorf("--at %s is before the objects existed: the input's earliest timestamp is %s", at.Format(time.RFC3339), earliest.Format(time.RFC3339))
+	case at.Sub(earliest) > maxEvaluationSpan:
+		return fmt.Errorf("--at %s is more than %s after the input's earliest timestamp, %s: the times karpsim prints would not fit", at.Format(time.RFC3339), spanYears, earliest.Format(time.RFC3339))
+	}
+	return checkTimeRange(earliest, latest)
+}
+
+// checkTimeRange refuses input whose timestamps lie so far apart that the
+// durations between them would saturate.
+func checkTimeRange(earliest, latest time.Time) error {
+	if latest.Sub(earliest) > maxEvaluationSpan {
+		return fmt.Errorf("the input's timestamps run from %s to %s, more than %s apart: the times karpsim prints would not fit; fix the timestamps",
+			earliest.Format(time.RFC3339), latest.Format(time.RFC3339), spanYears)
+	}
+	return nil
 }
 
 // writeDisruptTable prints the commands, then a verdict per node, then the

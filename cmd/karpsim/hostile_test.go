@@ -410,6 +410,7 @@ func hostileCases() []hostileCase {
 	}
 	cases = append(cases, validationHostileCases()...)
 	cases = append(cases, overflowHostileCases()...)
+	cases = append(cases, boundsHostileCases()...)
 	return cases
 }
 

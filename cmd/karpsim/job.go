@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/simulator"
 )
 
 // jobOptions are the flags of `karpsim sweep --emit-job`.
@@ -63,6 +68,9 @@ func runEmitJob(opts sweepOptions, stdout io.Writer) error {
 	in, err := readSweep(opts.file)
 	if err != nil {
 		return err
+	}
+	if err := checkPackable(in); err != nil {
+		return fmt.Errorf("%s: --emit-job: %w", opts.file, err)
 	}
 	shards := o.shards
 	if shards == 0 {
@@ -185,3 +193,60 @@ func sweepJob(o jobOptions, shards int, sweepPath string, cm *corev1.ConfigMap, 
 		},
 	}
 }
+
+// checkPackable refuses a sweep whose manifests (files, a scenario's inline
+// manifests and its steps') hold a kind karpsim does not read, or do not
+// decode: the ConfigMap --emit-job prints holds what karpsim reads and
+// nothing else, never a Secret that sat beside a NodePool.
+func checkPackable(in *sweepInput) error {
+	for _, src := range in.sources {
+		for _, m := range src.Manifests {
+			if err := onlyKindsRead(m.Name, m.Data); err != nil {
+				return err
+			}
+		}
+		sc, err := simulator.ParseScenario(src.Scenario)
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Path, err)
+		}
+		if err := onlyKindsRead(src.Path+": inline", []byte(sc.Inline)); err != nil {
+			return err
+		}
+		for i, st := range sc.Steps {
+			var manifest string
+			switch {
+			case st.NodePool != nil:
+				manifest = st.NodePool.Manifest
+			case st.NodeClass != nil:
+				manifest = st.NodeClass.Manifest
+			case st.Buffer != nil:
+				manifest = st.Buffer.Manifest
+			}
+			if err := onlyKindsRead(fmt.Sprintf("%s: steps[%d] manifest", src.Path, i), []byte(manifest)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// onlyKindsRead refuses manifests that do not decode, or that hold an
+// object of a kind karpsim skips, naming it.
+func onlyKindsRead(name string, data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	set, err := manifests.DecodePart(name, data)
+	if err != nil {
+		return err
+	}
+	for _, w := range set.Warnings {
+		if w.Skipped() {
+			return fmt.Errorf("%w: %s: %s: karpsim does not read this kind, and the ConfigMap holds only what it reads: move it out of the sweep's files", errNotPacked, w.Source, w.Object)
+		}
+	}
+	return nil
+}
+
+// errNotPacked is wrapped by --emit-job's refusals of what it will not pack.
+var errNotPacked = errors.New("not packed into the ConfigMap")

@@ -199,9 +199,16 @@ func loadSimulateScenario(file string, limits limitOptions, stdin io.Reader, std
 }
 
 // parseScenario parses a scenario held in memory, naming it in errors;
-// its relative manifest paths stay relative to the working directory.
+// its manifest paths stay relative to the working directory, inside it.
 func parseScenario(name string, data []byte) (simulator.Scenario, error) {
-	return simulator.ParseScenarioFile(name, data)
+	sc, err := simulator.ParseScenarioFile(name, data)
+	if err != nil {
+		return sc, err
+	}
+	if err := sc.ResolveManifests("."); err != nil {
+		return sc, fmt.Errorf("%s: %w", name, err)
+	}
+	return sc, nil
 }
 
 func scenarioSource(file string) string {

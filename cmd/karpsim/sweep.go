@@ -52,16 +52,16 @@ yaml); 'karpsim sweep merge PARTS...' joins the parts into what the whole sweep 
 --emit-job prints a ConfigMap holding the sweep (its file, scenarios, manifests and catalogs) and an
 Indexed Job that runs one shard per completion index. The sweep file format is in README.md.`,
 		Example: `  # Three NodePool designs over the sweep's scenarios and seeds
-  karpsim sweep -f testdata/sweeps/nodepool-designs.yaml
+  karpsim sweep -f testdata/nodepool-designs.sweep.yaml
 
   # Every run's summary as CSV, on two workers
-  karpsim sweep -f testdata/sweeps/nodepool-designs.yaml -o csv --workers 2
+  karpsim sweep -f testdata/nodepool-designs.sweep.yaml -o csv --workers 2
 
   # Shard 0 of 3, merged later with 'karpsim sweep merge'
-  karpsim sweep -f testdata/sweeps/nodepool-designs.yaml --shard 0/3 > part-0.json
+  karpsim sweep -f testdata/nodepool-designs.sweep.yaml --shard 0/3 > part-0.json
 
   # An Indexed Job running the sweep in 4 shards on a cluster
-  karpsim sweep -f testdata/sweeps/nodepool-designs.yaml --emit-job --image ghcr.io/example/karpsim:v1 --parallelism 4`,
+  karpsim sweep -f testdata/nodepool-designs.sweep.yaml --emit-job --image ghcr.io/example/karpsim:v1 --parallelism 4`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -183,7 +183,7 @@ type sweepInput struct {
 
 // readSweep reads the sweep file, its scenarios (a folder's .yaml and .yml
 // files), their manifests and the variants' catalogs. Paths in the sweep
-// file are relative to its folder.
+// file are relative to its folder and must stay inside it.
 func readSweep(path string) (*sweepInput, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -195,10 +195,10 @@ func readSweep(path string) (*sweepInput, error) {
 	}
 	dir := filepath.Dir(path)
 	in := &sweepInput{spec: spec, catalogs: map[string]instancetypes.Catalog{}, files: []string{path}}
-	for _, p := range spec.Scenarios {
-		files, err := scenarioFiles(resolve(dir, p))
+	for i, p := range spec.Scenarios {
+		files, err := scenarioFilesWithin(dir, p)
 		if err != nil {
-			return nil, fmt.Errorf("%s: scenarios: %w", path, err)
+			return nil, fmt.Errorf("%s: scenarios[%d]: %w", path, i, err)
 		}
 		for _, f := range files {
 			src, read, err := readSource(f)
@@ -213,7 +213,10 @@ func readSweep(path string) (*sweepInput, error) {
 		if v.Catalog == "" || in.catalogs[v.Catalog] != nil {
 			continue
 		}
-		file := resolve(dir, v.Catalog)
+		file, err := manifests.Within(dir, v.Catalog)
+		if err != nil {
+			return nil, fmt.Errorf("%s: variant %s: catalog: %w", path, v.Name, err)
+		}
 		f, err := os.Open(file)
 		if err != nil {
 			return nil, fmt.Errorf("%s: variant %s: %w", path, v.Name, err)
@@ -229,11 +232,24 @@ func readSweep(path string) (*sweepInput, error) {
 	return in, nil
 }
 
-func resolve(dir, p string) string {
-	if filepath.IsAbs(p) {
-		return p
+// scenarioFilesWithin is scenarioFiles for a path the sweep file in dir
+// names: the path and each file found must stay inside dir
+// (manifests.Within), so that the sweep can be packed whole by --emit-job.
+func scenarioFilesWithin(dir, p string) ([]string, error) {
+	path, err := manifests.Within(dir, p)
+	if err != nil {
+		return nil, err
 	}
-	return filepath.Join(dir, p)
+	files, err := scenarioFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := manifests.CheckWithin(dir, f); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
 }
 
 // scenarioFiles is the file itself, or a folder's .yaml and .yml files in
@@ -273,6 +289,10 @@ func readSource(path string) (sweep.Source, []string, error) {
 	sc, err := simulator.LoadScenario(path)
 	if err != nil {
 		return sweep.Source{}, nil, err
+	}
+	// Refused at load, before any run: a variant can only scale it up.
+	if err := simulator.CheckWork(sc, simulator.Config{}); err != nil {
+		return sweep.Source{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	src := sweep.Source{Path: path, Scenario: data}
 	read := []string{path}

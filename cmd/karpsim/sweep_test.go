@@ -23,7 +23,7 @@ import (
 	"github.com/karpsim/karpsim/sweep"
 )
 
-const exampleSweep = "testdata/sweeps/nodepool-designs.yaml"
+const exampleSweep = "testdata/nodepool-designs.sweep.yaml"
 
 // TestSweepGolden runs the example sweep whole and in three shards, from
 // the root of the repository: the table is testdata/sweeps/
