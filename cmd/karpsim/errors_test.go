@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -55,7 +56,11 @@ func TestErrorsPointAtTheMistake(t *testing.T) {
 	sw := write("sweep.yaml", "name: s\nscenarios: [typo.yaml]\nvariants:\n- name: base\n- name: spot\n  nodePool: {\"*\": {}}\n")
 	empty := write("empty.json", "")
 	truncated := write("cut.json", part(2)[:1000])
-	foreign := write("foreign.json", strings.Replace(part(2), `"sweep": "4d93311ba7764f54"`, `"sweep": "0000000000000000"`, 1))
+	// The parts' sweep id is a hash of the sweep file: another id is
+	// another sweep.
+	id := regexp.MustCompile(`"sweep": "[0-9a-f]+"`).FindString(part(2))
+	require.NotEmpty(t, id)
+	foreign := write("foreign.json", strings.Replace(part(2), id, `"sweep": "0000000000000000"`, 1))
 	for _, c := range []struct {
 		name  string
 		stdin string
