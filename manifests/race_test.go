@@ -52,10 +52,11 @@ func raceItem(doc string) string {
 
 var raceHuge = strings.Repeat("x", raceObjectBytes)
 
-// racePieces returns the kinds of document a stream is made of, named n
-// apart from any other stream's: a good Pod, and each problem.
-func racePieces(n int) []racePiece {
-	name := func(s string) string { return fmt.Sprintf("%s-%d", s, n) }
+// racePieces returns the kinds of document a stream is made of: a good
+// Pod, and each problem; their objects' names end in -0, which renamed
+// replaces.
+func racePieces() []racePiece {
+	name := func(s string) string { return s + "-0" }
 	list := func(items ...string) string {
 		out := "apiVersion: v1\nkind: List\nitems:\n"
 		for _, it := range items {
@@ -157,7 +158,7 @@ func raceStreams() []raceStream {
 	var streams []raceStream
 	for _, asJSON := range []bool{false, true} {
 		var all []racePiece
-		for _, p := range racePieces(0) {
+		for _, p := range racePieces() {
 			if !asJSON || p.json != "" {
 				all = append(all, p)
 			}
@@ -215,7 +216,7 @@ func raceStreams() []raceStream {
 	}
 	var before []racePiece
 	for i := range 3 {
-		before = append(before, renamedAll(racePieces(0)[1:], i+1)...)
+		before = append(before, renamedAll(racePieces()[1:], i+1)...)
 	}
 	s := newRaceStream("yaml List read again failing", append(before, racePiece{yaml: big.String(), kind: ErrRead}), false, 0, 0)
 	s.rereadFails = true
