@@ -142,16 +142,17 @@ func loadPod(name string, version int) *corev1.Pod {
 }
 
 // TestRunnerKeepsUpUnderLoad: 10,000 watcher changes a second with a
-// concurrent Interrupt caller, for 2 s (a minute with KARPSIM_LONG set,
-// which also holds the writer to 9,000 a second), and no change is lost. Under the race detector the rate is whatever the
+// concurrent Interrupt caller, for 2 s (half a second with -short, a minute
+// with KARPSIM_LONG set, which also holds the writer to 9,000 a second),
+// and no change is lost. Under the race detector the rate is whatever the
 // writer manages; what is lost is checked all the same.
 func TestRunnerKeepsUpUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
 	d, long := 2*time.Second, os.Getenv("KARPSIM_LONG") != ""
-	if long {
+	switch {
+	case long:
 		d = time.Minute
+	case testing.Short():
+		d = time.Second / 2
 	}
 	res := loadRunner(t, d, 10_000)
 	t.Log(res)

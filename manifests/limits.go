@@ -80,12 +80,21 @@ func (l Limits) maxObjectBytes() int64 {
 // objectTooLarge reports, with the document or item that is, an object
 // larger than the limit.
 func (l *loader) objectTooLarge(src Source, size int) bool {
-	if int64(size) <= l.limits.maxObjectBytes() {
-		return false
+	err := l.limits.objectTooLarge(src, size)
+	if err != nil {
+		l.errs = append(l.errs, err)
 	}
-	l.fail(src, "", "", ErrTooLarge, fmt.Sprintf("%s: an object of more than %s: karpsim reads objects of at most %s (the API server stores none over 1.5 MiB)",
-		src.where(), formatBytes(l.limits.maxObjectBytes()), formatBytes(l.limits.maxObjectBytes())))
-	return true
+	return err != nil
+}
+
+// objectTooLarge is the problem with an object of size bytes, or nil when
+// it is within the limit.
+func (l Limits) objectTooLarge(src Source, size int) *Error {
+	if int64(size) <= l.maxObjectBytes() {
+		return nil
+	}
+	return &Error{Source: src, Kind: ErrTooLarge, Message: fmt.Sprintf("%s: an object of more than %s: karpsim reads objects of at most %s (the API server stores none over 1.5 MiB)",
+		src.where(), formatBytes(l.maxObjectBytes()), formatBytes(l.maxObjectBytes()))}
 }
 
 // admit counts n more objects, and reports, once, when the limit is passed.
@@ -163,16 +172,25 @@ func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 // refuseTinyExponent reports a document holding a number tinyExponent
 // finds, naming its line.
 func (l *loader) refuseTinyExponent(doc document) bool {
+	err := tinyExponentError(doc)
+	if err != nil {
+		l.errs = append(l.errs, err)
+	}
+	return err != nil
+}
+
+// tinyExponentError is the problem with a document holding a number
+// tinyExponent finds, naming its line, or nil when it holds none.
+func tinyExponentError(doc document) *Error {
 	at, number, found := tinyExponent(doc.data)
 	if !found {
-		return false
+		return nil
 	}
 	line := doc.first + bytes.Count(doc.data[:at], []byte("\n"))
 	shown := string(number)
 	if len(shown) > 40 {
 		shown = shown[:40] + "…"
 	}
-	l.fail(doc.src, "", "", ErrTooLarge, fmt.Sprintf("document %d: line %d: the number %s has an exponent below %d, which karpsim does not read (no real amount needs one; parsing it as a quantity takes minutes)",
-		doc.src.Document, line, shown, MinExponent))
-	return true
+	return &Error{Source: doc.src, Kind: ErrTooLarge, Message: fmt.Sprintf("document %d: line %d: the number %s has an exponent below %d, which karpsim does not read (no real amount needs one; parsing it as a quantity takes minutes)",
+		doc.src.Document, line, shown, MinExponent)}
 }

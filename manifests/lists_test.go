@@ -87,9 +87,13 @@ func listInputs(t *testing.T) map[string][]byte {
 // The item-by-item List path gives what the whole-document path gives, for
 // any number of workers.
 func TestListPathMatchesWholeDocuments(t *testing.T) {
+	workerCounts := []int{1, 2, 5, 0} // 0: GOMAXPROCS
+	if testing.Short() {
+		workerCounts = []int{1, 3}
+	}
 	for name, data := range listInputs(t) {
 		whole := decodeWith(t, name, data, func(l *loader) { l.reference = true })
-		for _, workers := range []int{1, 2, 5, 0} { // 0: GOMAXPROCS
+		for _, workers := range workerCounts {
 			got := decodeWith(t, name, data, func(l *loader) { l.workers = workers })
 			if got != whole {
 				t.Errorf("%s with %d workers differs from the whole document:\n%s", name, workers, firstDifference(got, whole))

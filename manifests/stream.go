@@ -48,8 +48,8 @@ func (l *loader) decodeReader(file string, r io.Reader) {
 		docs.lists = nil
 	}
 	defer func() {
-		l.noteHeld(docs.peak)
 		p.wait()
+		l.noteHeld(docs.peak)
 	}()
 	for {
 		doc, ok := docs.next()
@@ -75,13 +75,17 @@ func (l *loader) decodeReader(file string, r io.Reader) {
 			}
 			if doc.data == nil {
 				if doc.data, err = again.read(doc.streamed.at, doc.streamed.size); err != nil {
+					p.wait()
 					l.fail(doc.src, "", "", ErrRead, err.Error())
 					return
 				}
 			}
 			doc.streamed = nil
 		}
-		if l.refuseTinyExponent(doc) {
+		// While documents are decoded, the reader adds nothing to the
+		// loader itself: what it refuses takes the document's place.
+		if err := tinyExponentError(doc); err != nil {
+			p.refuse(err)
 			continue
 		}
 		if !streamed && mayBeList(doc.data) {
@@ -97,8 +101,11 @@ func (l *loader) decodeReader(file string, r io.Reader) {
 			l.admit(doc.src, 1)
 			return
 		}
-		if !mayBeList(doc.data) && l.objectTooLarge(doc.src, len(doc.data)) {
-			continue
+		if !mayBeList(doc.data) {
+			if err := l.limits.objectTooLarge(doc.src, len(doc.data)); err != nil {
+				p.refuse(err)
+				continue
+			}
 		}
 		l.objects++
 		p.submit(doc)
@@ -113,7 +120,10 @@ func mayBeList(data []byte) bool {
 
 // documents decodes the documents of a stream on GOMAXPROCS workers, each
 // into a loader of its own, and adds the results to the loader in input
-// order. The loader must not be used by anyone else until wait returns.
+// order, on a goroutine of its own. That goroutine alone writes the
+// loader's results (its Set, errors and strings) until wait returns: the
+// reader reports a problem it finds with refuse, in the document's place,
+// and leaves the loader alone meanwhile.
 type documents struct {
 	jobs    chan docJob
 	pending chan chan *loader
@@ -152,6 +162,14 @@ func (p *documents) submit(doc document) {
 	out := make(chan *loader, 1)
 	p.pending <- out
 	p.jobs <- docJob{doc: doc, out: out}
+}
+
+// refuse adds, in the place of a document not submitted, the problem the
+// reader found with it.
+func (p *documents) refuse(err error) {
+	out := make(chan *loader, 1)
+	out <- &loader{set: &Set{}, errs: []error{err}}
+	p.pending <- out
 }
 
 // wait decodes what was submitted and stops the workers; it may be called

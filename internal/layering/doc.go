@@ -31,4 +31,7 @@
 //
 // kube is the only package that imports k8s.io/client-go (kube/kubetest,
 // its fakes, too): a program links client-go only when it imports kube.
+//
+// Every package that starts goroutines is listed in .ci/race-packages, whose
+// packages CI tests under the race detector.
 package layering

@@ -1,0 +1,5 @@
+//go:build !race
+
+package manifests
+
+const raceEnabled = false
