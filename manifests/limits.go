@@ -82,7 +82,7 @@ func (l Limits) maxObjectBytes() int64 {
 func (l *loader) objectTooLarge(src Source, size int) bool {
 	err := l.limits.objectTooLarge(src, size)
 	if err != nil {
-		l.errs = append(l.errs, err)
+		l.errs.Add(err)
 	}
 	return err != nil
 }
@@ -174,7 +174,7 @@ func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 func (l *loader) refuseTinyExponent(doc document) bool {
 	err := tinyExponentError(doc)
 	if err != nil {
-		l.errs = append(l.errs, err)
+		l.errs.Add(err)
 	}
 	return err != nil
 }

@@ -168,7 +168,9 @@ func (p *documents) submit(doc document) {
 // reader found with it.
 func (p *documents) refuse(err error) {
 	out := make(chan *loader, 1)
-	out <- &loader{set: &Set{}, errs: []error{err}}
+	refused := &loader{set: &Set{}}
+	refused.errs.Add(err)
+	out <- refused
 	p.pending <- out
 }
 
