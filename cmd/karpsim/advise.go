@@ -64,7 +64,7 @@ nodes it no longer admits. Without -f it advises on the built-in example, as pla
 		},
 	}
 	addFilenameFlag(cmd, &opts.plan.files, "(default: the built-in inflate example)")
-	addOutputFlag(cmd, &opts.plan.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.plan.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.IntVar(&opts.top, "top", 5, "print at most `N` pieces of advice, cheapest first")
 	f.IntVar(&opts.maxCandidates, "max-candidates", 64, "simulate at most `N` single edits (each is one of Karpenter's solves), before combining the best")
@@ -94,7 +94,7 @@ func (opts adviseOptions) check() error {
 func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	snap, err := snapshotOrExample(env, opts.plan, "advise", stdin, stderr, func() (*manifests.Set, error) {
 		fmt.Fprintln(stderr, "karpsim advise: no -f given: advising on the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-		return manifests.Decode("example/inflate.yaml", exampleInflate)
+		return exampleSet()
 	})
 	if err != nil {
 		return err
@@ -113,7 +113,7 @@ func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, std
 	case "yaml":
 		return writeYAML(stdout, out)
 	}
-	return writeAdviseTable(stdout, out)
+	return writeTable(stdout, opts.plan.output, func(w io.Writer) error { return writeAdviseTable(w, out) })
 }
 
 // adviseOutput is advise.Report as printed: dollars rounded to 1/10,000

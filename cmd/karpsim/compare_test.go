@@ -18,7 +18,7 @@ func TestCompareTable(t *testing.T) {
 	for _, row := range []string{"total cost", "peak nodes", "final nodes", "launches", "pending p50", "pending p90", "pending p99", "pending max", "disruptions", "cpu requested / allocatable"} {
 		assert.Contains(t, stdout, row)
 	}
-	assert.Contains(t, stderr, "no clusterAutoscaler.nodeGroups given")
+	assert.NotContains(t, stderr, "warning", "default.yaml states its node group")
 }
 
 func TestCompareJSON(t *testing.T) {

@@ -67,7 +67,7 @@ and evaluates now unless --at is given.`,
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(required): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
@@ -87,7 +87,7 @@ func runDisrupt(env environment, opts disruptOptions, stdin io.Reader, stdout, s
 	case "yaml":
 		return writeYAML(stdout, result)
 	default:
-		return writeDisruptTable(stdout, result, now)
+		return writeTable(stdout, opts.output, func(w io.Writer) error { return writeDisruptTable(w, result, now) })
 	}
 }
 

@@ -38,7 +38,7 @@ func explainPod(stdout, stderr io.Writer, snap *snapshot.Snapshot, in scheduling
 	case "yaml":
 		return writeYAML(stdout, e)
 	}
-	return writeExplanation(stdout, pod, e)
+	return writeTable(stdout, output, func(w io.Writer) error { return writeExplanation(w, pod, e) })
 }
 
 // podKeyOf reads "namespace/name", or "name" in namespace default.

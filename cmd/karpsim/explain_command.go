@@ -66,7 +66,7 @@ func newExplainPodCommand(env environment) *cobra.Command {
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(default: the built-in inflate example)")
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "as plan --ignore-preferences")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "as plan --min-values-policy: Strict or BestEffort")
@@ -110,11 +110,11 @@ func newExplainNodeCommand(env environment) *cobra.Command {
 			case "yaml":
 				return writeYAML(cmd.OutOrStdout(), e)
 			}
-			return writeNodeExplanation(cmd.OutOrStdout(), e)
+			return writeTable(cmd.OutOrStdout(), opts.output, func(w io.Writer) error { return writeNodeExplanation(w, e) })
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(or --kubeconfig): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: now for a cluster, the latest timestamp in the input for files)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate")

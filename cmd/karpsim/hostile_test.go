@@ -402,7 +402,7 @@ func hostileCases() []hostileCase {
 			args: []string{"sweep", "-f", "DIR/sweep.yaml", "--output-file", "DIR/out.json", "--report", "DIR/r.html"}, want: []string{"DIR/sweep.yaml: invalid sweep: 1000 variants × 1001 seeds = 1001000 runs for each scenario, more than 100000"}, outputs: []string{"out.json", "r.html"}},
 		{name: "sweep workloadScale 1e9", files: map[string]string{"s.yaml": hostileScenario("duration: 1h\n"), "sweep.yaml": "name: absurd\nscenarios: [s.yaml]\nvariants:\n- {name: big, workloadScale: 1e9}\n"},
 			args: []string{"sweep", "-f", "DIR/sweep.yaml"}, want: []string{"DIR/sweep.yaml", "workloadScale"}},
-		{name: "report of garbage", files: map[string]string{"r.json": "{\"runs\": ["}, args: []string{"report", "-f", "DIR/r.json", "-o", "DIR/r.html"},
+		{name: "report of garbage", files: map[string]string{"r.json": "{\"runs\": ["}, args: []string{"report", "-f", "DIR/r.json", "--output-file", "DIR/r.html"},
 			want: []string{"DIR/r.json"}, outputs: []string{"r.html"}},
 		{name: "disrupt of an empty file", files: map[string]string{"e.yaml": "---\n"}, args: []string{"disrupt", "-f", "DIR/e.yaml"}, want: []string{"DIR/e.yaml: no objects"}},
 		{name: "nodepool-file with nothing in it", files: map[string]string{"np.yaml": "# nothing\n"}, args: []string{"plan", "--nodepool-file", "DIR/np.yaml"},

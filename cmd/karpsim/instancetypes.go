@@ -44,8 +44,9 @@ func newInstanceTypesCommand() *cobra.Command {
 as Karpenter's AWS provider computes capacity, overhead and allocatable, with on-demand prices and
 modelled spot prices. An EC2NodeClass's status gives the zones (its subnets') and the capacity
 reservations (with --reservation-capacity counts); --zonal-shift makes a zone's offerings unavailable,
-and ZONES then counts the zones still offered. The table is sorted by name; -o json prints the JSON
-catalog format that --catalog reads, and -o yaml the same as YAML.`,
+and ZONES then counts the zones still offered. The table is sorted by name; -o wide adds allocatable
+CPU, memory and ephemeral storage and the extended resources that are not accelerators (pod ENIs, EFA);
+-o json prints the JSON catalog format that --catalog reads, and -o yaml the same as YAML.`,
 		Example: `  # The catalog, one line per instance type
   karpsim instance-types
 
@@ -66,7 +67,7 @@ catalog format that --catalog reads, and -o yaml the same as YAML.`,
 			return runInstanceTypes(opts, cmd.OutOrStdout())
 		},
 	}
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.nodeClass, "nodeclass", "", "EC2NodeClass YAML `FILE` to compute overhead and allocatable with (default: AL2023, no block device mappings)")
 	f.StringVar(&opts.catalog, "catalog", "", "read the catalog from this JSON `FILE` (as printed by -o json) instead of the embedded EC2 facts")
@@ -116,7 +117,7 @@ func runInstanceTypes(opts instanceTypesOptions, stdout io.Writer) error {
 		_, err = stdout.Write(out)
 		return err
 	}
-	return writeInstanceTypesTable(stdout, catalog, overlaid)
+	return writeTable(stdout, opts.output, func(w io.Writer) error { return writeInstanceTypesTable(w, catalog, overlaid, opts.output == "wide") })
 }
 
 // loadOverlayFiles reads the files of --overlays, which must give at least
@@ -233,47 +234,58 @@ func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
 }
 
 // writeInstanceTypesTable prints one line per instance type, sorted by name:
-// capacity, allocatable, the cheapest available price per capacity type
-// (reserved only when some type has reserved offerings), and the zones
-// with an available offering out of the type's zones; with overlaid, an
-// OVERLAY column says what NodeOverlays changed.
-func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+// capacity, the pods it takes, accelerators, the cheapest available price
+// per capacity type (reserved only when some type has reserved offerings),
+// and the zones with an available offering out of the type's zones; with
+// overlaid, an OVERLAY column says what NodeOverlays changed. Wide adds the
+// allocatable CPU, memory and ephemeral storage (capacity less overhead)
+// and the extended resources that are not accelerators (ENIs for pods, EFA
+// devices).
+func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid, wide bool) error {
 	reserved := slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool {
 		return slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved })
 	})
-	header := "NAME\tARCH\tCPU\tMEMORY\tALLOC CPU\tALLOC MEMORY\tALLOC PODS\tALLOC STORAGE\tGPU\tON-DEMAND $/H\tSPOT $/H\tZONES"
-	if reserved {
-		header = strings.Replace(header, "\tZONES", "\tRESERVED $/H\tZONES", 1)
+	type column struct {
+		header string
+		// shown says whether the table has the column.
+		shown bool
+		cell  func(it *instancetypes.InstanceType) string
 	}
-	if overlaid {
-		header += "\tOVERLAY"
+	allocatable := func(name corev1.ResourceName) func(*instancetypes.InstanceType) string {
+		return func(it *instancetypes.InstanceType) string { return quantity(it.Allocatable(), name) }
 	}
-	fmt.Fprintln(tw, header)
+	price := func(capacityType string) func(*instancetypes.InstanceType) string {
+		return func(it *instancetypes.InstanceType) string { return cheapest(it, capacityType) }
+	}
+	columns := []column{
+		{"NAME", true, func(it *instancetypes.InstanceType) string { return it.Name }},
+		{"ARCH", true, func(it *instancetypes.InstanceType) string { return it.Requirements.Get(apis.LabelArch).Any() }},
+		{"CPU", true, func(it *instancetypes.InstanceType) string { return quantity(it.Capacity, corev1.ResourceCPU) }},
+		{"MEMORY", true, func(it *instancetypes.InstanceType) string { return quantity(it.Capacity, corev1.ResourceMemory) }},
+		{"ALLOC CPU", wide, allocatable(corev1.ResourceCPU)},
+		{"ALLOC MEMORY", wide, allocatable(corev1.ResourceMemory)},
+		{"ALLOC PODS", true, allocatable(corev1.ResourcePods)},
+		{"ALLOC STORAGE", wide, allocatable(corev1.ResourceEphemeralStorage)},
+		{"ACCELERATORS", true, func(it *instancetypes.InstanceType) string { return extendedResources(it, true) }},
+		{"OTHER RESOURCES", wide, func(it *instancetypes.InstanceType) string { return extendedResources(it, false) }},
+		{"ON-DEMAND $/H", true, price(apis.CapacityTypeOnDemand)},
+		{"SPOT $/H", true, price(apis.CapacityTypeSpot)},
+		{"RESERVED $/H", reserved, price(apis.CapacityTypeReserved)},
+		{"ZONES", true, zonesAvailable},
+		{"OVERLAY", overlaid, overlayNote},
+	}
+	columns = slices.DeleteFunc(columns, func(c column) bool { return !c.shown })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	cells := make([]string, len(columns))
+	for i, c := range columns {
+		cells[i] = c.header
+	}
+	fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	for _, it := range catalog {
-		alloc := it.Allocatable()
-		end := "\n"
-		if overlaid {
-			end = "\t" + overlayNote(it) + "\n"
+		for i, c := range columns {
+			cells[i] = c.cell(it)
 		}
-		spot := cheapest(it, apis.CapacityTypeSpot)
-		if reserved {
-			spot += "\t" + cheapest(it, apis.CapacityTypeReserved)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s"+end,
-			it.Name,
-			it.Requirements.Get(apis.LabelArch).Any(),
-			quantity(it.Capacity, corev1.ResourceCPU),
-			quantity(it.Capacity, corev1.ResourceMemory),
-			quantity(alloc, corev1.ResourceCPU),
-			quantity(alloc, corev1.ResourceMemory),
-			quantity(alloc, corev1.ResourcePods),
-			quantity(alloc, corev1.ResourceEphemeralStorage),
-			accelerators(it),
-			cheapest(it, apis.CapacityTypeOnDemand),
-			spot,
-			zonesAvailable(it),
-		)
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	return tw.Flush()
 }
@@ -313,15 +325,26 @@ func quantity(v resources.Vector, name corev1.ResourceName) string {
 	return q.String()
 }
 
-// accelerators prints the accelerator resources of a type, e.g. "4 nvidia.com/gpu".
-func accelerators(it *instancetypes.InstanceType) string {
+// acceleratorResources are the extended resources that are accelerators:
+// GPUs, and Neuron and Gaudi devices (a Neuron device's cores are the same
+// accelerator counted finer).
+var acceleratorResources = []corev1.ResourceName{
+	apis.ResourceNVIDIAGPU, apis.ResourceAMDGPU, apis.ResourceAWSNeuron, apis.ResourceHabanaGaudi,
+}
+
+// extendedResources prints a type's accelerators (accelerators true), e.g.
+// "4 nvidia.com/gpu", or its other extended resources, e.g.
+// "38 vpc.amazonaws.com/pod-eni"; "-" when it has none.
+func extendedResources(it *instancetypes.InstanceType, accelerators bool) string {
 	var parts []string
 	for _, name := range it.Capacity.Names() {
 		switch name {
 		case corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage, corev1.ResourcePods:
 			continue
 		}
-		parts = append(parts, quantity(it.Capacity, name)+" "+string(name))
+		if slices.Contains(acceleratorResources, name) == accelerators {
+			parts = append(parts, quantity(it.Capacity, name)+" "+string(name))
+		}
 	}
 	if len(parts) == 0 {
 		return "-"

@@ -9,10 +9,10 @@
 // Usage:
 //
 //	kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim plan -f -
-//	karpsim plan [-f PATH]... [-o table|json|yaml] [--explain POD] [--ignore-preferences]
-//	karpsim disrupt -f PATH... [--at RFC3339] [-o table|json|yaml] [--spot-to-spot]
-//	karpsim simulate [-f SCENARIO] [-o table|json|yaml] [--seed N]
-//	karpsim instance-types [-o table|json|yaml] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
+//	karpsim plan [-f PATH]... [-o table|wide|json|yaml] [--explain POD] [--ignore-preferences]
+//	karpsim disrupt -f PATH... [--at RFC3339] [-o table|wide|json|yaml] [--spot-to-spot]
+//	karpsim simulate [-f SCENARIO] [-o table|wide|json|yaml] [--seed N]
+//	karpsim instance-types [-o table|wide|json|yaml] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
 //	karpsim version [-o table|json|yaml]
 //	karpsim completion bash|zsh|fish|powershell
 //
@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -218,17 +219,21 @@ func noArgs(_ *cobra.Command, args []string) error {
 // addOutputFlag adds -o/--output with the formats a command prints, and
 // their completion.
 func addOutputFlag(cmd *cobra.Command, output *string, formats ...string) {
-	cmd.Flags().StringVarP(output, "output", "o", formats[0], "output `FORMAT`: "+orList(formats))
+	usage := "output `FORMAT`: " + orList(formats)
+	if slices.Contains(formats, "wide") {
+		usage += " (table folds its lines at 120 columns and leaves some columns out; wide prints every column, a row a line)"
+	}
+	cmd.Flags().StringVarP(output, "output", "o", formats[0], usage)
 	must(cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp)))
 }
 
-// checkOutput refuses an -o other than table, json or yaml.
+// checkOutput refuses an -o other than table, wide, json or yaml.
 func checkOutput(format string) error {
 	switch format {
-	case "table", "json", "yaml":
+	case "table", "wide", "json", "yaml":
 		return nil
 	}
-	return fmt.Errorf("%w: -o %q: want table, json or yaml", errUsage, format)
+	return fmt.Errorf("%w: -o %q: want table, wide, json or yaml", errUsage, format)
 }
 
 // manifestExtensions are the file name endings shells complete for -f and

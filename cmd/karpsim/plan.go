@@ -78,7 +78,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 		},
 	}
 	addFilenameFlag(cmd, &opts.files, "(default: the built-in inflate example)")
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.explain, "explain", "", "explain the decisions about one pending `POD` (namespace/name, or name in namespace default) instead of printing the plan")
 	f.BoolVar(&opts.optimize, "optimize", false, "print the cheapest plan found that obeys every constraint Karpenter's does and schedules as many pods: Karpenter's, or one packed by cost per pod and/or with NodePools narrowed to the types the bound's linear program buys (stderr and the optimization field say what changed)")
@@ -275,7 +275,26 @@ func loadPlanInput(files []string, stdin io.Reader, stderr io.Writer) (*manifest
 		return loadManifests(files, limitOptions{}, stdin, stderr)
 	}
 	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-	return manifests.Decode("example/inflate.yaml", exampleInflate)
+	return exampleSet()
+}
+
+// exampleSet is the built-in example: the inflate Deployment with karpsim's
+// default NodePool and EC2NodeClass given beside it, the objects a Set
+// without NodePools gets, so that the example plans as a user's file of
+// inflate alone would, with no warning that it gives no NodePool: the
+// example is karpsim's, and stderr has said what it is. The defaults' own
+// warnings are karpsim's concern too, and are dropped.
+func exampleSet() (*manifests.Set, error) {
+	set, err := manifests.Decode("example/inflate.yaml", exampleInflate)
+	if err != nil {
+		return nil, err
+	}
+	defaults, err := manifests.Decode("karpsim's default NodePool", snapshot.DefaultManifests())
+	if err != nil {
+		return nil, err
+	}
+	set.NodePools, set.EC2NodeClasses = defaults.NodePools, defaults.EC2NodeClasses
+	return set, nil
 }
 
 func splitZones(s string) []string {
@@ -302,7 +321,7 @@ func writeResult(w io.Writer, r planOutput, output string) error {
 	case "yaml":
 		return writeYAML(w, r)
 	default:
-		return writePlanTable(w, r)
+		return writeTable(w, output, func(w io.Writer) error { return writePlanTable(w, r) })
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -16,25 +18,29 @@ import (
 )
 
 func newReportCommand() *cobra.Command {
-	var file, out string
+	var file, output, outputFile string
 	cmd := &cobra.Command{
-		Use:   "report [-f RESULT] [-o FILE] [flags]",
+		Use:   "report [-f RESULT] [--output-file FILE] [flags]",
 		Short: "turn a simulate, compare or sweep result into one self-contained HTML report with charts",
 		Long: `Report reads the JSON (or YAML) result that 'karpsim simulate', 'compare' or 'sweep' prints and writes
 one HTML file that needs nothing else to open, not even the network: for a simulation, nodes by
 instance type and capacity type, cost per hour, pending pods and nodes over time with disruptions
 marked, and the summary; for a comparison, both runs on shared axes; for a sweep, each scenario's
 cost per variant (bars with their min and max over seeds) and cost against pending p99. The kind of
-result is recognised from its fields. Here -o names the file written (default: standard output).
-'simulate' and 'sweep' also take --report FILE to write the report beside their own output.`,
+result is recognised from its fields. The report goes to standard output, or to --output-file; -o is
+the format, as in the other commands, and html is the only one. 'simulate', 'compare' and 'sweep'
+also take --report FILE to write the report beside their own output.`,
 		Example: `  # A simulation's report
-  karpsim simulate -f testdata/scenarios/daily-traffic.yaml -o json | karpsim report -o daily-traffic.html
+  karpsim simulate -f testdata/scenarios/daily-traffic.yaml -o json | karpsim report --output-file daily-traffic.html
 
   # A sweep's report, from its merged parts
   karpsim sweep merge -o json testdata/sweeps/parts/nodepool-designs-0.json testdata/sweeps/parts/nodepool-designs-1.json testdata/sweeps/parts/nodepool-designs-2.json | karpsim report`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "html" {
+				return reportOutputError(output)
+			}
 			var data []byte
 			var err error
 			if file == stdinPath {
@@ -53,14 +59,27 @@ result is recognised from its fields. Here -o names the file written (default: s
 			if err != nil {
 				return err
 			}
-			return writeReportTo(out, cmd.OutOrStdout(), html)
+			return writeReportTo(outputFile, cmd.OutOrStdout(), html)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "filename", "f", stdinPath, "the result `FILE` (JSON or YAML from simulate, compare or sweep), or - for standard input")
 	must(cmd.MarkFlagFilename("filename", "json", "yaml", "yml"))
-	cmd.Flags().StringVarP(&out, "output", "o", stdinPath, "the HTML `FILE` to write, or - for standard output")
-	must(cmd.MarkFlagFilename("output", "html"))
+	addOutputFlag(cmd, &output, "html")
+	cmd.Flags().StringVar(&outputFile, "output-file", stdinPath, "write the report to `FILE` instead of standard output (- for standard output)")
+	must(cmd.MarkFlagFilename("output-file", "html"))
 	return cmd
+}
+
+// reportOutputError refuses an -o other than html, which is what -o FILE
+// once meant: it names the flag that writes a file, with the file when -o
+// was given one.
+func reportOutputError(output string) error {
+	file := "FILE"
+	if strings.ContainsAny(output, "./"+string(filepath.Separator)) {
+		file = output
+	}
+	return fmt.Errorf("%w: -o %q: -o is the output format, and report writes html only; to write the report to a file, give --output-file %s",
+		errUsage, output, file)
 }
 
 // renderReport recognises the result and renders its report: a comparison

@@ -97,7 +97,7 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 	}
 	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see README's karpsim simulate section), or - for standard input (default: the built-in inflate 0 → 10 → 0 scenario)")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml"))
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")
 	cmd.Flags().StringVar(&opts.report, "report", "", "also write the run's HTML report (see karpsim report) to `FILE`")
 	cmd.Flags().BoolVar(&opts.check, "check", false, "check every decision and the cluster after every event against the invariants (package invariants): any violation is printed and the exit code is 1")
@@ -149,7 +149,7 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	case "yaml":
 		werr = writeYAML(stdout, res)
 	default:
-		werr = writeSimulateTable(stdout, res)
+		werr = writeTable(stdout, opts.output, func(w io.Writer) error { return writeSimulateTable(w, res) })
 	}
 	if werr != nil {
 		return werr

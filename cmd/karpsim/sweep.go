@@ -42,8 +42,8 @@ func newSweepCommand() *cobra.Command {
 		Short: "run every scenario of a sweep file under every variant and seed: cost, nodes and pending times side by side",
 		Long: `Sweep runs the cartesian product of a sweep file's scenarios, variants (patches to the scenario and
 its NodePools, spot interruptions, workload scale, a catalog) and seeds, on a pool of workers, and
-prints one row per scenario × variant: cost mean, min and max over the seeds, peak nodes, pending
-p50 and p99, disruptions, and the cheapest variant of each scenario marked *. The output does not
+prints one row per scenario × variant: cost mean over the seeds (-o wide adds its min and max), peak
+nodes, pending p50 and p99, disruptions, and the cheapest variant of each scenario marked *. The output does not
 depend on --workers or on the order runs finish in. A run that fails is reported on its row and the
 others still run; the exit code is then 1.
 
@@ -86,7 +86,7 @@ Indexed Job that runs one shard per completion index. The sweep file format is i
 	}
 	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "sweep `FILE` (YAML; see README's karpsim sweep section)")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml", "json"))
-	addOutputFlag(cmd, &opts.output, "table", "json", "yaml", "csv")
+	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml", "csv")
 	cmd.Flags().IntVar(&opts.workers, "workers", runtime.NumCPU(), "runs at once (`N`); the output does not depend on it")
 	noCompletion(cmd, "workers")
 	cmd.Flags().StringVar(&opts.shard, "shard", "", "run only the runs whose index is I mod N (`I/N`) and print a partial result")
@@ -136,7 +136,7 @@ prints what the whole sweep prints: every run must come exactly once, and all fr
 			return writeSweep(cmd.OutOrStdout(), res, output)
 		},
 	}
-	addOutputFlag(cmd, &output, "table", "json", "yaml", "csv")
+	addOutputFlag(cmd, &output, "table", "wide", "json", "yaml", "csv")
 	return cmd
 }
 
@@ -163,13 +163,13 @@ func checkSweepOutput(output string, partial bool) error {
 	switch output {
 	case "json", "yaml":
 		return nil
-	case "table", "csv":
+	case "table", "wide", "csv":
 		if partial {
 			return fmt.Errorf("%w: -o %s: a shard prints a partial result for 'sweep merge': -o json or yaml", errUsage, output)
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: -o %q: want table, json, yaml or csv", errUsage, output)
+	return fmt.Errorf("%w: -o %q: want table, wide, json, yaml or csv", errUsage, output)
 }
 
 // sweepInput is a sweep file with everything it names, read.
@@ -371,32 +371,42 @@ func writeSweep(w io.Writer, res *sweep.Result, output string) error {
 	case "csv":
 		return writeSweepCSV(w, res)
 	}
-	return writeSweepTable(w, res)
+	return writeTable(w, output, func(w io.Writer) error { return writeSweepTable(w, res, output == "wide") })
 }
 
 // writeSweepTable prints one row per scenario × variant, the best of each
-// scenario marked *.
-func writeSweepTable(w io.Writer, res *sweep.Result) error {
+// scenario marked *; the cheapest and dearest run's cost only when wide.
+func writeSweepTable(w io.Writer, res *sweep.Result, wide bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	name := res.Name
 	if name == "" {
 		name = "(unnamed)"
 	}
 	fmt.Fprintf(tw, "Sweep %s: %d runs, %d failed\n\n", name, len(res.Runs), res.Failed())
-	fmt.Fprintln(tw, "SCENARIO\tVARIANT\tRUNS\tCOST MEAN\tMIN\tMAX\tPEAK NODES\tPENDING P50\tP99\tDISRUPTIONS\t")
+	// The cost range's columns, MIN and MAX, are wide only.
+	rangeHeader := ""
+	if wide {
+		rangeHeader = "MIN\tMAX\t"
+	}
+	fmt.Fprintln(tw, "SCENARIO\tVARIANT\tRUNS\tCOST MEAN\t"+rangeHeader+"PEAK NODES\tPENDING P50\tP99\tDISRUPTIONS")
 	for _, r := range res.Rows {
 		mark := " "
 		if r.Best {
 			mark = "*"
 		}
 		if r.Failed == r.Runs {
-			fmt.Fprintf(tw, "%s\t%s\t%d\tfailed: %s\t\t\t\t\t\t\t\n", r.Scenario, r.Variant, r.Runs, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%d\tfailed: %s\n", r.Scenario, r.Variant, r.Runs, r.Error)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s %s\t%d\t$%.2f\t$%.2f\t$%.2f\t%d\t%v\t%v\t%.2f\t\n", r.Scenario, mark, r.Variant, r.Runs,
-			r.CostMean, r.CostMin, r.CostMax, r.PeakNodes, r.PendingP50.Duration, r.PendingP99.Duration, r.Disruptions)
+		costRange := ""
+		if wide {
+			costRange = fmt.Sprintf("$%.2f\t$%.2f\t", r.CostMin, r.CostMax)
+		}
+		fmt.Fprintf(tw, "%s\t%s %s\t%d\t$%.2f\t%s%d\t%v\t%v\t%.2f\n", r.Scenario, mark, r.Variant, r.Runs,
+			r.CostMean, costRange, r.PeakNodes, r.PendingP50.Duration, r.PendingP99.Duration, r.Disruptions)
 		if r.Failed > 0 {
-			fmt.Fprintf(tw, "\t  %d of %d failed: %s\t\t\t\t\t\t\t\t\n", r.Failed, r.Runs, r.Error)
+			// The last cell, so that the error widens no column.
+			fmt.Fprintf(tw, "\t  %d of %d failed: %s\n", r.Failed, r.Runs, r.Error)
 		}
 	}
 	if err := tw.Flush(); err != nil {

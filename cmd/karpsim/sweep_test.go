@@ -184,7 +184,7 @@ func TestReportCommand(t *testing.T) {
 	assert.Contains(t, html, "<svg")
 
 	file := filepath.Join(t.TempDir(), "report.html")
-	code, stdout, stderr := runWithStdin(sim, "report", "-o", file)
+	code, stdout, stderr := runWithStdin(sim, "report", "--output-file", file)
 	require.Equal(t, 0, code, stderr)
 	assert.Empty(t, stdout)
 	written, err := os.ReadFile(file)
