@@ -29,23 +29,30 @@ import (
 // What runs: every karpsim command (`karpsim ARGS` or `go run ./cmd/karpsim
 // ARGS`) in-process, in the order of its block, blocks in parallel. A pipe
 // from `kubectl get` gets the cluster of testdata/cluster/ instead; a pipe
-// from karpsim gets its standard output; `> FILE`, `< FILE` and file-writing
-// flags (--report, --output-file, report's -o) use a folder of the block's
-// own, so that a later command of the block reads what an earlier one wrote
-// and nothing is written into the repository. What is checked without being
+// from karpsim gets its standard output; `> FILE` and the flags that name a
+// file to write (--report, --output-file, report's -o) write into a folder
+// of the block's own, where the later commands of the block (`< FILE`, -f
+// FILE, ...) find them, so that nothing is written into the repository. What is checked without being
 // run: commands that read a live cluster (--kubeconfig, --context, kubectl
 // other than a `kubectl get` piped into karpsim, and the karpsim commands
 // after such a kubectl in the block), the paths of go commands (./pkg), the
-// files kubectl -f reads. With -short, the examples listed in slowExamples
-// are checked but not run.
+// files kubectl -f reads. The examples listed in slowExamples are checked,
+// and run only with KARPSIM_SLOW_TESTS=1 (as .ci/run sets) and without
+// -short.
 
 // placeholderMark starts the comment line that names a placeholder.
 const placeholderMark = "# placeholder:"
 
 // slowExamples are the commands that run a whole sweep or a day of
-// simulated traffic: about 9 CPU-seconds each for a sweep, 1 to 2 for the
-// others, so -short checks them without running them.
+// simulated traffic: about 9 CPU-seconds each for a sweep (README runs five
+// of them), 1 to 2 for the others. They run only when runSlowExamples.
 var slowExamples = []string{"sweep -f testdata/sweeps/nodepool-designs.yaml", "daily-traffic.yaml", "optimize-consolidation.yaml"}
+
+// runSlowExamples tells whether slowExamples run: with KARPSIM_SLOW_TESTS=1
+// and without -short.
+func runSlowExamples() bool {
+	return !testing.Short() && os.Getenv("KARPSIM_SLOW_TESTS") == "1"
+}
 
 // markdownWithShell are the Markdown files whose shell blocks are checked,
 // relative to the repository's root.
@@ -99,7 +106,7 @@ func TestMarkdownExamplesRun(t *testing.T) {
 				cluster: strings.Join(cluster, "---\n"),
 				errorf:  t.Errorf,
 				logf:    t.Logf,
-				short:   testing.Short(),
+				short:   !runSlowExamples(),
 			}
 			r.block(b)
 		})
@@ -162,226 +169,6 @@ func TestMarkdownExampleCheckerCatchesMistakes(t *testing.T) {
 		"go test ./cmd/karpsim/ ./...\nkarpsim sweep -f testdata/sweeps/nodepool-designs.yaml --emit-job > job.yaml\nkubectl apply -f job.yaml\n```\n"
 	r.block(shellBlocks("X.md", good)[0])
 	assert.Empty(t, problems)
-}
-
-// shellBlock is a fenced shell block of a Markdown file.
-type shellBlock struct {
-	file         string
-	line         int      // the line of the opening fence, from 1
-	placeholders []string // the names its placeholder lines give
-	commands     []shellLine
-}
-
-// shellLine is a command line of a block, its continuation lines joined.
-type shellLine struct {
-	line int
-	text string
-}
-
-// slow tells whether a command line runs one of slowExamples.
-func slow(line string) bool {
-	for _, s := range slowExamples {
-		if strings.Contains(line, s) && !strings.Contains(line, "--emit-job") {
-			return true
-		}
-	}
-	return false
-}
-
-// shellBlocks are the fenced sh, bash and shell blocks of a Markdown text.
-func shellBlocks(file, markdown string) []shellBlock {
-	var blocks []shellBlock
-	var current *shellBlock
-	pending, pendingLine := "", 0
-	for i, line := range strings.Split(markdown, "\n") {
-		n := i + 1
-		if current == nil {
-			if info, ok := strings.CutPrefix(line, "```"); ok && slices.Contains([]string{"sh", "bash", "shell"}, strings.Fields(info + " x")[0]) {
-				current = &shellBlock{file: file, line: n}
-			}
-			continue
-		}
-		if strings.HasPrefix(line, "```") {
-			blocks = append(blocks, *current)
-			current = nil
-			continue
-		}
-		if pending == "" {
-			pendingLine = n
-		}
-		if body, ok := strings.CutSuffix(line, "\\"); ok {
-			pending += body
-			continue
-		}
-		text := strings.TrimSpace(pending + line)
-		pending = ""
-		if name, ok := strings.CutPrefix(text, placeholderMark); ok && len(current.commands) == 0 {
-			if fields := strings.Fields(name); len(fields) > 0 {
-				current.placeholders = append(current.placeholders, fields[0])
-			}
-			continue
-		}
-		if text != "" && !strings.HasPrefix(text, "#") {
-			current.commands = append(current.commands, shellLine{line: pendingLine, text: text})
-		}
-	}
-	return blocks
-}
-
-// stage is one command of a pipeline: its words, and the files its
-// standard input and output are redirected from and to.
-type stage struct {
-	args          []string
-	stdin, stdout string
-}
-
-var (
-	// assignment is an environment variable set for one command.
-	assignment = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`)
-	// unsafeInName is what a file name the block writes loses.
-	unsafeInName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
-)
-
-// shellOperators are the operators the examples use, longest first.
-var shellOperators = []string{"&&", "||", "<(", "2>", ">>", "|", ";", ">", "<", ")"}
-
-// tokens cuts a command line into words and operators as a POSIX shell
-// would, as far as the examples need: quotes are removed, $(...) stays in
-// its word, and a # starting a word starts a comment.
-func tokens(line string) []string {
-	var out []string
-	var word strings.Builder
-	inWord := false
-	flush := func() {
-		if inWord {
-			out = append(out, word.String())
-		}
-		word.Reset()
-		inWord = false
-	}
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case c == '\'' || c == '"':
-			end := strings.IndexByte(line[i+1:], c)
-			if end < 0 {
-				end = len(line) - i - 1
-			}
-			word.WriteString(line[i+1 : i+1+end])
-			inWord = true
-			i += end + 1
-		case c == '$' && i+1 < len(line) && line[i+1] == '(':
-			depth, j := 0, i+1
-			for ; j < len(line); j++ {
-				if line[j] == '(' {
-					depth++
-				} else if line[j] == ')' {
-					if depth--; depth == 0 {
-						break
-					}
-				}
-			}
-			word.WriteString(line[i:min(j+1, len(line))])
-			inWord = true
-			i = j
-		case c == ' ' || c == '\t':
-			flush()
-		case c == '#' && !inWord:
-			flush()
-			return out
-		default:
-			op := ""
-			for _, o := range shellOperators {
-				if strings.HasPrefix(line[i:], o) && (o != "2>" || !inWord) {
-					op = o
-					break
-				}
-			}
-			if op == "" {
-				word.WriteByte(c)
-				inWord = true
-				continue
-			}
-			flush()
-			out = append(out, op)
-			i += len(op) - 1
-		}
-	}
-	flush()
-	return out
-}
-
-// pipelines cuts a command line into the pipelines it runs one after the
-// other; a process substitution <(...) is a pipeline of its own, run first.
-func pipelines(line string) [][]stage {
-	var all [][]stage
-	var current []stage
-	var st stage
-	var nested [][]string
-	toks := tokens(line)
-	endStage := func() {
-		if len(st.args) > 0 || st.stdin != "" || st.stdout != "" {
-			current = append(current, st)
-		}
-		st = stage{}
-	}
-	endPipeline := func() {
-		endStage()
-		if len(current) > 0 {
-			all = append(all, current)
-		}
-		current = nil
-	}
-	for i := 0; i < len(toks); i++ {
-		switch tok := toks[i]; tok {
-		case "&&", "||", ";":
-			endPipeline()
-		case "|":
-			endStage()
-		case ">", ">>", "<", "2>":
-			if i+1 < len(toks) {
-				i++
-				switch tok {
-				case "<":
-					st.stdin = toks[i]
-				case ">", ">>":
-					st.stdout = toks[i]
-				}
-			}
-		case "<(":
-			j := i + 1
-			for j < len(toks) && toks[j] != ")" {
-				j++
-			}
-			nested = append(nested, toks[i+1:j])
-			st.args = append(st.args, "/dev/fd/63")
-			i = j
-		case ")":
-		default:
-			if len(st.args) == 0 && (tok == "do" || tok == "then" || assignment.MatchString(tok)) {
-				continue
-			}
-			st.args = append(st.args, tok)
-		}
-	}
-	endPipeline()
-	var subs [][]stage
-	for _, n := range nested {
-		subs = append(subs, pipelines(strings.Join(n, " "))...)
-	}
-	return append(subs, all...)
-}
-
-// karpsimArgs are the arguments of a karpsim command: `karpsim ARGS` or
-// `go run ./cmd/karpsim ARGS`.
-func karpsimArgs(args []string) ([]string, bool) {
-	switch {
-	case len(args) > 0 && args[0] == "karpsim":
-		return args[1:], true
-	case len(args) > 2 && args[0] == "go" && args[1] == "run" && strings.TrimSuffix(args[2], "/") == "./cmd/karpsim":
-		return args[3:], true
-	}
-	return nil, false
 }
 
 // blockRun checks and runs the commands of one block.
@@ -544,6 +331,9 @@ func (r *blockRun) path(name string) string {
 	return name
 }
 
+// unsafeInName is what a file name the block writes loses.
+var unsafeInName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
+
 // output is where the block writes a file a command names.
 func (r *blockRun) output(name string) string {
 	if p, ok := r.written[name]; ok {
@@ -606,7 +396,7 @@ func (r *blockRun) karpsim(at string, args []string, stdinFile, stdin string) (s
 	case r.live:
 		reason = "it follows kubectl commands that need a live cluster"
 	case r.skipSlow:
-		reason = "slow, and -short"
+		reason = "slow: runs with KARPSIM_SLOW_TESTS=1 (as .ci/run sets) and without -short"
 	case unwritten != "":
 		reason = "it reads " + unwritten + ", which a command not run would have written"
 	}
