@@ -11,13 +11,16 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var dumps = flag.String("dumps", "", "write the benchmark dumps into this folder (for end-to-end runs of karpsim)")
+var dumps = flag.String("dumps", "", "write the benchmark dumps into this folder, created if missing (for end-to-end runs of karpsim)")
 
 // TestWriteDumps writes the dumps the README's end-to-end numbers are
 // measured on, when -dumps is given.
 func TestWriteDumps(t *testing.T) {
 	if *dumps == "" {
 		t.Skip("no -dumps folder given")
+	}
+	if err := os.MkdirAll(*dumps, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	write := func(name string, fn func(*os.File) error) {
 		f, err := os.Create(filepath.Join(*dumps, name))
