@@ -46,7 +46,7 @@ const placeholderMark = "# placeholder:"
 // slowExamples are the commands that run a whole sweep or a day of
 // simulated traffic: about 9 CPU-seconds each for a sweep (README runs five
 // of them), 1 to 2 for the others. They run only when runSlowExamples.
-var slowExamples = []string{"sweep -f testdata/sweeps/nodepool-designs.yaml", "daily-traffic.yaml", "optimize-consolidation.yaml"}
+var slowExamples = []string{"sweep -f testdata/nodepool-designs.sweep.yaml", "daily-traffic.yaml", "optimize-consolidation.yaml"}
 
 // runSlowExamples tells whether slowExamples run: with KARPSIM_SLOW_TESTS=1
 // and without -short.
@@ -166,7 +166,7 @@ func TestMarkdownExampleCheckerCatchesMistakes(t *testing.T) {
 		problems = append(problems, fmt.Sprintf(format, args...))
 	}, logf: func(string, ...any) {}, short: true}
 	good := "```sh\n# placeholder: mine.yaml a file of yours\nkarpsim plan -f mine.yaml -f testdata/cluster/\n" +
-		"go test ./cmd/karpsim/ ./...\nkarpsim sweep -f testdata/sweeps/nodepool-designs.yaml --emit-job > job.yaml\nkubectl apply -f job.yaml\n```\n"
+		"go test ./cmd/karpsim/ ./...\nkarpsim sweep -f testdata/nodepool-designs.sweep.yaml --emit-job > job.yaml\nkubectl apply -f job.yaml\n```\n"
 	r.block(shellBlocks("X.md", good)[0])
 	assert.Empty(t, problems)
 }
