@@ -15,6 +15,7 @@ func TestAdviseGolden(t *testing.T) {
 
 // The built-in example, as a user sees it first: the table and the JSON.
 func TestAdviseExampleGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ golden, output string }{{"example.txt", "table"}, {"example.json", "json"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run([]string{"advise", "-o", c.output}, nil, &stdout, &stderr); code != 0 {

@@ -93,7 +93,9 @@ var invocation = regexp.MustCompile(`(?:^|[\s(|])karpsim((?: +[^\s|<>()]+)*)(?: 
 // TestExamplesRun runs every example of every command's help, in the root
 // of the repository where their paths are. An example fed by kubectl gets
 // a saved cluster on standard input instead of a live one; redirections of
-// standard output are dropped, and "< FILE" feeds FILE.
+// standard output are dropped, and "< FILE" feeds FILE. The examples that
+// run the example sweep whole are slow tests; its shard is TestSweepGolden's
+// and runs once for both.
 func TestExamplesRun(t *testing.T) {
 	cluster, err := os.ReadFile(disruptScenario("empty-node"))
 	require.NoError(t, err)
@@ -118,7 +120,16 @@ func TestExamplesRun(t *testing.T) {
 				require.NoError(t, err)
 				stdin = string(data)
 			}
-			code, stdout, stderr := runWithStdin(stdin, args...)
+			if len(args) > 1 && args[0] == "sweep" && args[1] == "-f" && !slices.Contains(args, "--shard") && !slices.Contains(args, "--emit-job") {
+				skipUnlessSlow(t, "TestSweepGolden checks its shard 0 and its table")
+			}
+			var code int
+			var stdout, stderr string
+			if stdin == "" {
+				code, stdout, stderr = runShared(args...)
+			} else {
+				code, stdout, stderr = runWithStdin(stdin, args...)
+			}
 			require.Equal(t, 0, code, stderr)
 			assert.NotEmpty(t, stdout)
 			assert.NotContains(t, stdout+stderr, "\x1b", "no colour or cursor movement when nothing is a terminal")
@@ -147,12 +158,14 @@ func kubectlList(t *testing.T, data []byte) string {
 // scenario into `-f -`, as YAML and as a kubectl JSON List, and compares
 // the output with that of `-f FILE`, byte for byte.
 func TestStdinDecidesWhatTheFileDecides(t *testing.T) {
+	t.Parallel()
 	for _, command := range []string{"plan", "disrupt"} {
 		dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", command, "*"))
 		require.NoError(t, err)
 		require.NotEmpty(t, dirs)
-		for _, dir := range dirs {
+		for _, dir := range shortSample(t, dirs) {
 			t.Run(command+"/"+filepath.Base(dir), func(t *testing.T) {
+				t.Parallel()
 				input := filepath.Join(dir, "input.yaml")
 				data, err := os.ReadFile(input)
 				require.NoError(t, err)
@@ -160,7 +173,8 @@ func TestStdinDecidesWhatTheFileDecides(t *testing.T) {
 				if args, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 					extra = strings.Fields(string(args))
 				}
-				code, want, stderr := runCmd(append([]string{command, "-f", input, "-o", "json"}, extra...)...)
+				// The file's output is the golden test's (runGolden).
+				code, want, stderr := runShared(append([]string{command, "-f", input, "-o", "json"}, extra...)...)
 				require.Equal(t, 0, code, stderr)
 				for name, stdin := range map[string]string{"yaml": string(data), "json list": kubectlList(t, data)} {
 					// Standard input redirected from a file (read again at
@@ -233,6 +247,7 @@ func TestSimulateReadsAScenarioFromStdin(t *testing.T) {
 // TestCommandLine holds the command line's conventions: flags anywhere,
 // usage errors exit 2 with a suggestion, data on stdout only.
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	gpu := scenario("gpu")
 	_, planJSON, _ := runCmd("plan", "-f", gpu, "-o", "json")
 	_, completionHelp, _ := runCmd("completion", "--help")
@@ -274,6 +289,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestInstanceTypesYAMLMatchesJSON(t *testing.T) {
+	t.Parallel()
 	args := []string{"instance-types", "--zones", "us-east-1a"}
 	code, asJSON, stderr := runCmd(append(args, "-o", "json")...)
 	require.Equal(t, 0, code, stderr)
@@ -355,6 +371,7 @@ func TestCompletion(t *testing.T) {
 // line's dependencies: no package outside cmd/ may depend on cobra or
 // pflag.
 func TestOnlyTheCommandLineLinksCobra(t *testing.T) {
+	t.Parallel()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")

@@ -14,6 +14,7 @@ import (
 // NAME.md says why the Cluster Autoscaler's side is CA's behaviour, citing
 // its documentation; review the diff of any -update against it.
 func TestCompareGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestCompareGolden(t *testing.T) {
 		seen++
 		base := strings.TrimSuffix(file, ".yaml")
 		t.Run(filepath.Base(base), func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			if code := run([]string{"compare", "-f", file, "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())

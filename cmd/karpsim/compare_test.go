@@ -11,6 +11,7 @@ import (
 const defaultScenarioPath = "../../testdata/scenarios/default.yaml"
 
 func TestCompareTable(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("compare", "-f", defaultScenarioPath)
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "Scenario default: 1h0m0s from 2026-01-05T00:00:00Z, seed 1")
@@ -22,6 +23,7 @@ func TestCompareTable(t *testing.T) {
 }
 
 func TestCompareJSON(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("compare", "-f", defaultScenarioPath, "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	var c comparison

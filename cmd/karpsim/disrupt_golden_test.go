@@ -48,6 +48,7 @@ func TestDisruptExitCodes(t *testing.T) {
 }
 
 func TestDisruptTable(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("disrupt", "-f", disruptScenario("empty-node"))
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "no --at given: evaluating at 2026-03-03T12:00:00Z")
@@ -67,6 +68,7 @@ func TestDisruptTable(t *testing.T) {
 }
 
 func TestDisruptYAMLMatchesJSON(t *testing.T) {
+	t.Parallel()
 	file := disruptScenario("drift-replaces-not-cheaper")
 	code, asJSON, stderr := runCmd("disrupt", "-f", file, "-o", "json")
 	require.Equal(t, 0, code, stderr)

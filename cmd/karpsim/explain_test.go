@@ -13,6 +13,7 @@ import (
 )
 
 func TestExplainAPodOnANewClaim(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("plan", "-f", scenario("gpu"), "--explain", "ml/inference")
 	require.Equal(t, 0, code, stderr)
 	for _, want := range []string{
@@ -30,6 +31,7 @@ func TestExplainAPodOnANewClaim(t *testing.T) {
 }
 
 func TestExplainAnUnschedulablePodNamesEveryRefusal(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("plan", "-f", scenario("gpu"), "--explain", "ml/notebook")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stdout, "outcome:      unschedulable: ")

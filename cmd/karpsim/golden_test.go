@@ -23,8 +23,10 @@ func TestPlanGolden(t *testing.T) {
 // folder under testdata/<command>, with the flags of the folder's args file
 // if it has one (one line, split on spaces), and compares the output with
 // its expected.json, which -update rewrites. Every scenario needs a
-// README.md saying why its output is Karpenter's.
+// README.md saying why its output is Karpenter's. The scenarios run in
+// parallel, beside the package's other parallel tests.
 func runGolden(t *testing.T, command string) {
+	t.Parallel()
 	dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", command, "*"))
 	if err != nil {
 		t.Fatal(err)
@@ -34,15 +36,18 @@ func runGolden(t *testing.T, command string) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
 			args := []string{command, "-f", filepath.Join(dir, "input.yaml"), "-o", "json"}
 			if extra, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 				args = append(args, strings.Fields(string(extra))...)
 			}
-			var stdout, stderr bytes.Buffer
-			if code := run(args, nil, &stdout, &stderr); code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr.String())
+			// The output TestStdinDecidesWhatTheFileDecides and
+			// TestClusterDecidesWhatTheFilesDecide compare with.
+			code, stdout, stderr := runShared(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			matchGolden(t, filepath.Join(dir, "expected.json"), stdout.Bytes(), command+" of "+dir)
+			matchGolden(t, filepath.Join(dir, "expected.json"), []byte(stdout), command+" of "+dir)
 			if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 				t.Errorf("scenario %s has no README.md saying why its expected output is right", dir)
 			}

@@ -118,7 +118,11 @@ func runMeasured(t *testing.T, stdin string, args []string) (code int, stdout, s
 	}()
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(hostileDeadline)
+	limit := hostileDeadline
+	if raceDetector {
+		limit *= 10
+	}
+	deadline := time.After(limit)
 	for running := true; running; {
 		select {
 		case <-done:
@@ -129,7 +133,7 @@ func runMeasured(t *testing.T, stdin string, args []string) (code int, stdout, s
 				m.peak = max(m.peak, v-base)
 			}
 		case <-deadline:
-			t.Fatalf("karpsim %s still running after %v", strings.Join(args, " "), hostileDeadline)
+			t.Fatalf("karpsim %s still running after %v", strings.Join(args, " "), limit)
 		}
 	}
 	m.took = time.Since(start)
@@ -431,6 +435,7 @@ func writeLarge(t *testing.T, path string, size int, text string) {
 // lower value is planned at a higher one, and a limit under 1 is a usage
 // error.
 func TestLimitFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var pods []string
 	for _, name := range []string{"a", "b", "c"} {

@@ -37,6 +37,7 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 func TestPlanWithoutFilesPlansTheInflateExample(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("plan")
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "no -f given: planning the built-in example")
@@ -56,6 +57,7 @@ func TestPlanWithoutFilesPlansTheInflateExample(t *testing.T) {
 }
 
 func TestPlanExitCodes(t *testing.T) {
+	t.Parallel()
 	negative := writeFile(t, "neg.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: neg, namespace: team}\nspec:\n  containers: [{name: app, image: app, resources: {requests: {cpu: \"-1\"}}}]\n")
 	noClass := writeFile(t, "pool.yaml", "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: lonely}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: missing}\n      requirements: []\n")
 	tests := []struct {
@@ -88,6 +90,7 @@ func TestPlanExitCodes(t *testing.T) {
 }
 
 func TestPlanTable(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("plan", "-f", scenario("gpu"))
 	require.Equal(t, 0, code, stderr)
 	want := []string{
@@ -116,6 +119,7 @@ func TestPlanTableGroupsClaims(t *testing.T) {
 }
 
 func TestPlanJSONAndYAMLAgree(t *testing.T) {
+	t.Parallel()
 	_, jsonOut, _ := runCmd("plan", "-f", scenario("daemonset-tolerates-all"), "-o", "json")
 	_, yamlOut, _ := runCmd("plan", "-f", scenario("daemonset-tolerates-all"), "-o", "yaml")
 	var fromJSON, fromYAML scheduling.Result
@@ -126,6 +130,7 @@ func TestPlanJSONAndYAMLAgree(t *testing.T) {
 }
 
 func TestPlanIsDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, output := range []string{"table", "json", "yaml"} {
 		_, a, _ := runCmd("plan", "-f", scenario("nodepool-limits"), "-o", output)
 		_, b, _ := runCmd("plan", "-f", scenario("nodepool-limits"), "-o", output)
@@ -134,6 +139,7 @@ func TestPlanIsDeterministic(t *testing.T) {
 }
 
 func TestPlanReadsFoldersAndSeveralFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	input, err := os.ReadFile(scenario("spot-over-on-demand"))
 	require.NoError(t, err)
@@ -173,6 +179,7 @@ func TestPlanRegionAndZones(t *testing.T) {
 }
 
 func TestPlanIgnorePreferences(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, "prefers.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: picky}\nspec:\n"+
 		"  affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.24xlarge]}]}}]}}\n"+
 		"  containers: [{name: app, image: app, resources: {requests: {cpu: 100m}}}]\n")
@@ -205,6 +212,7 @@ func TestPlanRejectsAnUnknownMinValuesPolicy(t *testing.T) {
 // says on stderr how the NodePools were narrowed, and keeps the bound
 // below it.
 func TestPlanOptimize(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "awkward.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(`apiVersion: apps/v1
 kind: Deployment

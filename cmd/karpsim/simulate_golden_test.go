@@ -15,6 +15,7 @@ import (
 // Each scenario's NAME.md says what its timeline shows and why that is
 // Karpenter's behaviour; review the diff of any -update against it.
 func TestSimulateGolden(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +26,7 @@ func TestSimulateGolden(t *testing.T) {
 	for _, file := range files {
 		base := strings.TrimSuffix(file, ".yaml")
 		t.Run(filepath.Base(base), func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			if code := run([]string{"simulate", "-f", file, "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
@@ -41,6 +43,7 @@ func TestSimulateGolden(t *testing.T) {
 // scenario with a NAME.optimize.json and compares the output with it;
 // NAME.md says what the optimized timeline shows.
 func TestSimulateOptimizeGolden(t *testing.T) {
+	t.Parallel()
 	goldens, err := filepath.Glob(filepath.Join("..", "..", "testdata", "scenarios", "*.optimize.json"))
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no optimize goldens: %v", err)
@@ -48,6 +51,7 @@ func TestSimulateOptimizeGolden(t *testing.T) {
 	for _, golden := range goldens {
 		base := strings.TrimSuffix(golden, ".optimize.json")
 		t.Run(filepath.Base(base), func(t *testing.T) {
+			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			if code := run([]string{"simulate", "-f", base + ".yaml", "--optimize", "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
@@ -60,6 +64,7 @@ func TestSimulateOptimizeGolden(t *testing.T) {
 // compare --optimize adds the optimized run and what it saves over
 // Karpenter's, measured over the run; without the flag neither appears.
 func TestCompareOptimize(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch.yaml")
 	var c comparison
 	var stdout, stderr bytes.Buffer

@@ -41,6 +41,7 @@ func TestDefaultScenarioCopyMatchesTheEmbeddedOne(t *testing.T) {
 }
 
 func TestSimulateJSON(t *testing.T) {
+	t.Parallel()
 	code, stdout, stderr := runCmd("simulate", "-o", "json", "--seed", "9")
 	require.Equal(t, 0, code, stderr)
 	var r simulator.Result

@@ -25,33 +25,49 @@ import (
 
 const exampleSweep = "testdata/nodepool-designs.sweep.yaml"
 
-// TestSweepGolden runs the example sweep whole and in three shards, from
-// the root of the repository: the table is testdata/sweeps/
-// nodepool-designs.expected.txt, the parts testdata/sweeps/parts/ (both
-// rewritten by -update), and the merged parts print exactly what the whole
-// sweep prints, as JSON and as the table.
+// TestSweepGolden runs the example sweep in three shards and whole, from
+// the root of the repository: the parts are testdata/sweeps/parts/, the
+// table testdata/sweeps/nodepool-designs.expected.txt (all rewritten by
+// -update), and the merged parts print exactly what the whole sweep
+// prints, as JSON and as the table. Shard 0 and the table are
+// TestExamplesRun's examples, run once for both. Shard 0 always runs; the
+// other shards (with one worker) and the whole sweep (two more sweeps'
+// worth of simulations) are slow tests, run by -update too: meanwhile the
+// golden parts merge into the golden table.
 func TestSweepGolden(t *testing.T) {
 	t.Chdir(filepath.Join("..", ".."))
-	code, table, stderr := runCmd("sweep", "-f", exampleSweep, "--workers", "2")
-	require.Equal(t, 0, code, stderr)
-	matchGolden(t, filepath.Join("testdata", "sweeps", "nodepool-designs.expected.txt"), []byte(table), "sweep table")
-	code, whole, stderr := runCmd("sweep", "-f", exampleSweep, "-o", "json")
-	require.Equal(t, 0, code, stderr)
-
+	whole := slowTests() || *update
 	var parts []string
 	for i := range 3 {
-		code, part, stderr := runCmd("sweep", "-f", exampleSweep, "--shard", fmt.Sprintf("%d/3", i), "--workers", "1")
-		require.Equal(t, 0, code, stderr)
 		file := filepath.Join("testdata", "sweeps", "parts", fmt.Sprintf("nodepool-designs-%d.json", i))
-		matchGolden(t, file, []byte(part), "shard part")
 		parts = append(parts, file)
+		if i > 0 && !whole {
+			continue
+		}
+		args := []string{"sweep", "-f", exampleSweep, "--shard", fmt.Sprintf("%d/3", i)}
+		if i > 0 {
+			args = append(args, "--workers", "1")
+		}
+		code, part, stderr := runShared(args...)
+		require.Equal(t, 0, code, stderr)
+		matchGolden(t, file, []byte(part), "shard part")
 	}
-	code, merged, stderr := runCmd(append([]string{"sweep", "merge", "-o", "json"}, parts...)...)
-	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, whole, merged, "the merged parts are the whole sweep")
+	golden := filepath.Join("testdata", "sweeps", "nodepool-designs.expected.txt")
 	code, mergedTable, stderr := runCmd(append([]string{"sweep", "merge"}, parts...)...)
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, table, mergedTable)
+	if whole {
+		code, table, stderr := runShared("sweep", "-f", exampleSweep)
+		require.Equal(t, 0, code, stderr)
+		matchGolden(t, golden, []byte(table), "sweep table")
+		assert.Equal(t, table, mergedTable)
+		code, wholeJSON, stderr := runCmd("sweep", "-f", exampleSweep, "-o", "json")
+		require.Equal(t, 0, code, stderr)
+		code, merged, stderr := runCmd(append([]string{"sweep", "merge", "-o", "json"}, parts...)...)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, wholeJSON, merged, "the merged parts are the whole sweep")
+	} else {
+		matchGolden(t, golden, []byte(mergedTable), "merged table of the golden parts")
+	}
 
 	code, _, stderr = runCmd("sweep", "merge", parts[0], parts[2])
 	assert.Equal(t, 1, code)
@@ -61,6 +77,7 @@ func TestSweepGolden(t *testing.T) {
 // A sweep whose runs fail reports them on their rows, still runs the
 // others, and exits 1; -o csv prints every run.
 func TestSweepReportsFailedRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	scenario, err := os.ReadFile(filepath.Join("..", "..", "testdata", "scenarios", "default.yaml"))
 	require.NoError(t, err)
@@ -158,24 +175,32 @@ func TestSweepEmitJob(t *testing.T) {
 	}
 	sweepFile := strings.TrimPrefix(c.Args[2], sweepMount+"/")
 	var costs [][]float64
+	var scenarios [][]string
 	for _, file := range []string{exampleSweep, filepath.Join(root, sweepFile)} {
-		// One shard of the four stands for the others.
-		code, part, stderr := runCmd("sweep", "-f", file, "--shard", "1/4")
+		// Shard 1 of 12 is runs 1 and 13: one of each scenario, which
+		// stand for the others.
+		code, part, stderr := runCmd("sweep", "-f", file, "--shard", "1/12")
 		require.Equal(t, 0, code, stderr)
 		var res sweep.Result
 		require.NoError(t, yaml.Unmarshal([]byte(part), &res))
 		var perRun []float64
+		var names []string
 		for _, r := range res.Runs {
 			perRun = append(perRun, r.Summary.TotalCost)
+			names = append(names, filepath.Base(r.Scenario))
 		}
 		costs = append(costs, perRun)
+		scenarios = append(scenarios, names)
 	}
+	assert.Equal(t, []string{"daily-traffic.yaml", "spot-storm.yaml"}, scenarios[0])
+	assert.Equal(t, scenarios[0], scenarios[1])
 	assert.Equal(t, costs[0], costs[1], "the Job's pods run the same sweep")
 	assert.NotEmpty(t, bytes.TrimSpace([]byte(out)))
 }
 
 // `report` recognises each kind of result and writes one HTML file.
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	code, sim, stderr := runCmd("simulate", "-o", "json")
 	require.Equal(t, 0, code, stderr)
 	code, html, stderr := runWithStdin(sim, "report")
