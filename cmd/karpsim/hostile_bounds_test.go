@@ -74,10 +74,10 @@ func boundsHostileCases() []hostileCase {
 		}, args: []string{"plan", "-f", "DIR/l.json"}, want: []string{"DIR/l.json: document 1 (line 1) item 20: no kind", "\n... and 199,979 more problems"}},
 		// Unbounded errors: a scenario with 5,000 bad steps.
 		{name: "scenario of 5,000 bad steps", files: map[string]string{"s.yaml": hostileScenario("duration: 1h\nsteps:\n" + strings.Repeat("- {at: -1m, scale: {deployment: web, replicas: 1}}\n", 5000))},
-			args: []string{"simulate", "-f", "DIR/s.yaml"}, want: []string{"DIR/s.yaml: invalid scenario: steps[0]", "at -1m0s is negative\n... and 4,980 more problems"}},
+			args: []string{"simulate", "-f", "DIR/s.yaml"}, want: []string{"DIR/s.yaml:5: invalid scenario: steps[0] (scale web)", "at -1m0s is negative\n... and 4,980 more problems"}},
 		// Unbounded errors: a sweep with 5,000 bad variants.
 		{name: "sweep of 5,000 bad variants", files: map[string]string{"s.yaml": scenario, "sweep.yaml": "scenarios: [s.yaml]\nvariants:\n" + strings.Repeat("- {name: v, workloadScale: -1}\n", 5000)},
-			args: []string{"sweep", "-f", "DIR/sweep.yaml"}, want: []string{"DIR/sweep.yaml: invalid sweep: variants[0].workloadScale", "\n... and 9,979 more problems"}},
+			args: []string{"sweep", "-f", "DIR/sweep.yaml"}, want: []string{"DIR/sweep.yaml:3: invalid sweep: variants[0].workloadScale", "\n... and 9,979 more problems"}},
 		// Unbounded work: arrivals for 1,000 h whose pods outlive the run.
 		{name: "arrivals of 3,600 an hour for 1,000 h", files: map[string]string{"s.yaml": hostileScenario("duration: 1000h\nsteps:\n- {at: 0s, arrivals: {deployment: web, perHour: 3600, meanLifetime: 2000h}}\n")},
 			args: []string{"simulate", "-f", "DIR/s.yaml", "--report", "DIR/r.html"}, outputs: []string{"r.html"},
