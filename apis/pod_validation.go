@@ -16,7 +16,7 @@ import (
 // it may be placed (nodeSelector, affinity, tolerations, spread
 // constraints, scheduling gates, host ports) and what it asks for
 // (resources). Each function names the validation of k8s.io/kubernetes
-// pkg/apis/core/validation it mirrors; the README's "Limits on input"
+// pkg/apis/core/validation it mirrors; docs/limits.md's "Limits on input"
 // lists them all. A pod the API server would refuse never reaches a
 // decision: its manifest is refused, naming the field.
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite README.md and the totals in the repository's README.md from specs/ and the cases' results")
+var update = flag.Bool("update", false, "rewrite README.md and the totals in the repository's docs/fidelity.md from specs/ and the cases' results")
 
 // Statuses of a spec in the README.
 const (
@@ -116,7 +116,8 @@ func TestREADME(t *testing.T) {
 	}
 	readme, total := render(invs, files)
 	checkOrWrite(t, "README.md", readme)
-	root, err := os.ReadFile(filepath.Join("..", "README.md"))
+	totalsDoc := filepath.Join("..", "docs", "fidelity.md")
+	root, err := os.ReadFile(totalsDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkOrWrite(t, filepath.Join("..", "README.md"), updated)
+	checkOrWrite(t, totalsDoc, updated)
 }
 
 func checkOrWrite(t *testing.T, path string, want []byte) {
@@ -154,7 +155,7 @@ func replaceTotals(readme []byte, line string) ([]byte, error) {
 	s := string(readme)
 	i, j := strings.Index(s, totalsBegin), strings.Index(s, totalsEnd)
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("README.md has no conformance totals markers")
+		return nil, fmt.Errorf("docs/fidelity.md has no conformance totals markers")
 	}
 	return []byte(s[:i+len(totalsBegin)] + "\n" + line + "\n" + s[j:]), nil
 }

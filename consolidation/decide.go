@@ -45,7 +45,7 @@ const spotToSpotMinTypes = 15
 // planner may choose it. A consolidation that launches more nodes than it
 // deletes splits pods apart that later consolidations could have packed
 // together: runs that allowed it ended dearer than runs with one
-// replacement at most on some workloads (README, "Cheaper than
+// replacement at most on some workloads (docs/optimizer.md, "Cheaper than
 // Karpenter"). The pending pods' second solve applies as above, with the
 // limit in place of one.
 func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, string) {

@@ -39,7 +39,7 @@ const MaxObjectBytes = 16 << 20
 // Kubernetes' own lengths (apis.ValidateObjectMeta); snapshot expands
 // workloads to at most snapshot.DefaultMaxPods pods; simulator runs at
 // most simulator.DefaultMaxDuration of virtual time; sweep runs at most
-// sweep.MaxRuns runs. The README's "Limits on input" table lists them all.
+// sweep.MaxRuns runs. docs/limits.md lists them all.
 type Limits struct {
 	// Bytes is the most read from one file or stream; MaxStreamBytes when 0.
 	Bytes int64

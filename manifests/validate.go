@@ -14,7 +14,7 @@ import (
 // it, for the fields karpsim reads: its name and namespace (the Karpenter
 // kinds check their names in their own Validate), and for Pods, pod
 // templates, Nodes and PDBs the rules of package apis (ValidatePodSpec,
-// ValidateNode, ValidatePodDisruptionBudget). The README's "Limits on
+// ValidateNode, ValidatePodDisruptionBudget). docs/limits.md's "Limits on
 // input" lists the rules.
 func validateObject(kind string, o object) apis.FieldErrors {
 	var problems apis.FieldErrors

@@ -118,7 +118,7 @@ cost less the optimized run's) in JSON.`,
 			return runCompare(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see README's karpsim simulate section), or - for standard input")
+	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see docs/simulation.md), or - for standard input")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml"))
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for both runs")

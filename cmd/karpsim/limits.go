@@ -13,7 +13,7 @@ import (
 
 // limitOptions are the flags that raise (or lower) the limits on input,
 // each a field of a library option, with the library's default as its own.
-// The README's "Limits on input" table lists every limit.
+// docs/limits.md's table lists every limit.
 type limitOptions struct {
 	inputBytes  int64
 	objects     int

@@ -95,7 +95,7 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see README's karpsim simulate section), or - for standard input (default: the built-in inflate 0 → 10 → 0 scenario)")
+	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "scenario `FILE` (YAML; see docs/simulation.md), or - for standard input (default: the built-in inflate 0 → 10 → 0 scenario)")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml"))
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "override the scenario's `SEED` for every random choice of the run")

@@ -50,7 +50,7 @@ others still run; the exit code is then 1.
 --shard I/N runs only the runs whose index is I mod N and prints a partial result (JSON unless -o
 yaml); 'karpsim sweep merge PARTS...' joins the parts into what the whole sweep prints.
 --emit-job prints a ConfigMap holding the sweep (its file, scenarios, manifests and catalogs) and an
-Indexed Job that runs one shard per completion index. The sweep file format is in README.md.`,
+Indexed Job that runs one shard per completion index. The sweep file format is in docs/simulation.md.`,
 		Example: `  # Three NodePool designs over the sweep's scenarios and seeds
   karpsim sweep -f testdata/nodepool-designs.sweep.yaml
 
@@ -84,7 +84,7 @@ Indexed Job that runs one shard per completion index. The sweep file format is i
 			return runSweep(opts, shard.Shard, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "sweep `FILE` (YAML; see README's karpsim sweep section)")
+	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "sweep `FILE` (YAML; see docs/simulation.md)")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml", "json"))
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml", "csv")
 	cmd.Flags().IntVar(&opts.workers, "workers", runtime.NumCPU(), "runs at once (`N`); the output does not depend on it")
