@@ -11,6 +11,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/internal/fields"
 )
 
 // maxDecodeProblems bounds how many bad fields of one object are located
@@ -84,7 +85,7 @@ func locate[T any](root map[string]any) ([]any, error) {
 			candidate := append(slices.Clone(path), step)
 			if _, err := unmarshal(spine(root, candidate), new(T)); err != nil {
 				path, node, found, descended = candidate, valueAt(root, candidate), err, true
-				t = childType(t, step)
+				t = fields.Child(t, fmt.Sprint(step))
 				break
 			}
 		}
@@ -128,26 +129,6 @@ func isContainer(t reflect.Type) bool {
 	default:
 		return false
 	}
-}
-
-// childType returns the Go type of the child at step of a value of type t,
-// or nil when there is none.
-func childType(t reflect.Type, step any) reflect.Type {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == nil {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Map, reflect.Slice, reflect.Array:
-		return t.Elem()
-	case reflect.Struct:
-		if name, ok := step.(string); ok {
-			return fieldType(t, name)
-		}
-	}
-	return nil
 }
 
 // spine copies node down the path only: each map or list on the way keeps
@@ -229,35 +210,9 @@ func typedPath(t reflect.Type, path []any) string {
 		default:
 			b.WriteString("[" + strconv.Itoa(s.(int)) + "]")
 		}
-		t = childType(t, step)
+		t = fields.Child(t, fmt.Sprint(step))
 	}
 	return b.String()
-}
-
-// fieldType returns the type of the struct field that JSON calls name,
-// looking into inlined embedded structs; nil when there is none.
-func fieldType(t reflect.Type, name string) reflect.Type {
-	if t == nil || t.Kind() != reflect.Struct {
-		return nil
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && tag == "" {
-			embedded := f.Type
-			if embedded.Kind() == reflect.Pointer {
-				embedded = embedded.Elem()
-			}
-			if ft := fieldType(embedded, name); ft != nil {
-				return ft
-			}
-			continue
-		}
-		if tag == name || (tag == "" && f.Name == name) {
-			return f.Type
-		}
-	}
-	return nil
 }
 
 // describeDecodeError explains why value did not decode.
@@ -272,7 +227,7 @@ func describeDecodeError(err error, value any) string {
 		return fmt.Sprintf("%s is not a time (use RFC 3339, e.g. \"2024-01-02T15:04:05Z\")", quoted(value))
 	}
 	if t, ok := targetType(err); ok {
-		return fmt.Sprintf("expected %s, got %s", kindName(t), describeValue(value))
+		return fmt.Sprintf("expected %s, got %s", fields.KindName(t), describeValue(value))
 	}
 	return cleanDecodeError(msg)
 }
@@ -300,28 +255,6 @@ func targetType(err error) (reflect.Type, bool) {
 	}
 	t, ok := f.Interface().(reflect.Type)
 	return t, ok && t != nil
-}
-
-// kindName names a Go type for someone writing YAML.
-func kindName(t reflect.Type) string {
-	if t.String() == "intstr.IntOrString" {
-		return "an integer or a string"
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	default:
-		return "an object"
-	}
 }
 
 func sortedKeys(m map[string]any) []string {

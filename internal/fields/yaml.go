@@ -144,13 +144,17 @@ func describeError(err error, t reflect.Type, node *yaml.Node) string {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && !opaque(t) {
-		return fmt.Sprintf("expected %s, got %s", kindName(t), describe(node))
+		return fmt.Sprintf("expected %s, got %s", KindName(t), describe(node))
 	}
 	return msg
 }
 
-// kindName names a Go type for someone writing YAML.
-func kindName(t reflect.Type) string {
+// KindName names a Go type for someone writing YAML or JSON: "a string",
+// "an integer", "a list", "an object" and so on.
+func KindName(t reflect.Type) string {
+	if deref(t).String() == "intstr.IntOrString" {
+		return "an integer or a string"
+	}
 	switch deref(t).Kind() {
 	case reflect.String:
 		return "a string"
