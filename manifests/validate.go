@@ -5,6 +5,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -13,8 +14,10 @@ import (
 // validateObject checks an object as the API server would before storing
 // it, for the fields karpsim reads: its name and namespace (the Karpenter
 // kinds check their names in their own Validate), and for Pods, pod
-// templates, Nodes and PDBs the rules of package apis (ValidatePodSpec,
-// ValidateNode, ValidatePodDisruptionBudget). docs/limits.md's "Limits on
+// templates, Nodes, PDBs, PersistentVolumes, StorageClasses and Services
+// the rules of package apis (ValidatePodSpec, ValidateNode,
+// ValidatePodDisruptionBudget, ValidatePersistentVolume,
+// ValidateStorageClass, ValidateService). docs/limits.md's "Limits on
 // input" lists the rules.
 func validateObject(kind string, o object) apis.FieldErrors {
 	var problems apis.FieldErrors
@@ -42,6 +45,12 @@ func validateObject(kind string, o object) apis.FieldErrors {
 		problems = append(problems, apis.ValidateNode(o)...)
 	case *policyv1.PodDisruptionBudget:
 		problems = append(problems, apis.ValidatePodDisruptionBudget(o)...)
+	case *corev1.PersistentVolume:
+		problems = append(problems, apis.ValidatePersistentVolume(o)...)
+	case *storagev1.StorageClass:
+		problems = append(problems, apis.ValidateStorageClass(o)...)
+	case *corev1.Service:
+		problems = append(problems, apis.ValidateService(o)...)
 	}
 	return problems
 }
