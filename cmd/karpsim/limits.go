@@ -30,7 +30,7 @@ func addInputLimitFlags(cmd *cobra.Command, o *limitOptions) {
 	f.Int64Var(&o.inputBytes, "max-input-bytes", manifests.MaxStreamBytes, "the most `BYTES` read from one file or stream, 1 GiB by default (manifests.Limits.Bytes)")
 	f.IntVar(&o.objects, "max-objects", manifests.MaxObjects, "the most objects read, List items included (`N`; manifests.Limits.Objects)")
 	f.Int64Var(&o.objectBytes, "max-object-bytes", manifests.MaxObjectBytes, "the most `BYTES` one object's document or List item may hold, 16 MiB by default (manifests.Limits.ObjectBytes)")
-	f.IntVar(&o.pods, "max-pods", snapshot.DefaultMaxPods, "the most pods Deployments, ReplicaSets, StatefulSets, Jobs and scale steps are expanded to (`N`; snapshot.Options.MaxPods)")
+	f.IntVar(&o.pods, "max-pods", snapshot.DefaultMaxPods, "the most pods Deployments, ReplicaSets, StatefulSets, Jobs and scale steps are expanded to, and that a simulated run holds at once and creates in all (`N`; snapshot.Options.MaxPods)")
 	noCompletion(cmd, "max-input-bytes", "max-objects", "max-object-bytes", "max-pods")
 }
 
