@@ -75,7 +75,7 @@ func goroutineStarters(root string) ([]string, error) {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if name := d.Name(); path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || nestedModule(path)) {
 				return filepath.SkipDir
 			}
 			return nil
