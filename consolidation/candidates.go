@@ -109,7 +109,7 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 	n.capacityType = in.Node.Labels[apis.LabelCapacityType]
 	if n.pool != nil {
 		n.it, _ = n.pool.catalog.Get(in.Node.Labels[apis.LabelInstanceType])
-		n.price, _ = offeringPrice(n.it, in.Node.Labels)
+		n.price, _ = n.it.NodePrice(in.Node.Labels)
 		n.readWindow(e.now)
 	}
 	n.blocked = e.nodeBlock(n)

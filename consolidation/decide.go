@@ -334,7 +334,7 @@ func notSameType(options []*instancetypes.InstanceType, reqs requirements.Requir
 		if c.it == nil {
 			continue
 		}
-		if p, ok := offeringPrice(c.it, c.labels()); ok {
+		if p, ok := c.it.NodePrice(c.labels()); ok {
 			if old, seen := prices[c.it.Name]; !seen || p < old {
 				prices[c.it.Name] = p
 			}

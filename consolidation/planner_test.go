@@ -204,7 +204,7 @@ func assertLaunchesCheaper(t *testing.T, c Cluster, cmd Command) {
 		if slices.Contains(cmd.Delete, n.Node.Name) {
 			it, ok := catalogs[n.Node.NodePool].Get(n.Node.Labels[apis.LabelInstanceType])
 			require.True(t, ok)
-			p, ok := offeringPrice(it, n.Node.Labels)
+			p, ok := it.NodePrice(n.Node.Labels)
 			require.True(t, ok)
 			source += p
 		}

@@ -3,31 +3,9 @@ package consolidation
 import (
 	"math"
 
-	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 )
-
-// offeringPrice is the price of the offering a node runs on: its zone and
-// capacity type (and reservation, for reserved capacity) from its labels,
-// looked up among the type's offerings whether available or not, as
-// Karpenter resolves a running node's price. False when there is none.
-func offeringPrice(it *instancetypes.InstanceType, labels map[string]string) (float64, bool) {
-	if it == nil {
-		return 0, false
-	}
-	zone, capacityType := labels[apis.LabelTopologyZone], labels[apis.LabelCapacityType]
-	for _, o := range it.Offerings {
-		if o.Zone != zone || o.CapacityType != capacityType {
-			continue
-		}
-		if id := labels[apis.LabelCapacityReservationID]; o.ReservationID != "" && id != "" && o.ReservationID != id {
-			continue
-		}
-		return o.Price, true
-	}
-	return 0, false
-}
 
 // worstLaunchPrice is the most a launch of the type could cost under reqs:
 // the most expensive available offering reqs allow, of the first capacity

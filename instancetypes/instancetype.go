@@ -438,3 +438,25 @@ func (it *InstanceType) WithCapacity(capacity resources.Vector) *InstanceType {
 	out.built = true
 	return &out
 }
+
+// NodePrice is the price of the offering a running node of this type is on:
+// its zone and capacity type (and, for reserved capacity, its reservation)
+// from the node's labels, looked up among the offerings whether available
+// or not, as Karpenter prices a running node. False when none matches or
+// it is nil.
+func (it *InstanceType) NodePrice(labels map[string]string) (float64, bool) {
+	if it == nil {
+		return 0, false
+	}
+	zone, capacityType := labels[apis.LabelTopologyZone], labels[apis.LabelCapacityType]
+	for _, o := range it.Offerings {
+		if o.Zone != zone || o.CapacityType != capacityType {
+			continue
+		}
+		if id := labels[apis.LabelCapacityReservationID]; o.ReservationID != "" && id != "" && o.ReservationID != id {
+			continue
+		}
+		return o.Price, true
+	}
+	return 0, false
+}

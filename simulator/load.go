@@ -36,9 +36,10 @@ func readSet(sc Scenario, given []manifests.Stream, limits manifests.Limits) (*m
 	return manifests.LoadLimited(limits, inputs...)
 }
 
-// stateSet holds every object of a watcher's snapshot, read as the same
-// objects in a scenario's manifests are: none is left out.
-func stateSet(st cloud.ClusterState) *manifests.Set {
+// StateSet holds every object of a watcher's snapshot, read as the same
+// objects in manifests are: none is left out. The objects are shared, not
+// copied.
+func StateSet(st cloud.ClusterState) *manifests.Set {
 	return &manifests.Set{
 		Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
 		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets,
@@ -83,7 +84,7 @@ func (s *sim) load() error {
 		return err
 	}
 	if s.cfg.Cluster != nil {
-		merge(set, stateSet(s.cfg.Cluster.Snapshot()))
+		merge(set, StateSet(s.cfg.Cluster.Snapshot()))
 	}
 	snap, err := snapshot.FromSet(set, s.cfg.Snapshot)
 	if err != nil {

@@ -415,7 +415,7 @@ func TestStateSetHoldsEveryKind(t *testing.T) {
 		require.Equal(t, reflect.Slice, f.Kind(), "ClusterState.%s", v.Type().Field(i).Name)
 		f.Set(reflect.Append(f, reflect.New(f.Type().Elem().Elem())))
 	}
-	set := reflect.ValueOf(stateSet(st)).Elem()
+	set := reflect.ValueOf(StateSet(st)).Elem()
 	found := 0
 	for i := range set.NumField() {
 		if f := set.Field(i); f.Kind() == reflect.Slice && set.Type().Field(i).IsExported() && set.Type().Field(i).Name != "Warnings" {
