@@ -17,6 +17,7 @@ import (
 	"github.com/karpsim/karpsim/kube"
 	"github.com/karpsim/karpsim/kube/kubeconfig"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/simulator"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -113,14 +114,7 @@ func readCluster(env environment, o clusterOptions, command string, stderr io.Wr
 		plural(len(s.Pods), "pod"), plural(len(s.Nodes), "node"), plural(len(s.NodeClaims), "NodeClaim"),
 		plural(len(s.NodePools), "NodePool"), plural(len(s.EC2NodeClasses), "EC2NodeClass"),
 		plural(len(s.PDBs), "PodDisruptionBudget"), plural(len(s.DaemonSets), "DaemonSet"), where)
-	set := &manifests.Set{
-		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses,
-		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
-		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims, StorageClasses: s.StorageClasses,
-		NodeOverlays: s.NodeOverlays, CapacityBuffers: s.CapacityBuffers, PodTemplates: s.PodTemplates, Services: s.Services,
-		Deployments: s.Deployments, ReplicaSets: s.ReplicaSets, StatefulSets: s.StatefulSets,
-		DeviceClasses: s.DeviceClasses, ResourceClaims: s.ResourceClaims, ResourceClaimTemplates: s.ResourceClaimTemplates,
-	}
+	set := simulator.StateSet(s)
 	if n := len(s.NodeOverlays) + len(s.CapacityBuffers) + len(s.ResourceClaims); n > 0 {
 		fmt.Fprintf(stderr, "karpsim %s: read %s, %s and %s from %s\n", command, plural(len(s.NodeOverlays), "NodeOverlay"),
 			plural(len(s.CapacityBuffers), "CapacityBuffer"), plural(len(s.ResourceClaims), "ResourceClaim"), where)
