@@ -19,8 +19,9 @@
 //	6  controller, clusterautoscaler            Karpenter's loop; the Cluster Autoscaler model beside it
 //	7  simulator                                the world around the autoscaler in virtual time
 //	8  plantest, sweep, conformance,            capacity tests, many runs at once, Karpenter's own
-//	   kube/kubetest, internal/scenariogen      specs translated (tests only), fakes and a real API
-//	                                            server, random scenarios for the invariant tests
+//	   kube/kubetest, internal/scenariogen,     specs translated (tests only), fakes and a real API
+//	   advisor                                  server, random scenarios for the invariant tests; a
+//	                                            watched cluster's answers kept current and served
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run
 //

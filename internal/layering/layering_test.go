@@ -22,7 +22,7 @@ var layer = map[string]int{
 	"snapshot": 5, "invariants": 5, "advise": 5,
 	"controller": 6, "clusterautoscaler": 6,
 	"simulator": 7,
-	"plantest":  8, "sweep": 8, "conformance": 8, "kube/kubetest": 8, "internal/scenariogen": 8,
+	"plantest":  8, "sweep": 8, "advisor": 8, "conformance": 8, "kube/kubetest": 8, "internal/scenariogen": 8,
 	"report":      9,
 	"cmd/karpsim": 10, "examples": 10,
 }
