@@ -27,10 +27,14 @@ type environment struct {
 	// connect returns the clients of the cluster the flags name, and a
 	// description of it for messages ("context kind-demo (https://…)").
 	connect func(clusterOptions) (kube.Clients, string, error)
+	// serveContext is serve's lifetime (default: until SIGINT or SIGTERM),
+	// and listening, when set, is told the address serve listens on.
+	serveContext func() (context.Context, context.CancelFunc)
+	listening    func(addr string)
 }
 
 // defaultEnvironment connects through the kubeconfig.
-var defaultEnvironment = environment{connect: connectKubeconfig}
+var defaultEnvironment = environment{connect: connectKubeconfig, serveContext: signalContext}
 
 // clusterOptions are the flags that read a live cluster instead of files,
 // and those that change what is read: a NodePool edit and the catalog.
@@ -40,6 +44,9 @@ type clusterOptions struct {
 	nodePoolFiles []string
 	catalog       string
 	limits        limitOptions
+	// inCluster reads the cluster karpsim runs in, through its service
+	// account (serve, without --kubeconfig or --context, in a pod).
+	inCluster bool
 }
 
 // readTimeout bounds reading a cluster: listing every kind once.
@@ -76,6 +83,17 @@ func (o clusterOptions) check(files []string) error {
 
 // connectKubeconfig builds clients from the kubeconfig.
 func connectKubeconfig(o clusterOptions) (kube.Clients, string, error) {
+	if o.inCluster {
+		cfg, err := kubeconfig.InCluster()
+		if err != nil {
+			return kube.Clients{}, "", err
+		}
+		clients, err := kube.NewClients(cfg)
+		if err != nil {
+			return kube.Clients{}, "", err
+		}
+		return clients, fmt.Sprintf("the cluster karpsim runs in (%s)", cfg.Host), nil
+	}
 	cfg, name, err := kubeconfig.Load(kubeconfig.Options{Path: o.kubeconfig, Context: o.context})
 	if err != nil {
 		return kube.Clients{}, "", err

@@ -135,6 +135,7 @@ Exit codes: 0 success, 1 input refused or a decision that could not be made, 2 a
 		newInstanceTypesCommand(),
 		newPlanCommand(env),
 		newReportCommand(),
+		newServeCommand(env),
 		newSimulateCommand(),
 		newSweepCommand(),
 		newVersionCommand(),

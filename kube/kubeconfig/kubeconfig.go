@@ -77,3 +77,15 @@ func contextNames[V any](m map[string]V) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// InCluster returns the REST config of the pod karpsim runs in (its
+// service account's token and the API server's address from the
+// environment), with Timeout's default of 30 seconds a request.
+func InCluster() (*rest.Config, error) {
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		return nil, fmt.Errorf("%w: in-cluster config: %w", ErrInvalid, err)
+	}
+	cfg.Timeout = 30 * time.Second
+	return cfg, nil
+}
