@@ -53,7 +53,9 @@ func ExampleHost() {
 	}
 	runner, err := controller.NewRunner(controller.RunnerConfig{
 		Watcher: cluster, Writer: cluster, Launcher: launcher, Clock: clock,
-		Record: func(d controller.Decision) { fmt.Println(clock.Now().Format(time.TimeOnly), d.Kind, d.Nodes, d.InstanceType) },
+		Record: func(d controller.Decision) {
+			fmt.Println(clock.Now().Format(time.TimeOnly), d.Kind, d.Nodes, d.InstanceType)
+		},
 	})
 	if err != nil {
 		fmt.Println(err)
