@@ -1,16 +1,15 @@
 // Package scheduling decides what Karpenter would launch for pending pods:
 // which pods fit existing and in-flight nodes, which new NodeClaims to
 // create (NodePool, instance-type options, launch choice), and why each pod
-// that fits nowhere does not fit (reference §1).
+// that fits nowhere does not fit.
 //
-// Solve is a pure function of its Input: no I/O, no clock, no global state.
-// The same input gives the same Result, and nothing in the input is changed.
-//
-// It owns the provisioning decision. It imports apis, instancetypes,
-// requirements and resources; never manifests, cloud, snapshot or anything
-// that does I/O.
-//
-// The import rules between packages are checked by internal/layering.
+// Put the pending pods, the existing nodes and the NodePools with the
+// instance types each may launch into an Input and call Solve; the Result
+// holds the new NodeClaims, where every pod goes and why each unschedulable
+// pod was refused. snapshot.FromSet builds the Input from manifests. Solve
+// is a pure function of its Input: no I/O, no clock, no global state. The
+// same input gives the same Result, and nothing in the input is changed.
+// Prepare compiles NodePools once for many solves over them.
 package scheduling
 
 import (
