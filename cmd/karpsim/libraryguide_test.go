@@ -110,32 +110,25 @@ func equalLines(a, b []string) bool {
 	return true
 }
 
-// TestLibraryGuideQuotesRealCode holds docs/library.md to the Examples it
-// quotes and names: every ```go block is in the file linked before it, and
-// every pkg.ExampleX it names is a function of that package's tests.
+// TestLibraryGuideQuotesRealCode holds docs/library.md (and the README's
+// Go snippet) to the Examples it quotes and names: every ```go block is in
+// the file linked before it, and every pkg.ExampleX the guide names is a
+// function of that package's tests.
 func TestLibraryGuideQuotesRealCode(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkQuotes(t, "README.md", string(readme), filepath.Join("..", "..")); n != 1 {
+		t.Errorf("README.md has %d Go blocks, want its one snippet", n)
+	}
 	data, err := os.ReadFile(libraryGuide)
 	if err != nil {
 		t.Fatal(err)
 	}
 	guide := string(data)
-	blocks := goBlocks(guide)
-	if len(blocks) < 10 {
-		t.Fatalf("docs/library.md has %d Go blocks; the guide quotes more than that", len(blocks))
-	}
-	for _, b := range blocks {
-		if b.source == "" {
-			t.Errorf("docs/library.md:%d: a Go block with no .go file linked before it", b.line)
-			continue
-		}
-		src, err := os.ReadFile(filepath.Join(filepath.Dir(libraryGuide), b.source))
-		if err != nil {
-			t.Errorf("docs/library.md:%d: %v", b.line, err)
-			continue
-		}
-		if p := quoteProblem(b.code, string(src)); p != "" {
-			t.Errorf("docs/library.md:%d quotes %s, but %s", b.line, b.source, p)
-		}
+	if n := checkQuotes(t, "docs/library.md", guide, filepath.Dir(libraryGuide)); n < 10 {
+		t.Fatalf("docs/library.md has %d Go blocks; the guide quotes more than that", n)
 	}
 	names := exampleName.FindAllStringSubmatch(guide, -1)
 	if len(names) < 20 {
@@ -163,6 +156,28 @@ func TestLibraryGuideQuotesRealCode(t *testing.T) {
 			t.Errorf("docs/library.md names %s.%s, which no test file of %s defines", m[1], m[2], dir)
 		}
 	}
+}
+
+// checkQuotes checks the Go blocks of one Markdown file, whose links are
+// relative to dir, and returns how many it has.
+func checkQuotes(t *testing.T, name, markdown, dir string) int {
+	t.Helper()
+	blocks := goBlocks(markdown)
+	for _, b := range blocks {
+		if b.source == "" {
+			t.Errorf("%s:%d: a Go block with no .go file linked before it", name, b.line)
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, b.source))
+		if err != nil {
+			t.Errorf("%s:%d: %v", name, b.line, err)
+			continue
+		}
+		if p := quoteProblem(b.code, string(src)); p != "" {
+			t.Errorf("%s:%d quotes %s, but %s", name, b.line, b.source, p)
+		}
+	}
+	return len(blocks)
 }
 
 // TestLibraryGuideCheckerCatchesMistakes holds the check to what it is
