@@ -267,8 +267,8 @@ func apply(in scheduling.Input, edits []Edit) (scheduling.Input, []PoolChange) {
 func candidates(in scheduling.Input, base scheduling.Result, limit int) []Edit {
 	launched := map[string][]*instancetypes.InstanceType{}
 	pools := slices.Clone(in.NodePools)
-	pools = slices.DeleteFunc(pools, func(np scheduling.NodePool) bool { return np.NodePool == nil })
-	slices.SortFunc(pools, func(a, b scheduling.NodePool) int { return strings.Compare(a.NodePool.Name, b.NodePool.Name) })
+	pools = slices.DeleteFunc(pools, func(np scheduling.Pool) bool { return np.NodePool == nil })
+	slices.SortFunc(pools, func(a, b scheduling.Pool) int { return strings.Compare(a.NodePool.Name, b.NodePool.Name) })
 	for _, c := range base.NodeClaims {
 		for _, np := range pools {
 			if np.NodePool.Name != c.NodePool {

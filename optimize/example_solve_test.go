@@ -44,7 +44,7 @@ func ExampleSolve() {
 			}}}},
 		})
 	}
-	in := scheduling.Input{Pods: pods, NodePools: []scheduling.NodePool{{NodePool: pool, InstanceTypes: instancetypes.Default()}}}
+	in := scheduling.Input{Pods: pods, NodePools: []scheduling.Pool{{NodePool: pool, InstanceTypes: instancetypes.Default()}}}
 
 	karpenter := scheduling.Solve(in)
 	optimized, err := optimize.Solve(in, optimize.SolveOptions{})

@@ -37,7 +37,7 @@ type Input struct {
 	Nodes []*Node
 	// NodePools are the NodePools new NodeClaims may come from, each with the
 	// instance types its EC2NodeClass yields.
-	NodePools []NodePool
+	NodePools []Pool
 	// DaemonSets are the pods the cluster's DaemonSets would run on every
 	// node they tolerate and select: one pod per DaemonSet.
 	DaemonSets []*corev1.Pod
@@ -53,12 +53,18 @@ type Input struct {
 	Options                Options
 }
 
-// NodePool is a NodePool with the instance types it may launch.
-type NodePool struct {
+// Pool is a NodePool with the instance types it may launch: the catalog its
+// EC2NodeClass yields. consolidation.Cluster takes the same values.
+type Pool struct {
 	NodePool *apis.NodePool
 	// InstanceTypes is the catalog resolved for the NodePool's EC2NodeClass.
 	InstanceTypes instancetypes.Catalog
 }
+
+// NodePool is the former name of Pool.
+//
+// Deprecated: use Pool. NodePool will be removed after the next release.
+type NodePool = Pool
 
 // Node is an existing node, or an in-flight NodeClaim that has no node yet.
 type Node struct {

@@ -137,7 +137,7 @@ type Snapshot struct {
 	// name, each with the catalog of its EC2NodeClass. Static NodePools
 	// (spec.replicas) and NodePools being deleted are left out, as Karpenter
 	// does not provision from them.
-	NodePools []scheduling.NodePool
+	NodePools []scheduling.Pool
 	// DaemonSets holds one pod per DaemonSet, sorted by namespace/name: the
 	// pod its controller would run on every node it tolerates and selects.
 	DaemonSets []*corev1.Pod
@@ -336,7 +336,7 @@ func (b *builder) finish() *Snapshot {
 		s.Nodes = append(s.Nodes, n)
 	}
 	slices.SortFunc(s.Nodes, func(a, c *scheduling.Node) int { return cmp.Compare(a.Name, c.Name) })
-	slices.SortFunc(s.NodePools, func(a, c scheduling.NodePool) int { return cmp.Compare(a.NodePool.Name, c.NodePool.Name) })
+	slices.SortFunc(s.NodePools, func(a, c scheduling.Pool) int { return cmp.Compare(a.NodePool.Name, c.NodePool.Name) })
 	slices.SortFunc(s.PDBs, func(a, c *policyv1.PodDisruptionBudget) int {
 		return cmp.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
 	})
