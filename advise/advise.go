@@ -4,8 +4,14 @@
 // a category, family, newer generations, arm64 or spot let in, a NodePool
 // preferred by weight, and combinations of the best of these. Each
 // candidate is one solve with the edited NodePools; an edit under which a
-// pod Karpenter schedules today would stay pending is never advised. The
-// package only reads its input and does no I/O.
+// pod Karpenter schedules today would stay pending is never advised.
+//
+// Call Advise with a scheduling.Input (the pending pods and the NodePools
+// with their catalogs, as snapshot.FromSet gives them) and Options; the
+// Report gives Karpenter's cost today, a lower bound on any plan's, and
+// the Advice best first, each with its Edits and the edited NodePools.
+// `karpsim advise` is its command line. Advise only reads its input and
+// does no I/O.
 package advise
 
 import (
@@ -261,8 +267,8 @@ func apply(in scheduling.Input, edits []Edit) (scheduling.Input, []PoolChange) {
 func candidates(in scheduling.Input, base scheduling.Result, limit int) []Edit {
 	launched := map[string][]*instancetypes.InstanceType{}
 	pools := slices.Clone(in.NodePools)
-	pools = slices.DeleteFunc(pools, func(np scheduling.NodePool) bool { return np.NodePool == nil })
-	slices.SortFunc(pools, func(a, b scheduling.NodePool) int { return strings.Compare(a.NodePool.Name, b.NodePool.Name) })
+	pools = slices.DeleteFunc(pools, func(np scheduling.Pool) bool { return np.NodePool == nil })
+	slices.SortFunc(pools, func(a, b scheduling.Pool) int { return strings.Compare(a.NodePool.Name, b.NodePool.Name) })
 	for _, c := range base.NodeClaims {
 		for _, np := range pools {
 			if np.NodePool.Name != c.NodePool {

@@ -12,7 +12,7 @@ import (
 )
 
 // onDemandPools is the default NodePool limited to on-demand capacity.
-func onDemandPools() []scheduling.NodePool {
+func onDemandPools() []scheduling.Pool {
 	pools := defaultPools()
 	np := pools[0].NodePool.DeepCopy()
 	for i, r := range np.Spec.Template.Spec.Requirements {

@@ -81,7 +81,7 @@ const widenCandidates = 3
 // poolEdits are the edits tried on one NodePool, in a fixed order: what
 // the plan launched from it decides the narrowing edits, the catalog the
 // widening ones. pools are all the input's NodePools (for weights).
-func poolEdits(np scheduling.NodePool, pools []scheduling.NodePool, launched []*instancetypes.InstanceType) []Edit {
+func poolEdits(np scheduling.Pool, pools []scheduling.Pool, launched []*instancetypes.InstanceType) []Edit {
 	name := np.NodePool.Name
 	reqs, err := requirements.FromNodePool(np.NodePool.Spec.Template)
 	if err != nil {
@@ -187,7 +187,7 @@ func widenEdits(pool string, reqs requirements.Requirements, catalog instancetyp
 
 // preferEdit raises the pool's weight above every other pool's, when
 // there are others and it is not already alone on top.
-func preferEdit(pool string, pools []scheduling.NodePool) (Edit, bool) {
+func preferEdit(pool string, pools []scheduling.Pool) (Edit, bool) {
 	if len(pools) < 2 {
 		return Edit{}, false
 	}

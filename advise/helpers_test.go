@@ -16,7 +16,7 @@ import (
 
 // defaultPools is karpsim's default NodePool (the seed guide's) with the
 // embedded catalog, as plan uses it without manifests.
-func defaultPools() []scheduling.NodePool {
+func defaultPools() []scheduling.Pool {
 	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
 	if err != nil {
 		panic(err) // embedded

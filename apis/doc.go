@@ -3,11 +3,11 @@
 // karpenter.k8s.aws/v1 EC2NodeClass, with the defaults, validation rules and
 // v1beta1 conversions that Karpenter's CRDs and webhooks apply, so that a
 // manifest the API server would refuse is refused here too, with the field
-// at fault and what would be accepted instead.
+// at fault and what would be accepted instead. It also holds the well-known
+// labels, annotations and taints, and the pod rules every other package
+// shares (PodKey, the pod predicates, the disrupted taint).
 //
-// It owns Karpenter's API types, their defaults and validation, the well-known
-// labels, and the pod rules every other package shares (PodKey, the pod
-// predicates, the disrupted taint). It imports no other karpsim package.
-//
-// The import rules between packages are checked by internal/layering.
+// Build objects as Go structs and call SetDefaults, as the API server would
+// before any controller sees them; Validate reports what the API server
+// would refuse. Package manifests does both for objects read from YAML.
 package apis

@@ -1,14 +1,12 @@
 // Package budgets evaluates NodePool disruption budgets at a given time: how
 // many of a pool's nodes Karpenter may disrupt for a reason right now, which
-// budget sets that limit, and until when (reference §2, "Budgets").
+// budget sets that limit, and until when.
 //
-// It is pure arithmetic over apis.Budget values and a time: counting the
-// pool's nodes and the ones already disrupting is the caller's job.
-//
-// It owns when a budget is active and how many nodes it allows, and imports
-// only apis.
-//
-// The import rules between packages are checked by internal/layering.
+// Allowed takes a NodePool's budgets (DefaultBudgets when it has none), the
+// disruption reason, the pool's node count and the time, and returns the
+// Allowance. It is pure arithmetic over apis.Budget values and a time:
+// counting the pool's nodes and the ones already disrupting is the
+// caller's job (package consolidation does it).
 package budgets
 
 import (

@@ -1,25 +1,21 @@
 // Package cloud holds the seams between Karpenter's control loop and the
-// world it acts on — a Clock, a Launcher that creates and deletes instances,
-// a ClusterWatcher that reports the cluster as snapshots and changes, and a
-// ClusterWriter that takes the loop's changes to it — together with
-// in-memory implementations of each: ManualClock and WallClock, Memory (a
-// cloud that launches instantly as data, models registration and
-// initialization delays, insufficient capacity, spot interruptions and
-// prices, and records every call) and MemoryCluster (an API server in
-// memory: watcher and writer).
+// world it acts on, together with in-memory implementations of each:
 //
-// The interfaces live here, next to their reference implementations (as
-// etcd-io/raft keeps Storage beside MemoryStorage), rather than in the
-// loop's package: package controller, the simulator, capacity-planning
-// helpers and users' own launchers and clusters all program against the
-// same seams, and none of them should have to import the loop to implement
-// one.
+//   - Clock, the time: WallClock, and ManualClock for tests and simulations.
+//   - Launcher, which creates and deletes instances: Memory is a cloud that
+//     launches instantly as data, models registration and initialization
+//     delays, insufficient capacity, spot interruptions and prices, and
+//     records every call.
+//   - ClusterWatcher, which reports the cluster as snapshots and changes, and
+//     ClusterWriter, which takes the loop's changes to it: MemoryCluster is an
+//     API server in memory that is both.
 //
-// It owns the seams of the loop and their in-memory implementations. It
-// imports apis and instancetypes, never a decision package: the decisions
-// are made above it, in controller.
-//
-// The import rules between packages are checked by internal/layering.
+// Implement Launcher to plug in a cloud of your own (see the Launcher
+// example: launch the first of a request's Overrides you have capacity for,
+// report the others, fail with an InsufficientCapacityError when none has
+// any), and ClusterWatcher to feed a cluster kept elsewhere (see the
+// ClusterWatcher example). simulator.Config and controller.RunnerConfig take
+// them; package kube implements the cluster seams over client-go.
 package cloud
 
 import (

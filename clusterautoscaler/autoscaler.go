@@ -9,16 +9,14 @@
 // when their pods fit elsewhere. It never replaces a node by a cheaper one:
 // CA only adds and removes nodes of the groups it is given.
 //
-// Like package controller, an Autoscaler is a state machine: it reads and
-// changes the cluster through a Cluster, launches and terminates instances
-// through a cloud.Launcher, takes the time with every call and asks its
-// host to wake it through Timers. It is not safe for concurrent use.
-//
-// It owns CA's memory (group sizes, upcoming nodes, backoff, unneeded
-// nodes) and order of work. It imports cloud, snapshot's layer and the
-// decision packages; never controller, manifests or simulator.
-//
-// The import rules between packages are checked by internal/layering.
+// Most callers reach it through the simulator: simulator.Config.Autoscaler
+// set to simulator.AutoscalerClusterAutoscaler runs it over a scenario's
+// clusterAutoscaler section, and `karpsim compare` runs it beside
+// Karpenter. Like package controller, an Autoscaler is a state machine: it
+// reads and changes the cluster through a Cluster, launches and terminates
+// instances through a cloud.Launcher, takes the time with every call and
+// asks its host to wake it through Timers. It is not safe for concurrent
+// use.
 package clusterautoscaler
 
 import (

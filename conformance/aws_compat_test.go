@@ -370,7 +370,7 @@ func labelWorld(t *T) *schedWorld {
 	windows := awsCatalog(t, awsNodeClass("windows2022@latest", nil), instancetypes.AWSOptions{})
 	onDemand := withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeOnDemand)
 	w := &schedWorld{catalog: linux}
-	w.in.NodePools = []scheduling.NodePool{
+	w.in.NodePools = []scheduling.Pool{
 		{NodePool: nodePool("default", onDemand), InstanceTypes: linux},
 		{NodePool: nodePool("windows", onDemand), InstanceTypes: windows},
 	}

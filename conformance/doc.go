@@ -10,7 +10,4 @@
 // them all, records pass or fail per spec and checks that README.md is what
 // it would write (`go test ./conformance -run TestREADME -update` rewrites it
 // and the totals in the repository's docs/fidelity.md).
-//
-// The package sits at the top layer with the programs users run: its tests
-// may use every other package (see internal/layering).
 package conformance

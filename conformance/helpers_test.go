@@ -152,7 +152,7 @@ func (c *cluster) pool(np *apis.NodePool) *cluster {
 
 // poolWith adds a NodePool whose node class yields catalog.
 func (c *cluster) poolWith(np *apis.NodePool, catalog instancetypes.Catalog) *cluster {
-	c.NodePools = append(c.NodePools, consolidation.NodePool{NodePool: np, InstanceTypes: catalog})
+	c.NodePools = append(c.NodePools, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 	return c
 }
 

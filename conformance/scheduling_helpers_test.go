@@ -114,7 +114,7 @@ func newSchedWorld(pools ...*apis.NodePool) *schedWorld {
 func newWorldOf(catalog instancetypes.Catalog, pools ...*apis.NodePool) *schedWorld {
 	w := &schedWorld{catalog: catalog}
 	for _, np := range pools {
-		w.in.NodePools = append(w.in.NodePools, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+		w.in.NodePools = append(w.in.NodePools, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 	}
 	return w
 }

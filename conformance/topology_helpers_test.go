@@ -106,7 +106,7 @@ func (sh fakeShape) build(offerings []instancetypes.Offering) *instancetypes.Ins
 
 // world is a cluster that pods are provisioned into round after round.
 type world struct {
-	pools   []scheduling.NodePool
+	pools   []scheduling.Pool
 	nodes   []*scheduling.Node
 	daemons []*corev1.Pod
 	opts    scheduling.Options
@@ -124,7 +124,7 @@ type world struct {
 func newWorld(catalog instancetypes.Catalog, pools ...*apis.NodePool) *world {
 	w := &world{}
 	for _, np := range pools {
-		w.pools = append(w.pools, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+		w.pools = append(w.pools, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 	}
 	return w
 }
@@ -142,7 +142,7 @@ func (w *world) setPool(np *apis.NodePool) {
 	if len(w.pools) > 0 {
 		catalog = w.pools[0].InstanceTypes
 	}
-	w.pools = append(w.pools, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+	w.pools = append(w.pools, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 }
 
 // provision solves for pods, binds them where the result says, and turns

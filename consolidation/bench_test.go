@@ -42,7 +42,7 @@ func benchCluster(n int, seed uint64) Cluster {
 		withBudgets(apis.Budget{Nodes: "10%"}))
 	daemons := []*corev1.Pod{benchDaemon("logs"), benchDaemon("metrics")}
 	c := Cluster{
-		NodePools:  []NodePool{{NodePool: general, InstanceTypes: catalog}, {NodePool: spot, InstanceTypes: catalog}},
+		NodePools:  []scheduling.Pool{{NodePool: general, InstanceTypes: catalog}, {NodePool: spot, InstanceTypes: catalog}},
 		DaemonSets: daemons,
 	}
 	types := map[string][]string{"general": {"m5.xlarge", "m5.2xlarge", "c5.2xlarge", "r5.xlarge"}, "spot": {"c5.2xlarge", "m5.2xlarge"}}

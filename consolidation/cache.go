@@ -94,11 +94,11 @@ func (c *Cache) compiled(e *evaluation) ([]priced, *scheduling.Prepared) {
 		return c.priced, c.prepared.Clone()
 	}
 	out := make([]priced, 0, len(pools))
-	var base []scheduling.NodePool
+	var base []scheduling.Pool
 	for _, p := range pools {
 		pr := newPriced(p)
 		out = append(out, pr)
-		base = append(base, scheduling.NodePool{NodePool: p.np, InstanceTypes: pr.catalog})
+		base = append(base, scheduling.Pool{NodePool: p.np, InstanceTypes: pr.catalog})
 	}
 	prepared := scheduling.Prepare(base, e.daemons, e.opts.Scheduling)
 	if c != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // A cache shared across evaluations decides exactly what evaluations
@@ -17,7 +18,7 @@ import (
 func TestCacheDecidesAsNoCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 0))
 	cache := &Cache{}
-	var nodePools []NodePool
+	var nodePools []scheduling.Pool
 	marshal := func(d Decision) string {
 		b, err := json.Marshal(d)
 		require.NoError(t, err)

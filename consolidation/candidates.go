@@ -12,6 +12,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // poolInfo is a NodePool read once for an evaluation.
@@ -75,7 +76,7 @@ func (n *nodeInfo) savingsRatio() float64 { return n.price / n.cost }
 
 // readPools indexes the NodePools by name. A nil NodePool is skipped; two
 // with one name keep the first.
-func readPools(pools []NodePool) map[string]*poolInfo {
+func readPools(pools []scheduling.Pool) map[string]*poolInfo {
 	out := map[string]*poolInfo{}
 	for _, p := range pools {
 		if p.NodePool == nil || out[p.NodePool.Name] != nil {

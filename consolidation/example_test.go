@@ -40,7 +40,7 @@ func ExampleEvaluate() {
 	}
 	cluster := consolidation.Cluster{
 		Nodes:     []*consolidation.Node{node("a", pod("web-a")), node("b", pod("web-b")), node("idle")},
-		NodePools: []consolidation.NodePool{{NodePool: np, InstanceTypes: catalog}},
+		NodePools: []scheduling.Pool{{NodePool: np, InstanceTypes: catalog}},
 	}
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	for range 2 {

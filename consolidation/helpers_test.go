@@ -72,10 +72,10 @@ func withRequirement(key string, op corev1.NodeSelectorOperator, values ...strin
 
 func withReplicas(n int64) poolOption { return func(np *apis.NodePool) { np.Spec.Replicas = &n } }
 
-func pools(nps ...*apis.NodePool) []NodePool {
-	out := make([]NodePool, len(nps))
+func pools(nps ...*apis.NodePool) []scheduling.Pool {
+	out := make([]scheduling.Pool, len(nps))
 	for i, np := range nps {
-		out[i] = NodePool{NodePool: np, InstanceTypes: fake}
+		out[i] = scheduling.Pool{NodePool: np, InstanceTypes: fake}
 	}
 	return out
 }

@@ -105,7 +105,7 @@ func TestReplacementsTogetherMustBeCheaper(t *testing.T) {
 func TestThePlannersCheaperReplacementWins(t *testing.T) {
 	a := newNode("a", "default", 3, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("a", "1500m")})
 	b := newNode("b", "default", 3, apis.CapacityTypeOnDemand, []*corev1.Pod{newPod("b", "1500m")})
-	c := Cluster{Nodes: []*Node{a, b}, NodePools: []NodePool{{NodePool: newPool("default"), InstanceTypes: discounted()}}}
+	c := Cluster{Nodes: []*Node{a, b}, NodePools: []scheduling.Pool{{NodePool: newPool("default"), InstanceTypes: discounted()}}}
 	karpenter := Evaluate(c, now, Options{})
 	assert.Equal(t, []string{"multi-node-consolidation delete=[a b] replace=[fake-it-3 spot]"}, summary(karpenter))
 

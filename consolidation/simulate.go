@@ -105,7 +105,7 @@ func newSimulator(e *evaluation) *simulator {
 	// compiled once, or taken from the caller's cache.
 	s.priced, s.prepared = e.opts.Cache.compiled(e)
 	for _, pr := range s.priced {
-		s.base.NodePools = append(s.base.NodePools, scheduling.NodePool{NodePool: pr.np, InstanceTypes: pr.catalog})
+		s.base.NodePools = append(s.base.NodePools, scheduling.Pool{NodePool: pr.np, InstanceTypes: pr.catalog})
 	}
 	// Every simulation passes the same *Node of a destination, unchanged.
 	s.prepared.RememberNodes()
@@ -335,8 +335,8 @@ func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []*corev
 // cheapest offering the pool allows costs less than limit; as in
 // scheduling.Prepared.SolveBelow, a pool keeps every type when none would
 // be left, and every pool does when limit is 0.
-func (s *simulator) poolsBelow(limit float64) []scheduling.NodePool {
-	out := make([]scheduling.NodePool, len(s.priced))
+func (s *simulator) poolsBelow(limit float64) []scheduling.Pool {
+	out := make([]scheduling.Pool, len(s.priced))
 	for p, pr := range s.priced {
 		catalog := pr.catalog
 		if limit > 0 {
@@ -350,7 +350,7 @@ func (s *simulator) poolsBelow(limit float64) []scheduling.NodePool {
 				catalog = pr.catalog
 			}
 		}
-		out[p] = scheduling.NodePool{NodePool: pr.np, InstanceTypes: catalog}
+		out[p] = scheduling.Pool{NodePool: pr.np, InstanceTypes: catalog}
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/karpsim/karpsim/apis"
-	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -20,19 +19,21 @@ type Cluster struct {
 	// never blocks a command.
 	Pending []*corev1.Pod
 	// NodePools are the NodePools with the instance types each may launch.
-	NodePools []NodePool
+	NodePools []scheduling.Pool
 	// DaemonSets are one pod per DaemonSet, as scheduling.Input has them.
 	DaemonSets []*corev1.Pod
 	// PDBs are every PodDisruptionBudget in the cluster.
 	PDBs []*policyv1.PodDisruptionBudget
 }
 
-// NodePool is a NodePool with the instance types its EC2NodeClass yields.
-// A node's price is looked up in its NodePool's catalog.
-type NodePool struct {
-	NodePool      *apis.NodePool
-	InstanceTypes instancetypes.Catalog
-}
+// NodePool is the former name of the NodePools of a Cluster, which are
+// scheduling.Pool values (a NodePool with the instance types its
+// EC2NodeClass yields; a node's price is looked up in its NodePool's
+// catalog), as scheduling.Input's are.
+//
+// Deprecated: use scheduling.Pool. NodePool will be removed after the next
+// release.
+type NodePool = scheduling.Pool
 
 // Node is one node as the disruption controller sees it.
 type Node struct {

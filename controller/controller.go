@@ -10,25 +10,25 @@
 // refuses retried with backoff, the node deleted once drained or when its
 // NodeClaim's terminationGracePeriod is over.
 //
-// The loop owns what Karpenter keeps in memory — the open batch, the
+// The loop keeps what Karpenter keeps in memory — the open batch, the
 // command being validated and those executing, nominations, drift status,
 // the unavailable-offering cache — and nothing else. It reads and changes
 // the cluster through a Cluster, launches and terminates instances through a
 // cloud.Launcher, takes the time from its host with every call (it reads no
 // clock: one step of the host is one moment) and asks its host to wake it
-// through Timers. Two hosts drive it: package simulator, whose virtual
-// cluster implements Cluster and whose event queue implements Timers, and
-// Runner, which drives it against a live cluster (any cloud.ClusterWatcher
-// and cloud.ClusterWriter, such as cloud.MemoryCluster or an API-server
-// client) on a clock. Either way the decisions come out the same.
+// through Timers. Either way the decisions come out the same.
+//
+// Two hosts drive it. Package simulator runs it over a virtual cluster in
+// virtual time. Runner drives it against a live cluster: build one with
+// NewRunner from a cloud.ClusterWatcher, a cloud.ClusterWriter (such as
+// cloud.MemoryCluster, or package kube's Watcher and Writer for a real API
+// server) and a cloud.Launcher, then call Run on the wall clock or Step on a
+// clock of your own. Runner's documentation states what the cluster's
+// kubelets and kube-scheduler must do for it; package controller/hosttest
+// does it in memory for tests.
 //
 // A Controller is not safe for concurrent use: its host calls it from one
 // goroutine.
-//
-// It owns the loop's memory and order of work. It imports cloud, snapshot and
-// the decision packages; never manifests or simulator.
-//
-// The import rules between packages are checked by internal/layering.
 package controller
 
 import (

@@ -12,6 +12,7 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/drift"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // disruptState is the disruption controller's memory between polls.
@@ -357,9 +358,9 @@ func (c *Controller) consolidationCluster() consolidation.Cluster {
 		out.Nodes = append(out.Nodes, &n.StateNode)
 	}
 	pools := c.nodePools(c.now())
-	out.NodePools = make([]consolidation.NodePool, 0, len(pools))
+	out.NodePools = make([]scheduling.Pool, 0, len(pools))
 	for _, p := range pools {
-		out.NodePools = append(out.NodePools, consolidation.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
+		out.NodePools = append(out.NodePools, scheduling.Pool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
 	}
 	return out
 }

@@ -56,7 +56,7 @@ func TestNewNodeClaimIsWhatKarpenterWrites(t *testing.T) {
 		})
 	}
 	catalog := instancetypes.Default()
-	res := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: []scheduling.NodePool{{NodePool: pool, InstanceTypes: catalog}}})
+	res := scheduling.Solve(scheduling.Input{Pods: pods, NodePools: []scheduling.Pool{{NodePool: pool, InstanceTypes: catalog}}})
 	require.Len(t, res.NodeClaims, 1, "%+v", res.Unschedulable)
 	claim := res.NodeClaims[0]
 	it, ok := catalog.Get(claim.InstanceType)

@@ -320,20 +320,20 @@ func (c *Controller) pool(name string) *apis.NodePool {
 
 // nodePools returns the NodePools with catalogs whose offerings recently
 // out of capacity are marked unavailable at now.
-func (c *Controller) nodePools(now time.Time) []scheduling.NodePool {
+func (c *Controller) nodePools(now time.Time) []scheduling.Pool {
 	// Expired marks are forgotten first, so that the sequence number says
 	// whether the marked catalogs made earlier still hold.
 	c.unavailable.Prune(now)
 	marked := len(c.unavailable.Entries(now)) > 0
 	pools := c.cfg.Cluster.NodePools()
 	catalogs := c.overlaidCatalogs(pools)
-	out := make([]scheduling.NodePool, 0, len(pools))
+	out := make([]scheduling.Pool, 0, len(pools))
 	for i, np := range pools {
 		catalog := catalogs[i]
 		if marked {
 			catalog = c.withoutUnavailable(catalog, now)
 		}
-		out = append(out, scheduling.NodePool{NodePool: np, InstanceTypes: catalog})
+		out = append(out, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 	}
 	return out
 }

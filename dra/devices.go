@@ -11,12 +11,9 @@
 // pod requests as many as its claims' requests count, and the pods sharing
 // one ResourceClaim are held on the node of the one that allocates it
 // (Karpenter allocates a shared claim once and places its other pods on the
-// same NodeClaim). Package snapshot and the simulator apply it; scheduling
-// never sees a ResourceClaim.
-//
-// It imports apis, resources and instancetypes, and does no I/O.
-//
-// The import rules between packages are checked by internal/layering.
+// same NodeClaim). Build a Translator with New from the cluster's DRA
+// objects; package snapshot and the simulator do so when DRA is on, and
+// scheduling never sees a ResourceClaim. It does no I/O.
 package dra
 
 import (

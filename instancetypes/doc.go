@@ -8,22 +8,18 @@
 // NodePool limits count the capacity; the cheapest available offering that
 // the claim's requirements allow decides price and zone.
 //
-// Catalogs come from three places: NewAWS models EC2 types from facts (an
-// embedded table of 1,363 types with a supplementary table of network,
-// trunking, EFA and clock-speed facts, or ParseFacts) exactly as
-// Karpenter's AWS provider computes them, ruling out the types the
-// EC2NodeClass's launch settings cannot launch (compatibility.go); Fake and KWOK reproduce the synthetic catalogs of
-// Karpenter's own benchmarks and kwok provider; ReadJSON loads a catalog that
-// WriteJSON (or a person) wrote. All three build requirements with the same
-// function, so a catalog written and read back is identical.
+// Catalogs come from three places. Default is the embedded table of 1,363
+// EC2 types under the default EC2NodeClass; NewAWS models EC2 types from
+// facts (EmbeddedFacts, with a supplementary table of network, trunking,
+// EFA and clock-speed facts, or ParseFacts) for an EC2NodeClass of your own,
+// exactly as Karpenter's AWS provider computes them, ruling out the types
+// its launch settings cannot launch. Fake and KWOK reproduce the synthetic
+// catalogs of Karpenter's own benchmarks and kwok provider. ReadJSON loads a
+// catalog that WriteJSON (or a person, for any cloud) wrote. All build
+// requirements with the same function, so a catalog written and read back
+// is identical.
 //
 // Instance types and catalogs are read-only once built: every function here
 // returns new values and never changes its inputs, and callers must not
 // change the values they receive.
-//
-// It owns instance types, offerings, the AWS model and the launch order of
-// capacity types. It imports apis, pricing, requirements and resources, never
-// a decision package.
-//
-// The import rules between packages are checked by internal/layering.
 package instancetypes

@@ -128,7 +128,7 @@ func checkCandidate(name string, n *consolidation.Node, method string, now time.
 func checkBudgets(c consolidation.Cluster, perPool map[string]map[apis.DisruptionReason]int, now time.Time) []Violation {
 	var out []Violation
 	for _, pool := range sortedKeys(perPool) {
-		i := slices.IndexFunc(c.NodePools, func(p consolidation.NodePool) bool { return p.NodePool != nil && p.NodePool.Name == pool })
+		i := slices.IndexFunc(c.NodePools, func(p scheduling.Pool) bool { return p.NodePool != nil && p.NodePool.Name == pool })
 		if i < 0 {
 			out = append(out, Violation{Rule: RuleBudget, NodePool: pool, Detail: "nodes of a NodePool that is not in the cluster are disrupted"})
 			continue
@@ -390,7 +390,7 @@ func nodePrice(c consolidation.Cluster, n *consolidation.Node) (float64, bool) {
 func checkMoves(c consolidation.Cluster, d consolidation.Decision, deleted map[string]*consolidation.Node) []Violation {
 	in := scheduling.Input{DaemonSets: c.DaemonSets}
 	for _, p := range c.NodePools {
-		in.NodePools = append(in.NodePools, scheduling.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
+		in.NodePools = append(in.NodePools, scheduling.Pool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
 	}
 	// Pods of nodes already being deleted are simulated again with the
 	// candidates', as pending pods are: where they go is not part of the

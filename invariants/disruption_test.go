@@ -19,7 +19,7 @@ func managed(n *scheduling.Node) *consolidation.Node {
 }
 
 func cluster(np *apis.NodePool, nodes ...*consolidation.Node) consolidation.Cluster {
-	return consolidation.Cluster{Nodes: nodes, NodePools: []consolidation.NodePool{{NodePool: np, InstanceTypes: fake}}}
+	return consolidation.Cluster{Nodes: nodes, NodePools: []scheduling.Pool{{NodePool: np, InstanceTypes: fake}}}
 }
 
 // TestCheckDisruptionAcceptsEvaluate: consolidation.Evaluate's own

@@ -26,7 +26,7 @@ func ExampleCheckPlan() {
 	}
 	in := scheduling.Input{
 		Pods:      []*corev1.Pod{pod("a"), pod("b")},
-		NodePools: []scheduling.NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(4)}},
+		NodePools: []scheduling.Pool{{NodePool: np, InstanceTypes: instancetypes.Fake(4)}},
 	}
 	plan := scheduling.Solve(in)
 	fmt.Println("solve:", len(invariants.CheckPlan(in, plan)), "violations")

@@ -36,7 +36,7 @@ func checkPlan(in scheduling.Input, r scheduling.Result, unknown []*corev1.Pod) 
 			w.add(existingNode(n))
 		}
 	}
-	pools := map[string]scheduling.NodePool{}
+	pools := map[string]scheduling.Pool{}
 	for _, p := range in.NodePools {
 		if p.NodePool != nil {
 			pools[p.NodePool.Name] = p
@@ -126,7 +126,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // claimNode is the node a new NodeClaim launches as, and what is wrong with
 // its launch choice.
-func claimNode(c *scheduling.NodeClaim, pools map[string]scheduling.NodePool, opts scheduling.Options) (*wnode, []Violation) {
+func claimNode(c *scheduling.NodeClaim, pools map[string]scheduling.Pool, opts scheduling.Options) (*wnode, []Violation) {
 	n := &wnode{name: c.Name, pool: c.NodePool, isNew: true, labels: map[string]string{}}
 	bad := func(rule, format string, args ...any) Violation {
 		return Violation{Rule: rule, Node: c.Name, NodePool: c.NodePool, Detail: fmt.Sprintf(format, args...)}
@@ -229,7 +229,7 @@ func requirementString(r corev1.NodeSelectorRequirement) string {
 // checkLimits reports a NodePool that gets new NodeClaims and ends up with
 // more capacity than its limits: its nodes' capacity (each node also
 // counting as one of resource "nodes") with the new claims' launched types.
-func checkLimits(w *world, pools map[string]scheduling.NodePool) []Violation {
+func checkLimits(w *world, pools map[string]scheduling.Pool) []Violation {
 	var out []Violation
 	for _, name := range sortedKeys(pools) {
 		np := pools[name].NodePool

@@ -26,7 +26,7 @@ func TestCheckPlanAcceptsSolve(t *testing.T) {
 	in := scheduling.Input{
 		Pods:  pods,
 		Nodes: []*scheduling.Node{node("existing", "default", "test-zone-1", 4, newPod("old", "1"))},
-		NodePools: []scheduling.NodePool{
+		NodePools: []scheduling.Pool{
 			{NodePool: newPool("default", poolLimit(corev1.ResourceCPU, "100")), InstanceTypes: fake},
 			{NodePool: newPool("tainted", poolTaint("dedicated"), poolRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpExists, 3)), InstanceTypes: fake},
 		},
@@ -60,7 +60,7 @@ func TestCheckPlanCatchesEachRule(t *testing.T) {
 		}
 		return cat
 	}
-	defaultPool := []scheduling.NodePool{{NodePool: newPool("default"), InstanceTypes: fake}}
+	defaultPool := []scheduling.Pool{{NodePool: newPool("default"), InstanceTypes: fake}}
 	cases := []struct {
 		name     string
 		in       scheduling.Input
@@ -109,7 +109,7 @@ func TestCheckPlanCatchesEachRule(t *testing.T) {
 	}, {
 		name: "a taint not tolerated",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "100m")},
-			NodePools: []scheduling.NodePool{{NodePool: newPool("tainted", poolTaint("dedicated")), InstanceTypes: fake}}},
+			NodePools: []scheduling.Pool{{NodePool: newPool("tainted", poolTaint("dedicated")), InstanceTypes: fake}}},
 		r:    scheduling.Result{NodeClaims: []scheduling.NodeClaim{claim("tainted-1", "tainted", "test-zone-1", 2, "default/a")}},
 		rule: RuleTaints, pod: "default/a", obj: "tainted-1",
 	}, {
@@ -152,13 +152,13 @@ func TestCheckPlanCatchesEachRule(t *testing.T) {
 	}, {
 		name: "a launch against the NodePool's requirements",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "100m")},
-			NodePools: []scheduling.NodePool{{NodePool: newPool("big", poolRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpGt, 0, "4")), InstanceTypes: fake}}},
+			NodePools: []scheduling.Pool{{NodePool: newPool("big", poolRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpGt, 0, "4")), InstanceTypes: fake}}},
 		r:    scheduling.Result{NodeClaims: []scheduling.NodeClaim{claim("big-1", "big", "test-zone-1", 2, "default/a")}},
 		rule: RuleNodePoolRequirements, obj: "big-1",
 	}, {
 		name: "too few instance types for minValues",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "100m")},
-			NodePools: []scheduling.NodePool{{NodePool: newPool("mv", poolRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpExists, 3)), InstanceTypes: fake}}},
+			NodePools: []scheduling.Pool{{NodePool: newPool("mv", poolRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpExists, 3)), InstanceTypes: fake}}},
 		r:    scheduling.Result{NodeClaims: []scheduling.NodeClaim{claim("mv-1", "mv", "test-zone-1", 2, "default/a")}},
 		rule: RuleNodePoolRequirements, obj: "mv-1",
 	}, {
@@ -173,14 +173,14 @@ func TestCheckPlanCatchesEachRule(t *testing.T) {
 	}, {
 		name: "a launch on an unavailable offering",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "100m")},
-			NodePools: []scheduling.NodePool{{NodePool: newPool("default"), InstanceTypes: withAvailability(false)}}},
+			NodePools: []scheduling.Pool{{NodePool: newPool("default"), InstanceTypes: withAvailability(false)}}},
 		r:    scheduling.Result{NodeClaims: []scheduling.NodeClaim{claim("default-1", "default", "test-zone-1", 2, "default/a")}},
 		rule: RuleInstanceType, obj: "default-1",
 	}, {
 		name: "a NodePool past its limits",
 		in: scheduling.Input{Pods: []*corev1.Pod{newPod("a", "100m")},
 			Nodes:     []*scheduling.Node{node("n1", "capped", "test-zone-1", 2, newPod("old", "1900m"))},
-			NodePools: []scheduling.NodePool{{NodePool: newPool("capped", poolLimit(corev1.ResourceCPU, "5")), InstanceTypes: fake}}},
+			NodePools: []scheduling.Pool{{NodePool: newPool("capped", poolLimit(corev1.ResourceCPU, "5")), InstanceTypes: fake}}},
 		r:    scheduling.Result{NodeClaims: []scheduling.NodeClaim{claim("capped-1", "capped", "test-zone-1", 4, "default/a")}},
 		rule: RuleNodePoolLimits, obj: "capped",
 	}, {

@@ -5,15 +5,14 @@
 // core kinds karpsim simulates (pods and their controllers, Services,
 // PodDisruptionBudgets, nodes, volumes, storage classes).
 //
+// Load reads files and folders, LoadReader a stream (such as `kubectl get
+// -o yaml` on standard input), Decode bytes already in memory; each returns
+// a Set, which package snapshot turns into decision inputs. LoadLimited
+// bounds what is read (Limits) for input that is not trusted.
+//
 // Karpenter objects are defaulted and validated the way the Kubernetes API
 // server and Karpenter would (see package apis), and v1beta1 objects are
 // converted to v1. Every problem in every object is reported, each naming
 // its file, object and field, so that a manifest karpsim refuses is one
 // Kubernetes would refuse too, for the same reason.
-//
-// It owns reading files into typed objects and errors that locate them in the
-// files. It imports only apis, and no decision package imports it: the
-// decisions take plain structs.
-//
-// The import rules between packages are checked by internal/layering.
 package manifests

@@ -25,17 +25,17 @@ import (
 
 // benchPool is Karpenter's benchmark NodePool, as scheduling's benchmarks
 // use it: no requirements, limits too large to matter.
-func benchPool() []scheduling.NodePool {
+func benchPool() []scheduling.Pool {
 	np := &apis.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
 	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AWSGroup, Kind: "EC2NodeClass", Name: "default"}
 	np.Spec.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10000000"), corev1.ResourceMemory: resource.MustParse("10000000Gi")}
 	np.SetDefaults()
-	return []scheduling.NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(400)}}
+	return []scheduling.Pool{{NodePool: np, InstanceTypes: instancetypes.Fake(400)}}
 }
 
 // defaultPool is karpsim's default NodePool (the seed guide's) with the
 // embedded catalog, as plan uses it without manifests.
-func defaultPool() []scheduling.NodePool {
+func defaultPool() []scheduling.Pool {
 	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
 	if err != nil {
 		panic(err) // embedded
@@ -241,7 +241,7 @@ func BenchmarkNarrow(b *testing.B) {
 	}
 }
 
-func unlimited(pools []scheduling.NodePool) []scheduling.NodePool {
+func unlimited(pools []scheduling.Pool) []scheduling.Pool {
 	for i := range pools {
 		pools[i].NodePool = pools[i].NodePool.DeepCopy()
 		pools[i].NodePool.Spec.Limits = nil

@@ -1,12 +1,16 @@
 // Package optimize measures how far a plan is from the cheapest possible
-// and looks for cheaper ones: LowerBound proves a cost per hour below which
-// no plan can place the same pods, from linear-programming relaxations of
-// the packing problem; Solve (and Search, which says what it tried) is the
-// optimizing planner, the cheapest of plans that scheduling itself solves
-// with other packings or narrowed NodePools, improved by a local search
-// that has scheduling solve a few claims' pods again at a time, so every
-// constraint Karpenter keeps still holds. The package only reads its input and does no I/O;
-// scheduling does not import it.
+// and looks for cheaper ones.
+//
+// LowerBound proves a cost per hour below which no plan can place the same
+// pods, from linear-programming relaxations of the packing problem. Solve
+// (and Search, which says what it tried) is the optimizing planner: the
+// cheapest of plans that package scheduling itself solves with other
+// packings or narrowed NodePools, improved by a local search that has
+// scheduling solve a few claims' pods again at a time, so every constraint
+// Karpenter keeps still holds. Solve has a planner's signature, so
+// simulator.Config.Planner, controller.Config.Planner and
+// consolidation.Options.Planner take it in place of scheduling.Solve. The
+// package only reads its input and does no I/O.
 package optimize
 
 import (

@@ -43,7 +43,7 @@ func TestLowerBoundHandChecked(t *testing.T) {
 		{"anti-affinity", pods(5, "c", "1", "1Gi", withHostnameAntiAffinity("c")), 1.25, 5, 5, optimize.MethodColumnGeneration},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := scheduling.Input{Pods: tc.pods, NodePools: []scheduling.NodePool{nodePool("default", catalog(small, large), nil)}}
+			in := scheduling.Input{Pods: tc.pods, NodePools: []scheduling.Pool{nodePool("default", catalog(small, large), nil)}}
 			b, _ := bound(t, in)
 			if !near(b.LP, tc.lp) || !near(b.ColumnGeneration, tc.cg) || !near(b.PerHour, tc.want) {
 				t.Errorf("bound: lp %.4f, column generation %.4f, per hour %.4f; want %.4f, %.4f, %.4f", b.LP, b.ColumnGeneration, b.PerHour, tc.lp, tc.cg, tc.want)
@@ -59,7 +59,7 @@ func TestLowerBoundHandChecked(t *testing.T) {
 }
 
 func TestLowerBoundEmpty(t *testing.T) {
-	in := scheduling.Input{NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}
+	in := scheduling.Input{NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}
 	b, _ := bound(t, in)
 	if b.PerHour != 0 || b.Method != optimize.MethodNone || b.Pods != 0 {
 		t.Errorf("empty input: %+v", b)
@@ -75,7 +75,7 @@ func TestLowerBoundExistingNodes(t *testing.T) {
 	node := &scheduling.Node{Name: "n1", Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("64Gi"), corev1.ResourcePods: resource.MustParse("110")}}
 	node.Allocatable = node.Capacity
 	in := scheduling.Input{Pods: pods(10, "a", "1", "1Gi"), Nodes: []*scheduling.Node{node},
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("small", 4, 64, 1), nodeType("large", 8, 64, 2)), nil)}}
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("small", 4, 64, 1), nodeType("large", 8, 64, 2)), nil)}}
 	b, r := bound(t, in)
 	if !near(b.PerHour, 1.5) || !near(r.Summary.PricePerHour, 2) {
 		t.Errorf("bound %.4f (want 1.5), plan %.4f (want 2)", b.PerHour, r.Summary.PricePerHour)
@@ -87,7 +87,7 @@ func TestLowerBoundLimits(t *testing.T) {
 	// need the small ones, at $1 each.
 	limits := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}
 	in := scheduling.Input{Pods: pods(6, "a", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("one", 1, 8, 1), nodeType("large", 8, 64, 2)), limits)}}
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("one", 1, 8, 1), nodeType("large", 8, 64, 2)), limits)}}
 	b, r := bound(t, in)
 	if !near(b.PerHour, 6) || !near(r.Summary.PricePerHour, 6) {
 		t.Errorf("bound %.4f, plan %.4f; want 6 and 6", b.PerHour, r.Summary.PricePerHour)
@@ -101,7 +101,7 @@ func TestLowerBoundTwoPools(t *testing.T) {
 	a.NodePool.Spec.Template.ObjectMeta.Labels = map[string]string{"team": "a"}
 	b := nodePool("b", catalog(nodeType("b4", 4, 64, 1)), nil)
 	in := scheduling.Input{Pods: append(pods(4, "x", "1", "1Gi", withNodeSelector("team", "a")), pods(8, "y", "1", "1Gi")...),
-		NodePools: []scheduling.NodePool{a, b}}
+		NodePools: []scheduling.Pool{a, b}}
 	got, _ := bound(t, in)
 	if !near(got.PerHour, 4) {
 		t.Errorf("bound %.4f, want 4 (1 node of a, 2 of b)", got.PerHour)
@@ -121,11 +121,11 @@ func TestLowerBoundOddInputs(t *testing.T) {
 		// A node that costs nothing makes every bound 0, column generation
 		// included (its Farley scaling cannot be used then).
 		{"zero price", scheduling.Input{Pods: pods(9, "a", "1", "1Gi", withHostnameAntiAffinity("a")),
-			NodePools: []scheduling.NodePool{nodePool("default", catalog(free), nil)}}, 0},
+			NodePools: []scheduling.Pool{nodePool("default", catalog(free), nil)}}, 0},
 		{"empty catalog", scheduling.Input{Pods: pods(3, "a", "1", "1Gi"),
-			NodePools: []scheduling.NodePool{nodePool("default", nil, nil)}}, 0},
+			NodePools: []scheduling.Pool{nodePool("default", nil, nil)}}, 0},
 		{"nil entries", scheduling.Input{Pods: []*corev1.Pod{nil, newPod("a", "1", "1Gi")}, Nodes: []*scheduling.Node{nil},
-			NodePools: []scheduling.NodePool{{}, nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}, 1},
+			NodePools: []scheduling.Pool{{}, nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := optimize.LowerBound(tc.in, scheduling.Result{}, optimize.BoundOptions{})
@@ -140,7 +140,7 @@ func TestLowerBoundManyPods(t *testing.T) {
 	// A hundred thousand pods of one shape are one group: the programs
 	// stay small.
 	in := scheduling.Input{Pods: pods(100000, "a", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("small", 4, 64, 1), nodeType("large", 8, 64, 2)), nil)}}
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("small", 4, 64, 1), nodeType("large", 8, 64, 2)), nil)}}
 	b, err := optimize.LowerBound(in, scheduling.Result{}, optimize.BoundOptions{})
 	if err != nil || !near(b.PerHour, 25000) {
 		t.Errorf("bound %+v, %v; want 25000", b.PerHour, err)

@@ -14,7 +14,7 @@ import (
 func ExampleLowerBound() {
 	in := scheduling.Input{
 		Pods:      pods(10, "web", "3", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("c4", 4, 64, 1), nodeType("c8", 8, 64, 2)), nil)},
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("c4", 4, 64, 1), nodeType("c8", 8, 64, 2)), nil)},
 	}
 	plan := scheduling.Solve(in)
 	b, err := optimize.LowerBound(in, plan, optimize.BoundOptions{})
@@ -32,7 +32,7 @@ func ExampleLowerBound() {
 func ExampleSearch() {
 	in := scheduling.Input{
 		Pods:      pods(8, "web", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 16)), nil)},
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 16)), nil)},
 	}
 	o, err := optimize.Search(in, optimize.SolveOptions{})
 	if err != nil {

@@ -40,12 +40,12 @@ func catalog(types ...*instancetypes.InstanceType) instancetypes.Catalog {
 	return c
 }
 
-func nodePool(name string, c instancetypes.Catalog, limits corev1.ResourceList) scheduling.NodePool {
+func nodePool(name string, c instancetypes.Catalog, limits corev1.ResourceList) scheduling.Pool {
 	np := &apis.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AWSGroup, Kind: "EC2NodeClass", Name: "default"}
 	np.Spec.Limits = limits
 	np.SetDefaults()
-	return scheduling.NodePool{NodePool: np, InstanceTypes: c}
+	return scheduling.Pool{NodePool: np, InstanceTypes: c}
 }
 
 type podOption func(*corev1.Pod)

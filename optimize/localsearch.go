@@ -38,7 +38,7 @@ const fixedSuffix = ".fixed"
 type localSearch struct {
 	in    scheduling.Input
 	pods  map[string]*corev1.Pod
-	pools map[string]scheduling.NodePool
+	pools map[string]scheduling.Pool
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by).
 	// floor is, per claim, what its pods could cost at the least (see
@@ -105,7 +105,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
-	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.NodePool{}, failed: map[string]bool{}, rates: map[rateKey]float64{},
+	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
 	for _, p := range in.Pods {
 		if p != nil {
@@ -205,7 +205,7 @@ type rateKey struct {
 // of the type's allocatable the pod asks for. It leaves out the pod's
 // requirements and DaemonSets, so it is never above what any plan pays
 // for the pod's share of its node.
-func (ls *localSearch) podFloor(pool scheduling.NodePool, p *corev1.Pod) float64 {
+func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 	// An unreadable request was refused by the solve that placed the pod.
 	requests, _ := resources.PodRequests(p)
 	key := rateKey{pool.NodePool.Name, requests.String()}

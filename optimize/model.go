@@ -119,7 +119,7 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 	}
 	// A NodePool entry without its NodePool, or a nil pod, is a caller's
 	// slip a bound can leave out rather than fail on.
-	var nodePools []scheduling.NodePool
+	var nodePools []scheduling.Pool
 	for _, np := range in.NodePools {
 		if np.NodePool != nil {
 			nodePools = append(nodePools, np)

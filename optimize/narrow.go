@@ -67,7 +67,7 @@ func Narrow(in scheduling.Input, r scheduling.Result) (Narrowing, bool, error) {
 // narrowing is the input's NodePools cut to the instance types an
 // aggregate program buys, and which pools that cut.
 type narrowing struct {
-	pools    []scheduling.NodePool
+	pools    []scheduling.Pool
 	narrowed []NarrowedPool
 }
 
@@ -117,7 +117,7 @@ func lpNarrowings(in scheduling.Input, r scheduling.Result) ([]narrowing, error)
 
 // narrowPools returns the input's NodePools with each pool's catalog cut
 // to the types of the used columns; a pool with none keeps all its types.
-func narrowPools(in scheduling.Input, m *model, used []bool) ([]scheduling.NodePool, []NarrowedPool) {
+func narrowPools(in scheduling.Input, m *model, used []bool) ([]scheduling.Pool, []NarrowedPool) {
 	keep := map[string]map[string]bool{}
 	for j, c := range m.columns {
 		if !used[j] {

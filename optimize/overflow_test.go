@@ -26,7 +26,7 @@ func TestLowerBoundBoundPodsPast2To63LeaveNothingFree(t *testing.T) {
 		node.Pods = append(node.Pods, p)
 	}
 	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), Nodes: []*scheduling.Node{node},
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("small", 4, 64, 1)), nil)}}
 	b, r := bound(t, in)
 	if r.Summary.ScheduledPods != 4 || len(r.Bindings) != 0 {
 		t.Fatalf("plan: %d pods scheduled, %d bound to the full node", r.Summary.ScheduledPods, len(r.Bindings))
@@ -47,7 +47,7 @@ func TestLowerBoundPoolUsagePast2To63(t *testing.T) {
 			Capacity:    corev1.ResourceList{corev1.ResourceCPU: *maxAmount, corev1.ResourceMemory: resource.MustParse("8Gi")},
 			Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("0")}})
 	}
-	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), Nodes: nodes, NodePools: []scheduling.NodePool{
+	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), Nodes: nodes, NodePools: []scheduling.Pool{
 		nodePool("cheap", catalog(nodeType("small", 4, 64, 1)), corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100")}),
 		nodePool("dear", catalog(nodeType("dear", 4, 64, 3)), nil),
 	}}
@@ -63,7 +63,7 @@ func TestLowerBoundPoolUsagePast2To63(t *testing.T) {
 // A node limit past int64 (1e30, which apimachinery reads as 0) is no
 // limit: the bound prices the pods as the plan does.
 func TestLowerBoundNodeLimitPastInt64(t *testing.T) {
-	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), NodePools: []scheduling.NodePool{
+	in := scheduling.Input{Pods: pods(4, "a", "1", "1Gi"), NodePools: []scheduling.Pool{
 		nodePool("default", catalog(nodeType("small", 4, 64, 1)), corev1.ResourceList{"nodes": resource.MustParse("1e30")}),
 	}}
 	b, r := bound(t, in)

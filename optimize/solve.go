@@ -156,7 +156,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		return o, nil
 	}
 	// chosenPools are the chosen plan's NodePools when narrowed.
-	var chosenPools []scheduling.NodePool
+	var chosenPools []scheduling.Pool
 	consider := func(strategy string, trial scheduling.Input, narrowed []NarrowedPool, solver *scheduling.Prepared) bool {
 		if budget == 0 {
 			return false
@@ -237,7 +237,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 // claims a packing leaves are most often cheapest on types the narrowing
 // took away. Outcome.NodePools, a change users can make, then names the
 // narrowing only if the improved plan still launches none of those.
-func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowed []scheduling.NodePool, opts SolveOptions) Outcome {
+func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowed []scheduling.Pool, opts SolveOptions) Outcome {
 	limit := opts.LocalSearch
 	if limit == 0 {
 		limit = DefaultLocalSearch
@@ -261,9 +261,9 @@ func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowe
 
 // launchesOnly reports whether every claim of the plan launches a type
 // its NodePool has in pools.
-func launchesOnly(r scheduling.Result, pools []scheduling.NodePool) bool {
+func launchesOnly(r scheduling.Result, pools []scheduling.Pool) bool {
 	for _, c := range r.NodeClaims {
-		i := slices.IndexFunc(pools, func(np scheduling.NodePool) bool { return np.NodePool != nil && np.NodePool.Name == c.NodePool })
+		i := slices.IndexFunc(pools, func(np scheduling.Pool) bool { return np.NodePool != nil && np.NodePool.Name == c.NodePool })
 		if i < 0 || !slices.ContainsFunc(pools[i].InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType }) {
 			return false
 		}

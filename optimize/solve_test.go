@@ -144,7 +144,7 @@ func TestSolveRandomClusters(t *testing.T) {
 func TestSolveLocalSearchSplitsAClaim(t *testing.T) {
 	in := scheduling.Input{
 		Pods:      pods(20, "web", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 4.5)), nil)},
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 4.5)), nil)},
 	}
 	o := checkOptimized(t, "split", in)
 	if o.KarpenterPerHour != 9 || o.PerHour != 6.5 || o.Strategy != optimize.StrategyKarpenter+"+"+optimize.StrategyLocalSearch {
@@ -169,7 +169,7 @@ func TestSolveLocalSearchSplitsAClaim(t *testing.T) {
 func TestSolveStopsClaimsGrowingDear(t *testing.T) {
 	in := scheduling.Input{
 		Pods:      pods(8, "web", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 16)), nil)},
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("n2", 2, 8, 1), nodeType("n16", 16, 64, 16)), nil)},
 	}
 	o := checkOptimized(t, "growing claims", in)
 	if o.KarpenterPerHour != 16 || o.PerHour != 4 || o.Strategy != optimize.StrategyCheapestPacking {
@@ -190,7 +190,7 @@ func TestSolveStopsClaimsGrowingDear(t *testing.T) {
 func TestSolveStopAbovePrice(t *testing.T) {
 	in := scheduling.Input{
 		Pods:      pods(200, "web", "1", "1Gi"),
-		NodePools: []scheduling.NodePool{nodePool("default", catalog(nodeType("n2", 2, 8, 1)), nil)},
+		NodePools: []scheduling.Pool{nodePool("default", catalog(nodeType("n2", 2, 8, 1)), nil)},
 	}
 	in.Options.StopAbovePrice = 10
 	r := scheduling.Solve(in)

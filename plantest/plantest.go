@@ -15,11 +15,6 @@
 // Loading and running helpers stop the test (Fatalf) on an error, since
 // nothing after them can run; assertions report (Errorf) and return whether
 // they held, so that one test can report every bound it breaks.
-//
-// It owns assertions for capacity tests and imports simulator and the
-// packages below.
-//
-// The import rules between packages are checked by internal/layering.
 package plantest
 
 import (

@@ -1,15 +1,12 @@
 // Package report turns results into one self-contained HTML file that a
 // person reads at a glance: a simulation's nodes by instance type, cost,
-// pending pods and disruptions over time; two runs of a comparison on
-// shared axes; a sweep's cost per variant and its cost against pending
-// time. The charts are inline SVG drawn with gonum.org/v1/plot; the file
-// loads nothing from the network.
+// pending pods and disruptions over time (Simulate); two runs of a
+// comparison on shared axes (Compare); a sweep's cost per variant and its
+// cost against pending time (Sweep). The charts are inline SVG drawn with
+// gonum.org/v1/plot; the file loads nothing from the network.
 //
-// It owns the reports' layout and charts. It takes results as values and
-// returns bytes: it reads and writes no file. It imports simulator and
-// sweep; never cmd.
-//
-// The import rules between packages are checked by internal/layering.
+// Each function takes results as values and returns the page as bytes: it
+// reads and writes no file, so the caller decides where the page goes.
 package report
 
 import (

@@ -3,14 +3,12 @@
 // one label key (a set of allowed values, or everything but a set, with
 // optional integer bounds and a minimum number of distinct values), and
 // Requirements is a set of them keyed by label. Intersection, Compatible and
-// Intersects follow Karpenter's semantics exactly (reference §1).
+// Intersects follow Karpenter's semantics exactly.
 //
-// Values are immutable: every operation returns a new value and never
-// changes its operands, so requirements can be shared freely.
-//
-// It owns the algebra of label requirements and imports only apis.
-//
-// The import rules between packages are checked by internal/layering.
+// Build requirements with NewRequirements from In, NotIn, Exists and the
+// other operators, or from a NodePool's or a pod's terms. Values are
+// immutable: every operation returns a new value and never changes its
+// operands, so requirements can be shared freely.
 package requirements
 
 import (

@@ -2,6 +2,11 @@
 // paths of scheduling (Fits, Add, Sub over thousands of pods and instance
 // types), and computes a pod's requests with Kubernetes semantics.
 //
+// PodRequests is what a pod asks of a node (its containers, init containers,
+// sidecars and overhead, as the kube-scheduler sums them); FromList and New
+// build a Vector from a ResourceList or from cpu, memory and pods, and
+// Vector.List turns one back.
+//
 // A Vector keeps the resources Karpenter deals with most (cpu, memory,
 // ephemeral-storage, pods and the accelerators of the AWS provider) in a
 // fixed array, and any other resource in a short sorted list. CPU is held in
@@ -26,10 +31,6 @@
 // Vector hands out (Get, CPU, Memory, Slot) are within ±Saturated, so a
 // caller may add two of them in int64, or convert them to float64,
 // without overflow.
-//
-// It owns resource amounts and a pod's requests and imports only apis.
-//
-// The import rules between packages are checked by internal/layering.
 package resources
 
 import (

@@ -31,7 +31,7 @@ func BenchmarkSolveGeneric(b *testing.B) {
 	for _, c := range catalogs {
 		for _, n := range []int{1000, 10000, 50000} {
 			b.Run(fmt.Sprintf("catalog=%s/pods=%d", c.name, n), func(b *testing.B) {
-				in := Input{Pods: genericPods(n, 1), NodePools: []NodePool{{NodePool: newPool("default"), InstanceTypes: c.catalog}}}
+				in := Input{Pods: genericPods(n, 1), NodePools: []Pool{{NodePool: newPool("default"), InstanceTypes: c.catalog}}}
 				b.ReportAllocs()
 				var r Result
 				for b.Loop() {

@@ -52,26 +52,26 @@ func nodeCheckCases() map[check]checkCase {
 
 // The checks a claim refuses a pod by, one case each.
 func claimCheckCases(t *testing.T) map[check]checkCase {
-	defaults := []NodePool{pool(newPool("default"))}
+	defaults := []Pool{pool(newPool("default"))}
 	web := func(name string, opts ...podOption) *corev1.Pod { return newPod(name, "1", "1Gi", opts...) }
 	spread := []podOption{withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web")}
-	reserved := NodePool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
+	reserved := Pool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
 	return map[check]checkCase{
-		checkTaints: {in: Input{Pods: []*corev1.Pod{web("web")}, NodePools: []NodePool{pool(newPool("default", withTaint("team", corev1.TaintEffectNoSchedule)))}},
+		checkTaints: {in: Input{Pods: []*corev1.Pod{web("web")}, NodePools: []Pool{pool(newPool("default", withTaint("team", corev1.TaintEffectNoSchedule)))}},
 			pod: "default/web", reason: "team"},
 		checkHostPorts: {in: Input{Pods: []*corev1.Pod{web("first", withHostPort(80)), web("web", withHostPort(80))}, NodePools: defaults},
 			pod: "default/web", onClaim: true, reason: "80"},
-		checkRequirements: {in: Input{Pods: []*corev1.Pod{web("web", withNodeSelector("team", "b"))}, NodePools: []NodePool{pool(newPool("default", withRequirement("team", corev1.NodeSelectorOpIn, "a")))}},
+		checkRequirements: {in: Input{Pods: []*corev1.Pod{web("web", withNodeSelector("team", "b"))}, NodePools: []Pool{pool(newPool("default", withRequirement("team", corev1.NodeSelectorOpIn, "a")))}},
 			pod: "default/web", reason: "team"},
 		checkTopology: {in: Input{Pods: []*corev1.Pod{web("first", spread...), web("web", spread...)}, NodePools: defaults},
 			pod: "default/web", onClaim: true, reason: "unsatisfiable"},
 		checkInstanceTypes: {in: Input{Pods: []*corev1.Pod{web("first"), newPod("web", "10000", "1Gi")}, NodePools: defaults},
 			pod: "default/web", onClaim: true, reason: "had enough resources"},
 		checkMinValues: {in: Input{Pods: []*corev1.Pod{web("web", withRequiredTerms(corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"1", "2"}}))},
-			NodePools: []NodePool{pool(newPool("default", withMinValues(instancetypes.FakeLabelInteger, 3)))}},
+			NodePools: []Pool{pool(newPool("default", withMinValues(instancetypes.FakeLabelInteger, 3)))}},
 			pod: "default/web", reason: "minValues"},
 		// Two pods hold both units of the reservation.
-		checkReservations: {in: Input{Pods: []*corev1.Pod{newPod("a", "3", "1Gi", spread...), newPod("b", "3", "1Gi", spread...), newPod("web", "3", "1Gi")}, NodePools: []NodePool{reserved}},
+		checkReservations: {in: Input{Pods: []*corev1.Pod{newPod("a", "3", "1Gi", spread...), newPod("b", "3", "1Gi", spread...), newPod("web", "3", "1Gi")}, NodePools: []Pool{reserved}},
 			pod: "default/web", reason: "reserved capacity exhausted"},
 	}
 }

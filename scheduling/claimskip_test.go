@@ -87,7 +87,7 @@ func randomAffinityInput(rng *rand.Rand, round int) Input {
 		}
 		in.Pods = append(in.Pods, newPod(fmt.Sprintf("p%d-%d", round, i), cpu, memory, opts...))
 	}
-	in.NodePools = []NodePool{pool(newPool("default"))}
+	in.NodePools = []Pool{pool(newPool("default"))}
 	if rng.IntN(2) == 0 {
 		in.NodePools = append(in.NodePools, pool(newPool("zoned", withWeight(10),
 			withRequirement(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, pick(testZones), pick(testZones)))))
@@ -109,7 +109,7 @@ func TestClaimsShareRunsOfTheirPoolsOptions(t *testing.T) {
 	// The host port keeps the pods apart.
 	run := newPod("run", "2500m", "1Gi", withHostPort(80))
 	gapped := newPod("gap", "1", "1Gi", withHostPort(80), withRequiredTerms(gap))
-	in := Input{Pods: []*corev1.Pod{run, gapped}, NodePools: []NodePool{pool(newPool("default"))}}
+	in := Input{Pods: []*corev1.Pod{run, gapped}, NodePools: []Pool{pool(newPool("default"))}}
 	s := newSolver(in)
 	options := s.templates[0].options
 	before := slices.Clone(options)

@@ -80,7 +80,7 @@ func TestDefaultSpreadSelector(t *testing.T) {
 
 func TestDefaultSpreadSolve(t *testing.T) {
 	web := pods(3, "web", "500m", "512Mi", withLabels("app", "web"))
-	in := Input{Pods: web, NodePools: []NodePool{pool(newPool("default"))}}
+	in := Input{Pods: web, NodePools: []Pool{pool(newPool("default"))}}
 	require.Len(t, Solve(in).NodeClaims, 1, "without defaults one node takes every pod")
 	in.Options.DefaultSpread = &DefaultSpread{Constraints: zoneSpread(), Services: []*corev1.Service{service("", "web", map[string]string{"app": "web"})}}
 	r := Solve(in)

@@ -37,7 +37,7 @@ func ExampleSolve() {
 	}
 	res := scheduling.Solve(scheduling.Input{
 		Pods:      []*corev1.Pod{pod("web-0", nil), pod("web-1", nil), pod("web-2", nil), pod("arm-0", map[string]string{corev1.LabelArchStable: "arm64"})},
-		NodePools: []scheduling.NodePool{{NodePool: pool, InstanceTypes: instancetypes.Default()}},
+		NodePools: []scheduling.Pool{{NodePool: pool, InstanceTypes: instancetypes.Default()}},
 	})
 	for _, c := range res.NodeClaims {
 		fmt.Println(c.Name, c.CapacityType, c.InstanceType, c.Pods)

@@ -145,7 +145,7 @@ func withLimit(name corev1.ResourceName, q string) poolOption {
 
 var fake = instancetypes.Fake(20)
 
-func pool(np *apis.NodePool) NodePool { return NodePool{NodePool: np, InstanceTypes: fake} }
+func pool(np *apis.NodePool) Pool { return Pool{NodePool: np, InstanceTypes: fake} }
 
 func makeNode(name, pool string, initialized bool, cpu, memory string, bound ...*corev1.Pod) *Node {
 	list := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory), corev1.ResourcePods: resource.MustParse("110")}

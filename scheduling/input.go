@@ -1,16 +1,15 @@
 // Package scheduling decides what Karpenter would launch for pending pods:
 // which pods fit existing and in-flight nodes, which new NodeClaims to
 // create (NodePool, instance-type options, launch choice), and why each pod
-// that fits nowhere does not fit (reference §1).
+// that fits nowhere does not fit.
 //
-// Solve is a pure function of its Input: no I/O, no clock, no global state.
-// The same input gives the same Result, and nothing in the input is changed.
-//
-// It owns the provisioning decision. It imports apis, instancetypes,
-// requirements and resources; never manifests, cloud, snapshot or anything
-// that does I/O.
-//
-// The import rules between packages are checked by internal/layering.
+// Put the pending pods, the existing nodes and the NodePools with the
+// instance types each may launch into an Input and call Solve; the Result
+// holds the new NodeClaims, where every pod goes and why each unschedulable
+// pod was refused. snapshot.FromSet builds the Input from manifests. Solve
+// is a pure function of its Input: no I/O, no clock, no global state. The
+// same input gives the same Result, and nothing in the input is changed.
+// Prepare compiles NodePools once for many solves over them.
 package scheduling
 
 import (
@@ -38,7 +37,7 @@ type Input struct {
 	Nodes []*Node
 	// NodePools are the NodePools new NodeClaims may come from, each with the
 	// instance types its EC2NodeClass yields.
-	NodePools []NodePool
+	NodePools []Pool
 	// DaemonSets are the pods the cluster's DaemonSets would run on every
 	// node they tolerate and select: one pod per DaemonSet.
 	DaemonSets []*corev1.Pod
@@ -54,12 +53,18 @@ type Input struct {
 	Options                Options
 }
 
-// NodePool is a NodePool with the instance types it may launch.
-type NodePool struct {
+// Pool is a NodePool with the instance types it may launch: the catalog its
+// EC2NodeClass yields. consolidation.Cluster takes the same values.
+type Pool struct {
 	NodePool *apis.NodePool
 	// InstanceTypes is the catalog resolved for the NodePool's EC2NodeClass.
 	InstanceTypes instancetypes.Catalog
 }
+
+// NodePool is the former name of Pool.
+//
+// Deprecated: use Pool. NodePool will be removed after the next release.
+type NodePool = Pool
 
 // Node is an existing node, or an in-flight NodeClaim that has no node yet.
 type Node struct {

@@ -16,12 +16,12 @@ import (
 
 // benchPool is Karpenter's benchmark NodePool: no requirements, limits too
 // large to matter, over fake.InstanceTypes(400).
-func benchPool() []scheduling.NodePool {
+func benchPool() []scheduling.Pool {
 	np := &apis.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
 	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AWSGroup, Kind: "EC2NodeClass", Name: "default"}
 	np.Spec.Limits = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10000000"), corev1.ResourceMemory: resource.MustParse("10000000Gi")}
 	np.SetDefaults()
-	return []scheduling.NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(400)}}
+	return []scheduling.Pool{{NodePool: np, InstanceTypes: instancetypes.Fake(400)}}
 }
 
 // reportSolve runs the solve b.N times and reports pods/s, nodes and cost

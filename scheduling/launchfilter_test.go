@@ -43,7 +43,7 @@ func TestLaunchFilters(t *testing.T) {
 	solve := func(reqs ...apis.NodeSelectorRequirementWithMinValues) NodeClaim {
 		np := newPool("default")
 		np.Spec.Template.Spec.Requirements = reqs
-		r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "1", "1Gi")}, NodePools: []NodePool{{NodePool: np, InstanceTypes: catalog}}})
+		r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "1", "1Gi")}, NodePools: []Pool{{NodePool: np, InstanceTypes: catalog}}})
 		require.Len(t, r.NodeClaims, 1)
 		return r.NodeClaims[0]
 	}
@@ -72,7 +72,7 @@ func TestLaunchFilters(t *testing.T) {
 	np := newPool("default")
 	np.Spec.Template.Spec.Requirements = []apis.NodeSelectorRequirementWithMinValues{both}
 	r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "1", "1Gi", withRequest(apis.ResourceNVIDIAGPU, "1"))},
-		NodePools: []NodePool{{NodePool: np, InstanceTypes: catalog}}})
+		NodePools: []Pool{{NodePool: np, InstanceTypes: catalog}}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Equal(t, "b-gpu", r.NodeClaims[0].InstanceType)
 	assert.Equal(t, apis.CapacityTypeSpot, r.NodeClaims[0].CapacityType)
@@ -81,7 +81,7 @@ func TestLaunchFilters(t *testing.T) {
 func TestLaunchOptionsAreAtMostSixty(t *testing.T) {
 	big := instancetypes.Fake(200)
 	np := newPool("default", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeOnDemand))
-	r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "100m", "100Mi")}, NodePools: []NodePool{{NodePool: np, InstanceTypes: big}}})
+	r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "100m", "100Mi")}, NodePools: []Pool{{NodePool: np, InstanceTypes: big}}})
 	require.Len(t, r.NodeClaims, 1)
 	c := r.NodeClaims[0]
 	require.Greater(t, len(c.InstanceTypeOptions), instancetypes.MaxLaunchOptions)
@@ -101,7 +101,7 @@ func TestLaunchFiltersKeepReservedExoticTypes(t *testing.T) {
 	)
 	require.NoError(t, err)
 	np := newPool("default", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeReserved, apis.CapacityTypeOnDemand))
-	r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "1", "1Gi")}, NodePools: []NodePool{{NodePool: np, InstanceTypes: catalog}}})
+	r := Solve(Input{Pods: []*corev1.Pod{newPod("p", "1", "1Gi")}, NodePools: []Pool{{NodePool: np, InstanceTypes: catalog}}})
 	require.Len(t, r.NodeClaims, 1)
 	c := r.NodeClaims[0]
 	assert.Equal(t, "a-gpu", c.InstanceType)

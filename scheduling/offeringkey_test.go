@@ -20,7 +20,7 @@ func TestClaimsPricedByTheirExactZones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pools := []NodePool{{NodePool: newPool("default"), InstanceTypes: catalog}}
+	pools := []Pool{{NodePool: newPool("default"), InstanceTypes: catalog}}
 	zoned := func(name string, allowed []string) *corev1.Pod {
 		return newPod(name, "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web"),
 			withRequiredTerms(corev1.NodeSelectorRequirement{Key: apis.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: allowed}))

@@ -27,7 +27,7 @@ func TestBoundPodsPast2To63LeaveNoRoom(t *testing.T) {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			node := makeNode("full", "default", true, "8", "8Gi", pods(n, "hog", "0", maxAmountText)...)
 			node.Allocatable[corev1.ResourcePods] = resource.MustParse("5000")
-			r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), Nodes: []*Node{node}, NodePools: []NodePool{pool(newPool("default"))}})
+			r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), Nodes: []*Node{node}, NodePools: []Pool{pool(newPool("default"))}})
 			assert.Empty(t, r.Bindings, "a 1 GiB pod bound to a node whose pods ask for %d × 2^53 bytes", n)
 			require.Len(t, r.NodeClaims, 1)
 			assert.Contains(t, strings.Join(r.Warnings, "\n"), "node full: its bound pods request more [memory] than karpsim counts")
@@ -47,7 +47,7 @@ func TestPoolUsagePast2To63StaysPastTheLimit(t *testing.T) {
 		nodes = append(nodes, node)
 	}
 	np := newPool("default", withLimit(corev1.ResourceCPU, "100"))
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), Nodes: nodes, NodePools: []NodePool{pool(np)}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), Nodes: nodes, NodePools: []Pool{pool(np)}})
 	assert.Empty(t, r.NodeClaims, "launched past a 100-cpu limit")
 	require.Len(t, r.Unschedulable, 1)
 	assert.Contains(t, r.Unschedulable[0].Reason, "exceed the NodePool's limits: cpu (")
@@ -57,10 +57,10 @@ func TestPoolUsagePast2To63StaysPastTheLimit(t *testing.T) {
 // without wrapping.
 func TestNodeLimitPastInt64IsBounded(t *testing.T) {
 	np := newPool("default", withLimit(resourceNodes, "-1e30"))
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(np)}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(np)}})
 	assert.Empty(t, r.NodeClaims)
 	np = newPool("default", withLimit(resourceNodes, "1e30"))
-	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(np)}})
+	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(np)}})
 	assert.Len(t, r.NodeClaims, 1)
 }
 
@@ -101,7 +101,7 @@ func TestDaemonSetOverheadPast2To63LeavesNoRoom(t *testing.T) {
 	for i := range 1025 {
 		daemons = append(daemons, daemonSet(fmt.Sprintf("agent-%04d", i), "0", maxAmountText))
 	}
-	r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), DaemonSets: daemons, NodePools: []NodePool{{NodePool: newPool("default"), InstanceTypes: hugeCatalog(t)}}})
+	r := Solve(Input{Pods: pods(1, "web", "100m", "1Gi"), DaemonSets: daemons, NodePools: []Pool{{NodePool: newPool("default"), InstanceTypes: hugeCatalog(t)}}})
 	assert.Empty(t, r.NodeClaims, "launched a node whose DaemonSets ask for 1,025 × 2^53 bytes")
 	require.Len(t, r.Unschedulable, 1)
 	// The reason shows the sum stopped at 2^62 bytes, never a wrapped

@@ -21,7 +21,7 @@ func packingInput(packing Packing) Input {
 	ps = append(ps, pods(4, "web", "500m", "1Gi", withLabels("app", "web"), withSpread(corev1.LabelTopologyZone, 1, corev1.DoNotSchedule))...)
 	ps = append(ps, newPod("pinned", "1", "2Gi", withNodeSelector(apis.LabelCapacityType, apis.CapacityTypeOnDemand)))
 	ps = append(ps, newPod("huge", "64", "1Gi"))
-	return Input{Pods: ps, NodePools: []NodePool{pool(newPool("default"))}, Options: Options{Packing: packing}}
+	return Input{Pods: ps, NodePools: []Pool{pool(newPool("default"))}, Options: Options{Packing: packing}}
 }
 
 // Tracing a pod never changes the decisions, whatever the packing: the
@@ -58,7 +58,7 @@ func TestPackBalancedMixesPods(t *testing.T) {
 	ps = append(ps, pods(60, "worker", "2", "1Gi")...)
 	ps = append(ps, pods(60, "cache", "250m", "6Gi")...)
 	solve := func(packing Packing) (Result, int) {
-		r := Solve(Input{Pods: ps, NodePools: []NodePool{pool(newPool("default"))}, Options: Options{Packing: packing}})
+		r := Solve(Input{Pods: ps, NodePools: []Pool{pool(newPool("default"))}, Options: Options{Packing: packing}})
 		mixed := 0
 		for _, c := range r.NodeClaims {
 			if slices.ContainsFunc(c.Pods, func(k string) bool { return strings.Contains(k, "/worker-") }) && slices.ContainsFunc(c.Pods, func(k string) bool { return strings.Contains(k, "/cache-") }) {

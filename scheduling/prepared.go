@@ -48,7 +48,7 @@ func (p *Prepared) WithOptions(opts Options) *Prepared {
 }
 
 // Prepare compiles the NodePools and DaemonSets with the options.
-func Prepare(pools []NodePool, daemonSets []*corev1.Pod, opts Options) *Prepared {
+func Prepare(pools []Pool, daemonSets []*corev1.Pod, opts Options) *Prepared {
 	daemons := readDaemons(daemonSets, opts.DRA)
 	return &Prepared{daemons: daemons, templates: compileTemplates(pools, daemons, opts.MinValuesBestEffort), opts: opts}
 }

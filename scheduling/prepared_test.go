@@ -11,7 +11,7 @@ import (
 )
 
 func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
-	pools := []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
+	pools := []Pool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
 	daemons := []*corev1.Pod{daemonSet("logging", "100m", "64Mi")}
 	p := Prepare(pools, daemons, Options{})
 	busy := makeNode("node-b", "default", true, "8", "16Gi")
@@ -35,7 +35,7 @@ func TestPreparedSolvesEqualFreshOnes(t *testing.T) {
 // A preparation solves with other options as a fresh solve with them
 // does, sharing what it compiled and the nodes it remembers.
 func TestPreparedWithOptionsSolvesAsFreshOnes(t *testing.T) {
-	pools := []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
+	pools := []Pool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))}
 	daemons := []*corev1.Pod{daemonSet("logging", "100m", "64Mi")}
 	p := Prepare(pools, daemons, Options{})
 	p.RememberNodes()
@@ -48,7 +48,7 @@ func TestPreparedWithOptionsSolvesAsFreshOnes(t *testing.T) {
 }
 
 func TestRememberNodesReadsEachNodeOnce(t *testing.T) {
-	pools := []NodePool{pool(newPool("default"))}
+	pools := []Pool{pool(newPool("default"))}
 	p := Prepare(pools, nil, Options{})
 	p.RememberNodes()
 	node := makeNode("node-a", "default", true, "4", "8Gi")
@@ -67,15 +67,15 @@ func TestRememberNodesReadsEachNodeOnce(t *testing.T) {
 
 func TestSolveBelowOffersOnlyCheaperTypes(t *testing.T) {
 	np := newPool("default")
-	p := Prepare([]NodePool{pool(np)}, nil, Options{})
+	p := Prepare([]Pool{pool(np)}, nil, Options{})
 	in := Input{Pods: pods(3, "web", "1", "1Gi")}
 	// fake-it-(k-1) costs 0.3147483648·k: below 2.0 are the first six.
 	got, narrowed := p.SolveBelow(in, 2.0)
 	assert.True(t, narrowed)
-	cheap := Solve(Input{Pods: in.Pods, NodePools: []NodePool{{NodePool: np, InstanceTypes: instancetypes.Fake(6)}}})
+	cheap := Solve(Input{Pods: in.Pods, NodePools: []Pool{{NodePool: np, InstanceTypes: instancetypes.Fake(6)}}})
 	assert.Equal(t, cheap.NodeClaims[0].InstanceTypeOptions, got.NodeClaims[0].InstanceTypeOptions)
 
 	all, narrowed := p.SolveBelow(in, 0.1)
 	assert.False(t, narrowed, "no type below: all are kept")
-	assert.Equal(t, Solve(Input{Pods: in.Pods, NodePools: []NodePool{pool(np)}}), all)
+	assert.Equal(t, Solve(Input{Pods: in.Pods, NodePools: []Pool{pool(np)}}), all)
 }

@@ -115,7 +115,7 @@ func TestIgnorePreferencesIsSolvingStrippedPods(t *testing.T) {
 	second.Name = "second"
 	pending := append(workloads.NewGenerator(workloads.DefaultSeed).Preferences(60), everyPreference(), second, restricted, anyway)
 	soft := newPool("soft", withTaint("team", corev1.TaintEffectPreferNoSchedule))
-	for _, pools := range [][]NodePool{{pool(newPool("default"))}, {pool(soft)}} {
+	for _, pools := range [][]Pool{{pool(newPool("default"))}, {pool(soft)}} {
 		ignoring := Input{Pods: pending, NodePools: pools, Options: Options{IgnorePreferences: true}}
 		naive := Input{Pods: make([]*corev1.Pod, len(pending)), NodePools: pools}
 		for i, p := range pending {
@@ -137,7 +137,7 @@ func TestIgnorePreferencesIsSolvingStrippedPods(t *testing.T) {
 func TestRelaxingSolvesLeaveTheirPodsAlone(t *testing.T) {
 	soft := newPool("soft", withTaint("team", corev1.TaintEffectPreferNoSchedule))
 	for _, ignore := range []bool{false, true} {
-		in := Input{Pods: []*corev1.Pod{everyPreference(), everyPreference()}, NodePools: []NodePool{pool(soft)}, Options: Options{IgnorePreferences: ignore}}
+		in := Input{Pods: []*corev1.Pod{everyPreference(), everyPreference()}, NodePools: []Pool{pool(soft)}, Options: Options{IgnorePreferences: ignore}}
 		in.Pods[1].Name = "second"
 		before := []*corev1.Pod{in.Pods[0].DeepCopy(), in.Pods[1].DeepCopy()}
 		r := Solve(in)

@@ -32,11 +32,11 @@ func reservedCatalog(t *testing.T) instancetypes.Catalog {
 
 func TestReservedCapacityComesFirstAndIsNotFallenBackFrom(t *testing.T) {
 	catalog := reservedCatalog(t)
-	np := NodePool{NodePool: newPool("default"), InstanceTypes: catalog}
+	np := Pool{NodePool: newPool("default"), InstanceTypes: catalog}
 	// One node per pod: three claims compete for a reservation of two.
 	web := pods(3, "web", "3", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web"))
 
-	r := Solve(Input{Pods: web, NodePools: []NodePool{np}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{np}})
 	require.Len(t, r.NodeClaims, 2)
 	for _, c := range r.NodeClaims {
 		assert.Equal(t, apis.CapacityTypeReserved, c.CapacityType)
@@ -45,27 +45,27 @@ func TestReservedCapacityComesFirstAndIsNotFallenBackFrom(t *testing.T) {
 	require.Len(t, r.Unschedulable, 1, "the third pod waits for the reservation instead of falling back to on-demand")
 	assert.Contains(t, r.Unschedulable[0].Reason, "reserved capacity exhausted")
 
-	r = Solve(Input{Pods: web, NodePools: []NodePool{np}, Options: Options{ReservedFallback: true}})
+	r = Solve(Input{Pods: web, NodePools: []Pool{np}, Options: Options{ReservedFallback: true}})
 	require.Len(t, r.NodeClaims, 3)
 	assert.Equal(t, apis.CapacityTypeOnDemand, r.NodeClaims[2].CapacityType, "with fallback the third launches on-demand")
 	assert.Empty(t, r.Unschedulable)
 }
 
 func TestReservationsPinClaimsToTheirIDs(t *testing.T) {
-	np := NodePool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
-	r := Solve(Input{Pods: []*corev1.Pod{newPod("one", "1", "1Gi")}, NodePools: []NodePool{np}})
+	np := Pool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
+	r := Solve(Input{Pods: []*corev1.Pod{newPod("one", "1", "1Gi")}, NodePools: []Pool{np}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Contains(t, r.NodeClaims[0].Requirements, corev1.NodeSelectorRequirement{Key: apis.LabelCapacityReservationID, Operator: corev1.NodeSelectorOpIn, Values: []string{"cr-1"}})
 }
 
 func TestAPodWaitingForReservationsIsNotRelaxed(t *testing.T) {
-	np := NodePool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
+	np := Pool{NodePool: newPool("default"), InstanceTypes: reservedCatalog(t)}
 	// Two pods hold both units; the third prefers a zone it cannot have.
 	// Relaxing that preference would not free a reservation, so it is
 	// not relaxed: the explanation shows a single attempt.
 	in := Input{Pods: append(pods(2, "web", "3", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web")),
 		newPod("late", "2", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web"),
-			withPreferredNodeAffinity(5, apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-1"))), NodePools: []NodePool{np}}
+			withPreferredNodeAffinity(5, apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-1"))), NodePools: []Pool{np}}
 	_, e, err := Explain(in, "default/late")
 	require.NoError(t, err)
 	for _, a := range e.Attempts {
@@ -91,10 +91,10 @@ func TestReservationTypeIsChecked(t *testing.T) {
 	require.NoError(t, err)
 	catalog, err := instancetypes.NewCatalog(it)
 	require.NoError(t, err)
-	np := NodePool{NodePool: newPool("default"), InstanceTypes: catalog}
+	np := Pool{NodePool: newPool("default"), InstanceTypes: catalog}
 	for reservationType, want := range map[string]string{apis.CapacityReservationTypeCapacityBlock: "cr-1", apis.CapacityReservationTypeDefault: "cr-2"} {
 		p := newPod("p", "1", "1Gi", withNodeSelector(apis.LabelCapacityReservationType, reservationType))
-		r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{np}})
+		r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{np}})
 		require.Len(t, r.NodeClaims, 1, reservationType)
 		c := r.NodeClaims[0]
 		assert.Equal(t, apis.CapacityTypeReserved, c.CapacityType)

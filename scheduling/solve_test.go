@@ -18,7 +18,7 @@ import (
 // 0.3147483648·k per hour as spot or on-demand.
 
 func TestPodsShareTheCheapestTypeThatHoldsThemAll(t *testing.T) {
-	r := Solve(Input{Pods: pods(3, "web", "1", "1Gi"), NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: pods(3, "web", "1", "1Gi"), NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, []string{"default-1 fake-it-3 spot test-zone-1 [default/web-0 default/web-1 default/web-2]"}, claimsByType(r))
 	c := r.NodeClaims[0]
 	assert.Equal(t, map[string]string{"cpu": "3", "memory": "3Gi", "pods": "3"}, c.Requests)
@@ -29,7 +29,7 @@ func TestPodsShareTheCheapestTypeThatHoldsThemAll(t *testing.T) {
 }
 
 func TestANewClaimTakesPodsOnceTheLargestTypeIsFull(t *testing.T) {
-	r := Solve(Input{Pods: pods(25, "web", "1", "1Gi"), NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: pods(25, "web", "1", "1Gi"), NodePools: []Pool{pool(newPool("default"))}})
 	require.Len(t, r.NodeClaims, 2)
 	assert.Equal(t, "fake-it-19", r.NodeClaims[0].InstanceType)
 	assert.Len(t, r.NodeClaims[0].Pods, 19)
@@ -40,19 +40,19 @@ func TestANewClaimTakesPodsOnceTheLargestTypeIsFull(t *testing.T) {
 
 func TestLargerPodsArePlacedFirst(t *testing.T) {
 	small, large := newPod("small", "100m", "64Mi"), newPod("large", "2", "1Gi")
-	r := Solve(Input{Pods: []*corev1.Pod{small, large}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: []*corev1.Pod{small, large}, NodePools: []Pool{pool(newPool("default"))}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Equal(t, []string{"default/large", "default/small"}, r.NodeClaims[0].Pods)
 }
 
 func TestAPodThatFitsAnExistingNodeGetsNoNewNode(t *testing.T) {
 	node := makeNode("node-a", "default", true, "4", "8Gi", newPod("running", "2", "1Gi"))
-	r := Solve(Input{Pods: []*corev1.Pod{newPod("web", "1", "1Gi")}, Nodes: []*Node{node}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: []*corev1.Pod{newPod("web", "1", "1Gi")}, Nodes: []*Node{node}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Empty(t, r.NodeClaims)
 	assert.Equal(t, []Binding{{Pod: "default/web", Node: "node-a"}}, r.Bindings)
 
 	// A pod that does not fit what is left gets a new node.
-	r = Solve(Input{Pods: []*corev1.Pod{newPod("big", "3", "1Gi")}, Nodes: []*Node{node}, NodePools: []NodePool{pool(newPool("default"))}})
+	r = Solve(Input{Pods: []*corev1.Pod{newPod("big", "3", "1Gi")}, Nodes: []*Node{node}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Empty(t, r.Bindings)
 	assert.Len(t, r.NodeClaims, 1)
 }
@@ -80,17 +80,17 @@ func TestUninitializedNodesIgnoreEphemeralAndStartupTaints(t *testing.T) {
 func TestNodePoolsAreTriedByWeightThenNameDescending(t *testing.T) {
 	light := newPool("light", withWeight(10), withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "8"))
 	heavy := newPool("heavy", withWeight(50), withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "16"))
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(light), pool(heavy)}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(light), pool(heavy)}})
 	assert.Equal(t, []string{"heavy-1 fake-it-15 spot test-zone-1 [default/web-0]"}, claimsByType(r), "the heavier pool wins although it is pricier")
 
 	alpha, omega := newPool("alpha"), newPool("omega")
-	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(alpha), pool(omega)}})
+	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(alpha), pool(omega)}})
 	assert.Equal(t, "omega", r.NodeClaims[0].NodePool, "equal weights: name descending")
 }
 
 func TestLimitsAreChargedWithTheLargestPossibleType(t *testing.T) {
 	np := newPool("default", withLimit(corev1.ResourceCPU, "20"))
-	r := Solve(Input{Pods: pods(30, "web", "1", "1Gi"), NodePools: []NodePool{pool(np)}})
+	r := Solve(Input{Pods: pods(30, "web", "1", "1Gi"), NodePools: []Pool{pool(np)}})
 	// The first claim could still become a 20-CPU type when it is made, so
 	// it uses up the whole limit; the pods it cannot hold stay pending.
 	require.Len(t, r.NodeClaims, 1)
@@ -102,7 +102,7 @@ func TestLimitsAreChargedWithTheLargestPossibleType(t *testing.T) {
 func TestLimitsCountExistingNodes(t *testing.T) {
 	np := newPool("default", withLimit(corev1.ResourceCPU, "6"))
 	node := makeNode("full", "default", true, "4", "8Gi", newPod("running", "3900m", "1Gi"))
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), Nodes: []*Node{node}, NodePools: []NodePool{pool(np)}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), Nodes: []*Node{node}, NodePools: []Pool{pool(np)}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Equal(t, "fake-it-1", r.NodeClaims[0].InstanceType)
 	assert.Len(t, r.NodeClaims[0].InstanceTypeOptions, 1, "only types of at most 2 CPUs stay within the limit")
@@ -110,12 +110,12 @@ func TestLimitsCountExistingNodes(t *testing.T) {
 
 func TestDaemonSetOverheadCountsPerInstanceType(t *testing.T) {
 	everywhere := daemonSet("logging", "500m", "128Mi", withToleration("", ""))
-	r := Solve(Input{Pods: pods(1, "web", "1500m", "1Gi"), DaemonSets: []*corev1.Pod{everywhere}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: pods(1, "web", "1500m", "1Gi"), DaemonSets: []*corev1.Pod{everywhere}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, "fake-it-2", r.NodeClaims[0].InstanceType, "1500m + 500m needs 3 CPUs")
 	assert.Equal(t, map[string]string{"cpu": "2", "memory": "1152Mi", "pods": "2"}, r.NodeClaims[0].Requests)
 
 	largeOnly := daemonSet("gpu-driver", "1", "128Mi", withNodeSelector(instancetypes.FakeLabelSize, "large"))
-	r = Solve(Input{Pods: pods(1, "web", "3500m", "1Gi"), DaemonSets: []*corev1.Pod{largeOnly}, NodePools: []NodePool{pool(newPool("default"))}})
+	r = Solve(Input{Pods: pods(1, "web", "3500m", "1Gi"), DaemonSets: []*corev1.Pod{largeOnly}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, "fake-it-3", r.NodeClaims[0].InstanceType, "the small type carries no daemon")
 	assert.Equal(t, map[string]string{"cpu": "3500m", "memory": "1Gi", "pods": "1"}, r.NodeClaims[0].Requests, "the smallest overhead among the options")
 }
@@ -135,7 +135,7 @@ func TestDaemonSetsOnExistingNodesLeaveRoomForTheirPods(t *testing.T) {
 func TestTaintsSteerPodsBetweenPools(t *testing.T) {
 	gpu := newPool("gpu", withWeight(100), withTaint("nvidia.com/gpu", corev1.TaintEffectNoSchedule))
 	general := newPool("general")
-	pools := []NodePool{pool(gpu), pool(general)}
+	pools := []Pool{pool(gpu), pool(general)}
 	plain := newPod("plain", "1", "1Gi")
 	tolerant := newPod("tolerant", "1", "1Gi", withToleration("nvidia.com/gpu", corev1.TaintEffectNoSchedule))
 
@@ -149,27 +149,27 @@ func TestTaintsSteerPodsBetweenPools(t *testing.T) {
 	r = Solve(Input{Pods: []*corev1.Pod{plain, tolerant}, NodePools: pools})
 	assert.Equal(t, []string{"general-1 fake-it-2 spot test-zone-1 [default/plain default/tolerant]"}, claimsByType(r))
 
-	r = Solve(Input{Pods: []*corev1.Pod{plain}, NodePools: []NodePool{pool(gpu)}})
+	r = Solve(Input{Pods: []*corev1.Pod{plain}, NodePools: []Pool{pool(gpu)}})
 	assert.Equal(t, []Unschedulable{{Pod: "default/plain", Reason: `NodePool "gpu": did not tolerate taint nvidia.com/gpu:NoSchedule`}}, r.Unschedulable)
 }
 
 func TestPodsSelectingRestrictedLabelsAreRefusedUpFront(t *testing.T) {
 	p := newPod("pinned", "1", "1Gi", withNodeSelector(apis.LabelHostname, "node-a"))
-	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, []Unschedulable{{Pod: "default/pinned", Reason: `selects on restricted label "kubernetes.io/hostname", which Karpenter does not set`}}, r.Unschedulable)
 }
 
 func TestUnsatisfiablePreferencesAreRelaxed(t *testing.T) {
 	np := pool(newPool("default"))
 	preferred := newPod("preferred", "1", "1Gi", withPreferredNodeAffinity(10, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "999"))
-	r := Solve(Input{Pods: []*corev1.Pod{preferred}, NodePools: []NodePool{np}})
+	r := Solve(Input{Pods: []*corev1.Pod{preferred}, NodePools: []Pool{np}})
 	assert.Equal(t, "fake-it-1", r.NodeClaims[0].InstanceType)
 
 	// Only the heaviest preference counts; when it is dropped the next one does.
 	twoPrefs := newPod("two", "1", "1Gi",
 		withPreferredNodeAffinity(1, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "8"),
 		withPreferredNodeAffinity(50, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "999"))
-	r = Solve(Input{Pods: []*corev1.Pod{twoPrefs}, NodePools: []NodePool{np}})
+	r = Solve(Input{Pods: []*corev1.Pod{twoPrefs}, NodePools: []Pool{np}})
 	assert.Equal(t, "fake-it-7", r.NodeClaims[0].InstanceType)
 
 	// Required terms are ORed: the first is dropped, never the last.
@@ -177,51 +177,51 @@ func TestUnsatisfiablePreferencesAreRelaxed(t *testing.T) {
 		corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"999"}},
 		corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"12"}},
 	))
-	r = Solve(Input{Pods: []*corev1.Pod{terms}, NodePools: []NodePool{np}})
+	r = Solve(Input{Pods: []*corev1.Pod{terms}, NodePools: []Pool{np}})
 	assert.Equal(t, "fake-it-11", r.NodeClaims[0].InstanceType)
 	assert.Equal(t, 2, len(terms.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms), "the input pod is not changed")
 
 	impossible := newPod("impossible", "1", "1Gi", withRequiredTerms(
 		corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"999"}}))
-	r = Solve(Input{Pods: []*corev1.Pod{impossible}, NodePools: []NodePool{np}})
+	r = Solve(Input{Pods: []*corev1.Pod{impossible}, NodePools: []Pool{np}})
 	require.Len(t, r.Unschedulable, 1)
 	assert.Equal(t, `NodePool "default": no instance type satisfied resources {"cpu":"1","memory":"1Gi","pods":"1"} and requirements integer In [999], karpenter.sh/nodepool In [default] (no instance type met the scheduling requirements)`, r.Unschedulable[0].Reason)
 }
 
 func TestIgnorePreferencesDropsThemUpFront(t *testing.T) {
 	p := newPod("p", "1", "1Gi", withPreferredNodeAffinity(10, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "8"))
-	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(newPool("default"))}, Options: Options{IgnorePreferences: true}})
+	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{pool(newPool("default"))}, Options: Options{IgnorePreferences: true}})
 	assert.Equal(t, "fake-it-1", r.NodeClaims[0].InstanceType)
 }
 
 func TestPreferNoScheduleTaintsAreToleratedLast(t *testing.T) {
 	soft := newPool("soft", withTaint("team", corev1.TaintEffectPreferNoSchedule))
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(soft)}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(soft)}})
 	require.Len(t, r.NodeClaims, 1, "relaxation tolerates the PreferNoSchedule taint")
 	assert.Empty(t, r.Unschedulable)
 }
 
 func TestHostPortsConflictOnOneNode(t *testing.T) {
-	r := Solve(Input{Pods: pods(2, "proxy", "1", "1Gi", withHostPort(80)), NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: pods(2, "proxy", "1", "1Gi", withHostPort(80)), NodePools: []Pool{pool(newPool("default"))}})
 	assert.Len(t, r.NodeClaims, 2)
-	r = Solve(Input{Pods: []*corev1.Pod{newPod("a", "1", "1Gi", withHostPort(80)), newPod("b", "1", "1Gi", withHostPort(81))}, NodePools: []NodePool{pool(newPool("default"))}})
+	r = Solve(Input{Pods: []*corev1.Pod{newPod("a", "1", "1Gi", withHostPort(80)), newPod("b", "1", "1Gi", withHostPort(81))}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Len(t, r.NodeClaims, 1)
 }
 
 func TestCapacityTypeChoice(t *testing.T) {
-	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, apis.CapacityTypeSpot, r.NodeClaims[0].CapacityType, "spot when both are allowed")
 	od := newPool("od", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeOnDemand))
-	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []NodePool{pool(od)}})
+	r = Solve(Input{Pods: pods(1, "web", "1", "1Gi"), NodePools: []Pool{pool(od)}})
 	assert.Equal(t, apis.CapacityTypeOnDemand, r.NodeClaims[0].CapacityType)
 	zone3 := newPod("z3", "1", "1Gi", withNodeSelector(apis.LabelTopologyZone, "test-zone-3"))
-	r = Solve(Input{Pods: []*corev1.Pod{zone3}, NodePools: []NodePool{pool(newPool("default"))}})
+	r = Solve(Input{Pods: []*corev1.Pod{zone3}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Equal(t, []string{"default-1 fake-it-1 on-demand test-zone-3 [default/z3]"}, claimsByType(r), "no spot in test-zone-3")
 }
 
 func TestExtendedResourcesNeedATypeThatHasThem(t *testing.T) {
 	gpuPod := newPod("train", "1", "1Gi", withRequest(apis.ResourceNVIDIAGPU, "1"))
-	r := Solve(Input{Pods: []*corev1.Pod{gpuPod}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: []*corev1.Pod{gpuPod}, NodePools: []Pool{pool(newPool("default"))}})
 	require.Len(t, r.Unschedulable, 1)
 	assert.Contains(t, r.Unschedulable[0].Reason, "no instance type had enough resources")
 }
@@ -230,7 +230,7 @@ func TestCustomLabelsComeFromTheNodePool(t *testing.T) {
 	team := newPool("team-a", withLabel("team", "a"))
 	other := newPool("other", withWeight(100))
 	p := newPod("web", "1", "1Gi", withNodeSelector("team", "a"))
-	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(other), pool(team)}})
+	r := Solve(Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{pool(other), pool(team)}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Equal(t, "team-a", r.NodeClaims[0].NodePool)
 }
@@ -238,7 +238,7 @@ func TestCustomLabelsComeFromTheNodePool(t *testing.T) {
 func TestSolveIsDeterministicAndLeavesItsInputAlone(t *testing.T) {
 	in := Input{
 		Pods:       append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi", withPreferredNodeAffinity(5, instancetypes.FakeLabelSize, corev1.NodeSelectorOpIn, "large"))...),
-		NodePools:  []NodePool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))},
+		NodePools:  []Pool{pool(newPool("default")), pool(newPool("big", withWeight(5), withLimit(corev1.ResourceCPU, "30")))},
 		Nodes:      []*Node{makeNode("node-a", "default", true, "4", "8Gi")},
 		DaemonSets: []*corev1.Pod{daemonSet("logging", "100m", "64Mi")},
 	}
@@ -265,20 +265,20 @@ func TestMinValuesStrictAndBestEffort(t *testing.T) {
 	diverse := newPool("diverse", withWeight(10), withMinValues(instancetypes.FakeLabelInteger, 3))
 	fallback := newPool("fallback", withWeight(1))
 
-	r := Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse)}})
+	r := Solve(Input{Pods: big, NodePools: []Pool{pool(diverse)}})
 	require.Len(t, r.Unschedulable, 1)
 	assert.Equal(t, `NodePool "diverse": no instance type satisfied resources {"cpu":"18","memory":"1Gi","pods":"1"} and requirements integer Exists minValues 3, karpenter.sh/nodepool In [diverse] (minValues: integer needs 3 distinct values, the instance types left have 2)`, r.Unschedulable[0].Reason)
 
-	r = Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse), pool(fallback)}})
+	r = Solve(Input{Pods: big, NodePools: []Pool{pool(diverse), pool(fallback)}})
 	assert.Equal(t, "fallback", r.NodeClaims[0].NodePool, "Strict: the next NodePool")
 
-	r = Solve(Input{Pods: big, NodePools: []NodePool{pool(diverse), pool(fallback)}, Options: Options{MinValuesBestEffort: true}})
+	r = Solve(Input{Pods: big, NodePools: []Pool{pool(diverse), pool(fallback)}, Options: Options{MinValuesBestEffort: true}})
 	assert.Equal(t, "diverse", r.NodeClaims[0].NodePool, "BestEffort relaxes before falling back")
 	assert.Equal(t, []string{"fake-it-18", "fake-it-19"}, r.NodeClaims[0].InstanceTypeOptions)
 	assert.Equal(t, []string{"NodeClaim diverse-1 launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): minValues: integer needs 3 distinct values, the instance types left have 2"}, r.Warnings)
 
 	small := []*corev1.Pod{newPod("small", "1", "1Gi")}
-	r = Solve(Input{Pods: small, NodePools: []NodePool{pool(diverse)}})
+	r = Solve(Input{Pods: small, NodePools: []Pool{pool(diverse)}})
 	assert.Len(t, r.NodeClaims[0].InstanceTypeOptions, 19, "met: no warning")
 	assert.Empty(t, r.Warnings)
 }
@@ -286,7 +286,7 @@ func TestMinValuesStrictAndBestEffort(t *testing.T) {
 // Claims that end with the same instance types share one list of names.
 func TestClaimsWithTheSameOptionsShareTheirNames(t *testing.T) {
 	in := append(pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web")), newPod("big", "19", "1Gi"))
-	r := Solve(Input{Pods: in, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: in, NodePools: []Pool{pool(newPool("default"))}})
 	require.Len(t, r.NodeClaims, 3)
 	byPod := map[string][]string{}
 	for _, c := range r.NodeClaims {
@@ -306,7 +306,7 @@ func TestAnUnplacedPodGetsItsLastAttemptsReasons(t *testing.T) {
 	p := newPod("stuck", "1", "1Gi",
 		withPreferredNodeAffinity(10, instancetypes.FakeLabelInteger, corev1.NodeSelectorOpIn, "8"),
 		withRequiredTerms(corev1.NodeSelectorRequirement{Key: instancetypes.FakeLabelInteger, Operator: corev1.NodeSelectorOpIn, Values: []string{"999"}}))
-	in := Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(newPool("default")), pool(newPool("other", withWeight(3)))}}
+	in := Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{pool(newPool("default")), pool(newPool("other", withWeight(3)))}}
 	r := Solve(in)
 	require.Len(t, r.Unschedulable, 1)
 	_, e, err := Explain(in, "default/stuck")
@@ -329,7 +329,7 @@ func TestNegativeRequestsAreReportedNotPanics(t *testing.T) {
 	in := Input{
 		Pods:      []*corev1.Pod{newPod("web", "1", "1Gi"), pendingBad},
 		Nodes:     []*Node{makeNode("node-a", "default", true, "4", "8Gi", bad)},
-		NodePools: []NodePool{pool(newPool("default"))},
+		NodePools: []Pool{pool(newPool("default"))},
 	}
 	var r Result
 	require.NotPanics(t, func() { r = Solve(in) })
@@ -346,7 +346,7 @@ func TestNegativeRequestsAreReportedNotPanics(t *testing.T) {
 func TestUserNamesNeverPanic(t *testing.T) {
 	for _, name := range []string{"", " ", "with,comma", "UPPER", strings.Repeat("x", 300)} {
 		np := newPool(name)
-		in := Input{Pods: pods(2, "web", "1", "1Gi"), NodePools: []NodePool{pool(np)}}
+		in := Input{Pods: pods(2, "web", "1", "1Gi"), NodePools: []Pool{pool(np)}}
 		in.Pods[0].Spec.TopologySpreadConstraints = []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "team/" + name, WhenUnsatisfiable: corev1.DoNotSchedule}}
 		require.NotPanics(t, func() { Solve(in) }, "NodePool %q", name)
 	}

@@ -86,7 +86,7 @@ type typeOption struct {
 
 // compileTemplates turns NodePools into templates, ordered by weight
 // (highest first) and then by name descending, as Karpenter orders them.
-func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort bool) []*template {
+func compileTemplates(pools []Pool, daemons []*podInfo, minValuesBestEffort bool) []*template {
 	templates := make([]*template, 0, len(pools))
 	for _, p := range pools {
 		t := compileTemplate(p, daemons)
@@ -102,7 +102,7 @@ func compileTemplates(pools []NodePool, daemons []*podInfo, minValuesBestEffort 
 	return templates
 }
 
-func compileTemplate(p NodePool, daemons []*podInfo) *template {
+func compileTemplate(p Pool, daemons []*podInfo) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	// Karpenter provisions from neither a NodePool being deleted nor a

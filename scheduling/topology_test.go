@@ -75,13 +75,13 @@ func zonesOf(r Result) map[string]int {
 	return out
 }
 
-func onDemandPool() NodePool {
+func onDemandPool() Pool {
 	return pool(newPool("default", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeOnDemand)))
 }
 
 func TestZoneSpreadBalancesPodsAcrossZones(t *testing.T) {
 	web := pods(6, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{onDemandPool()}})
 	assert.Empty(t, r.Unschedulable)
 	assert.Equal(t, map[string]int{"test-zone-1": 2, "test-zone-2": 2, "test-zone-3": 2}, zonesOf(r))
 	assert.Len(t, r.NodeClaims, 3, "one claim per zone, each collapsed to its zone")
@@ -94,20 +94,20 @@ func TestZoneSpreadBalancesPodsAcrossZones(t *testing.T) {
 func TestZoneSpreadCountsZonesThePoolCannotReach(t *testing.T) {
 	web := pods(4, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))
 	spot := pool(newPool("spot", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot)))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{spot}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{spot}})
 	assert.Equal(t, map[string]int{"test-zone-1": 1, "test-zone-2": 1}, zonesOf(r))
 	assert.Len(t, r.Unschedulable, 2)
 
 	// Restricting the pool to the zones it can serve fixes it.
 	served := pool(newPool("spot", withRequirement(apis.LabelCapacityType, corev1.NodeSelectorOpIn, apis.CapacityTypeSpot),
 		withRequirement(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-1", "test-zone-2")))
-	r = Solve(Input{Pods: web, NodePools: []NodePool{served}})
+	r = Solve(Input{Pods: web, NodePools: []Pool{served}})
 	assert.Equal(t, map[string]int{"test-zone-1": 2, "test-zone-2": 2}, zonesOf(r))
 }
 
 func TestHostnameSpreadPutsEachPodOnItsOwnNode(t *testing.T) {
 	web := pods(4, "web", "100m", "128Mi", withLabels("app", "web"), withSpread(apis.LabelHostname, 1, corev1.DoNotSchedule))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Len(t, r.NodeClaims, 4, "the global minimum of hostname spread is always 0")
 }
 
@@ -118,7 +118,7 @@ func TestSpreadThatAlreadyViolatesMaxSkewFillsTheEmptiestZones(t *testing.T) {
 	}
 	node := makeNode("node-z1", "default", true, "1", "2Gi", bound...)
 	web := pods(2, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))
-	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []Pool{onDemandPool()}})
 	assert.Equal(t, map[string]int{"test-zone-2": 1, "test-zone-3": 1}, zonesOf(r))
 }
 
@@ -126,7 +126,7 @@ func TestMinDomainsForcesTheMinimumToZero(t *testing.T) {
 	five := int32(5)
 	web := pods(4, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule,
 		func(c *corev1.TopologySpreadConstraint) { c.MinDomains = &five }))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{onDemandPool()}})
 	// Three zones are fewer than five, so each zone may hold at most one pod.
 	assert.Equal(t, map[string]int{"test-zone-1": 1, "test-zone-2": 1, "test-zone-3": 1}, zonesOf(r))
 	require.Len(t, r.Unschedulable, 1)
@@ -141,16 +141,16 @@ func TestNodeTaintsPolicyHonorNarrowsDomainsByPoolTaints(t *testing.T) {
 		return pods(4, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule,
 			func(c *corev1.TopologySpreadConstraint) { c.NodeTaintsPolicy = policy }))
 	}
-	r := Solve(Input{Pods: spread(&honor), NodePools: []NodePool{zone12, tainted}})
+	r := Solve(Input{Pods: spread(&honor), NodePools: []Pool{zone12, tainted}})
 	assert.Equal(t, map[string]int{"test-zone-1": 2, "test-zone-2": 2}, zonesOf(r), "the untolerated pool's zone is not a domain")
-	r = Solve(Input{Pods: spread(nil), NodePools: []NodePool{zone12, tainted}})
+	r = Solve(Input{Pods: spread(nil), NodePools: []Pool{zone12, tainted}})
 	assert.Equal(t, map[string]int{"test-zone-1": 1, "test-zone-2": 1}, zonesOf(r), "ignored taints: test-zone-3 is a domain no pod can reach")
 	assert.Len(t, r.Unschedulable, 2)
 }
 
 func TestSelfAffinityBootstrapsOneEmptyDomain(t *testing.T) {
 	web := pods(5, "web", "1", "1Gi", withLabels("app", "web"), withPodAffinity(apis.LabelTopologyZone, "web"))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{onDemandPool()}})
 	assert.Equal(t, map[string]int{"test-zone-1": 5}, zonesOf(r))
 }
 
@@ -159,23 +159,23 @@ func TestAffinityToAnotherAppFollowsItsPods(t *testing.T) {
 	node := makeNode("node-z1", "default", true, "1", "2Gi", db)
 	node.Labels[apis.LabelTopologyZone] = "test-zone-2"
 	web := pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAffinity(apis.LabelTopologyZone, "db"))
-	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []Pool{onDemandPool()}})
 	assert.Equal(t, map[string]int{"test-zone-2": 2}, zonesOf(r))
 
 	lonely := pods(1, "lonely", "1", "1Gi", withLabels("app", "web"), withPodAffinity(apis.LabelTopologyZone, "cache"))
-	r = Solve(Input{Pods: lonely, NodePools: []NodePool{onDemandPool()}})
+	r = Solve(Input{Pods: lonely, NodePools: []Pool{onDemandPool()}})
 	require.Len(t, r.Unschedulable, 1, "no cache pod anywhere and the pod does not select itself")
 }
 
 func TestHostnameAntiAffinityMakesOneNodePerPod(t *testing.T) {
 	web := pods(3, "web", "100m", "128Mi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelHostname, "web"))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Len(t, r.NodeClaims, 3)
 }
 
 func TestAnAntiAffinityPodWithAnUndecidedZoneBlocksEveryZone(t *testing.T) {
 	web := pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelTopologyZone, "web"))
-	r := Solve(Input{Pods: web, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, NodePools: []Pool{onDemandPool()}})
 	require.Len(t, r.NodeClaims, 1)
 	assert.Len(t, r.NodeClaims[0].Pods, 1)
 	require.Len(t, r.Unschedulable, 1, "the first pod may still land in any zone, so it blocks them all")
@@ -185,7 +185,7 @@ func TestExistingPodsAntiAffinityKeepsSelectedPodsAway(t *testing.T) {
 	guard := newPod("guard", "100m", "128Mi", withLabels("app", "guard"), withPodAntiAffinity(apis.LabelTopologyZone, "web"))
 	node := makeNode("node-z1", "default", true, "8", "16Gi", guard)
 	web := pods(2, "web", "1", "1Gi", withLabels("app", "web"))
-	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []NodePool{onDemandPool()}})
+	r := Solve(Input{Pods: web, Nodes: []*Node{node}, NodePools: []Pool{onDemandPool()}})
 	assert.Empty(t, r.Bindings, "the guard's zone is closed to web pods")
 	for _, c := range r.NodeClaims {
 		assert.NotContains(t, c.InstanceType, "test-zone-1")
@@ -203,16 +203,16 @@ func TestScheduleAnywaySpreadIsRelaxedWhenItCannotHold(t *testing.T) {
 	node := makeNode("full", "", true, "0", "0")
 	node.Labels[apis.LabelTopologyZone] = "test-zone-2"
 	soft := pods(3, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.ScheduleAnyway))
-	r := Solve(Input{Pods: soft, Nodes: []*Node{node}, NodePools: []NodePool{zone1}})
+	r := Solve(Input{Pods: soft, Nodes: []*Node{node}, NodePools: []Pool{zone1}})
 	assert.Empty(t, r.Unschedulable)
 	hard := pods(3, "web", "1", "1Gi", withLabels("app", "web"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))
-	r = Solve(Input{Pods: hard, Nodes: []*Node{node}, NodePools: []NodePool{zone1}})
+	r = Solve(Input{Pods: hard, Nodes: []*Node{node}, NodePools: []Pool{zone1}})
 	assert.Len(t, r.Unschedulable, 2)
 }
 
 func TestExplainShowsTopologyCounts(t *testing.T) {
 	web := pods(2, "web", "1", "1Gi", withLabels("app", "web"), withPodAntiAffinity(apis.LabelTopologyZone, "web"))
-	_, e, err := Explain(Input{Pods: web, NodePools: []NodePool{onDemandPool()}}, "default/web-1")
+	_, e, err := Explain(Input{Pods: web, NodePools: []Pool{onDemandPool()}}, "default/web-1")
 	require.NoError(t, err)
 	require.NotEmpty(t, e.Attempts)
 	reasons := []string{}
@@ -265,7 +265,7 @@ func TestTermGroupsFoundByKeyEqualFreshOnes(t *testing.T) {
 		}
 		input = append(input, p)
 	}
-	s := newSolver(Input{Pods: input, NodePools: []NodePool{pool(newPool("default"))}})
+	s := newSolver(Input{Pods: input, NodePools: []Pool{pool(newPool("default"))}})
 	require.NotNil(t, s.topo)
 
 	fresh := &topology{}

@@ -51,7 +51,7 @@ func zonalPV(name, zone string, local bool) *corev1.PersistentVolume {
 
 func TestBoundVolumesPinPodsToTheirZone(t *testing.T) {
 	p := newPod("db", "1", "1Gi", withClaim("data", "data-db"))
-	in := Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{onDemandPool()},
+	in := Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{onDemandPool()},
 		PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{pvc("data-db", "pv-1", "")},
 		PersistentVolumes:      []*corev1.PersistentVolume{zonalPV("pv-1", "test-zone-2", false)}}
 	r := Solve(in)
@@ -72,7 +72,7 @@ func TestUnboundClaimsFollowTheirStorageClass(t *testing.T) {
 			{Key: apis.LabelTopologyZone, Values: []string{"test-zone-3"}},
 		}}}}
 	p := newPod("db", "1", "1Gi", withClaim("data", "data-db"))
-	in := Input{Pods: []*corev1.Pod{p}, NodePools: []NodePool{pool(newPool("default"))},
+	in := Input{Pods: []*corev1.Pod{p}, NodePools: []Pool{pool(newPool("default"))},
 		PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{pvc("data-db", "", "gp3")},
 		StorageClasses:         []*storagev1.StorageClass{class}}
 	r := Solve(in)
@@ -101,7 +101,7 @@ func TestPodsWithMissingVolumesAreRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			other := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Provisioner: ebs}
-			r := Solve(Input{Pods: []*corev1.Pod{newPod("db", "1", "1Gi", withClaim("data", "data-db"))}, NodePools: []NodePool{pool(newPool("default"))},
+			r := Solve(Input{Pods: []*corev1.Pod{newPod("db", "1", "1Gi", withClaim("data", "data-db"))}, NodePools: []Pool{pool(newPool("default"))},
 				PersistentVolumeClaims: tc.claims, StorageClasses: []*storagev1.StorageClass{other}})
 			assert.Equal(t, []Unschedulable{{Pod: "default/db", Reason: tc.want}}, r.Unschedulable)
 		})
@@ -109,7 +109,7 @@ func TestPodsWithMissingVolumesAreRefused(t *testing.T) {
 }
 
 func TestVolumesAreNotCheckedWhenNoVolumeObjectIsGiven(t *testing.T) {
-	r := Solve(Input{Pods: []*corev1.Pod{newPod("db", "1", "1Gi", withClaim("data", "data-db"))}, NodePools: []NodePool{pool(newPool("default"))}})
+	r := Solve(Input{Pods: []*corev1.Pod{newPod("db", "1", "1Gi", withClaim("data", "data-db"))}, NodePools: []Pool{pool(newPool("default"))}})
 	assert.Empty(t, r.Unschedulable)
 	assert.Len(t, r.NodeClaims, 1)
 }
@@ -119,7 +119,7 @@ func TestCSIVolumeLimitsOnExistingNodes(t *testing.T) {
 	pvs := []*corev1.PersistentVolume{zonalPV("pv-a", "test-zone-1", false), zonalPV("pv-b", "test-zone-1", false)}
 	node := makeNode("node-a", "default", true, "8", "16Gi", newPod("first", "100m", "128Mi", withClaim("data", "a")))
 	node.VolumeLimits = map[string]int{ebs: 1}
-	in := Input{Nodes: []*Node{node}, NodePools: []NodePool{onDemandPool()}, PersistentVolumeClaims: claims, PersistentVolumes: pvs}
+	in := Input{Nodes: []*Node{node}, NodePools: []Pool{onDemandPool()}, PersistentVolumeClaims: claims, PersistentVolumes: pvs}
 
 	in.Pods = []*corev1.Pod{newPod("shares", "100m", "128Mi", withClaim("data", "a"))}
 	r := Solve(in)

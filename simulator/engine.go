@@ -6,27 +6,26 @@
 // registration and initialization; samples) sit in one queue ordered by
 // (time, sequence), so a run is a pure function of its Scenario and seed.
 // The simulator is the world around the loop: the cluster the controller
-// reads and changes (it implements controller.Cluster and
-// controller.Timers), the workloads, an in-memory kube-scheduler, and the
+// reads and changes, the workloads, an in-memory kube-scheduler, and the
 // cloud — by default the in-memory cloud.Memory.
 //
+// Parse a scenario with ParseScenario (or read one with LoadScenario; the
+// format is in docs/simulation.md) and call Run with a Config: its zero
+// value simulates with the in-memory cloud, the embedded EC2 catalog and
+// Karpenter's default options; Config.Launcher plugs in a cloud of your
+// own, Config.Cluster starts from a cluster a cloud.ClusterWatcher reports,
+// Config.Planner replaces Karpenter's planner. The Result holds the
+// timeline of decisions, samples, cost, pending times and disruptions.
+//
 // The same world can host the Cluster Autoscaler model instead (package
-// clusterautoscaler, chosen with Config.Autoscaler): the world calls either
-// autoscaler through one small seam (autoscaler.go), and each reads and
-// changes the cluster through its own Cluster interface, so that a
-// comparison differs in the autoscaler alone.
+// clusterautoscaler, chosen with Config.Autoscaler), so that a comparison
+// differs in the autoscaler alone.
 //
 // One pass, per event, in this order: the event's handler runs (a step, a
 // controller wake-up, a lifecycle change, a sample); then, if pods became
 // pending or a node became ready, the in-memory kube-scheduler binds what it
 // can; then, if pods became pending, the controller is triggered, which
 // opens or extends its provisioning batch (1 s idle, 10 s max).
-//
-// It owns virtual time, the scenario format and the results of a run. It
-// imports controller, clusterautoscaler and the packages below; never
-// plantest or cmd.
-//
-// The import rules between packages are checked by internal/layering.
 package simulator
 
 import (

@@ -105,7 +105,7 @@ func (d *Disruption) placeBuffers(buffers []*corev1.Pod) {
 		}
 	}
 	for _, p := range c.NodePools {
-		in.NodePools = append(in.NodePools, scheduling.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
+		in.NodePools = append(in.NodePools, scheduling.Pool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes})
 	}
 	for _, b := range scheduling.Solve(in).Bindings {
 		if n := byName[b.Node]; b.Buffer && n != nil {
@@ -147,12 +147,12 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 }
 
 // disruptionPools pairs every given NodePool with its catalog, by name.
-func (b *builder) disruptionPools() []consolidation.NodePool {
-	var out []consolidation.NodePool
+func (b *builder) disruptionPools() []scheduling.Pool {
+	var out []scheduling.Pool
 	for _, name := range slices.Sorted(maps.Keys(b.pools)) {
 		np := b.pools[name]
 		if catalog, ok := b.poolCatalog(np); ok {
-			out = append(out, consolidation.NodePool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
+			out = append(out, scheduling.Pool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
 		}
 	}
 	return out

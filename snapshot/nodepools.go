@@ -80,7 +80,7 @@ func (b *builder) addNodePools() {
 		if !ok {
 			continue
 		}
-		b.snap.NodePools = append(b.snap.NodePools, scheduling.NodePool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
+		b.snap.NodePools = append(b.snap.NodePools, scheduling.Pool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
 	}
 }
 

@@ -2,7 +2,10 @@
 // packages take: the pods Karpenter would provision for, the existing and
 // in-flight nodes with the pods bound to them, the NodePools with the
 // instance types their EC2NodeClasses yield, and the DaemonSet pods every
-// node carries.
+// node carries. FromSet reads a manifests.Set (Snapshot.Input is then
+// scheduling.Solve's input), ForDisruption gives consolidation.Evaluate's
+// Cluster, and FromState reads a watched cluster's cloud.ClusterState
+// instead of files.
 //
 // Workload controllers are expanded into the pods Kubernetes would create
 // for them, less the given pods they already own, named deterministically
@@ -21,12 +24,6 @@
 //
 // FromSet is pure and deterministic: it reads only the Set it is given,
 // never modifies it, and gives equal snapshots for equal Sets.
-//
-// It owns the way from objects to decision inputs, from files (FromSet,
-// ForDisruption) or from a watched cluster's state (FromState). It imports
-// manifests, cloud and the decision packages; never controller or simulator.
-//
-// The import rules between packages are checked by internal/layering.
 package snapshot
 
 import (
@@ -140,7 +137,7 @@ type Snapshot struct {
 	// name, each with the catalog of its EC2NodeClass. Static NodePools
 	// (spec.replicas) and NodePools being deleted are left out, as Karpenter
 	// does not provision from them.
-	NodePools []scheduling.NodePool
+	NodePools []scheduling.Pool
 	// DaemonSets holds one pod per DaemonSet, sorted by namespace/name: the
 	// pod its controller would run on every node it tolerates and selects.
 	DaemonSets []*corev1.Pod
@@ -339,7 +336,7 @@ func (b *builder) finish() *Snapshot {
 		s.Nodes = append(s.Nodes, n)
 	}
 	slices.SortFunc(s.Nodes, func(a, c *scheduling.Node) int { return cmp.Compare(a.Name, c.Name) })
-	slices.SortFunc(s.NodePools, func(a, c scheduling.NodePool) int { return cmp.Compare(a.NodePool.Name, c.NodePool.Name) })
+	slices.SortFunc(s.NodePools, func(a, c scheduling.Pool) int { return cmp.Compare(a.NodePool.Name, c.NodePool.Name) })
 	slices.SortFunc(s.PDBs, func(a, c *policyv1.PodDisruptionBudget) int {
 		return cmp.Compare(a.Namespace+"/"+a.Name, c.Namespace+"/"+c.Name)
 	})

@@ -6,13 +6,11 @@
 // run apart (on a Kubernetes Indexed Job, say) and merged back into the
 // result the whole sweep gives.
 //
-// It owns the sweep file format, variants and their patches, the run
-// order, sharding and the summaries. It reads no file itself: the caller
-// reads the scenarios, their manifests and catalogs (cmd/karpsim reads the
-// disk) and hands them over as Sources. It imports simulator and the
-// packages below; never cmd.
-//
-// The import rules between packages are checked by internal/layering.
+// Parse a sweep file, read its scenarios, manifests and catalogs into
+// Sources (sweep reads no file itself; cmd/karpsim reads the disk), and call
+// Execute; Options.Shard runs one shard, and Merge (or MergeParts, from
+// parts read back with ReadPart) joins them. The file format is in
+// docs/simulation.md.
 package sweep
 
 import (

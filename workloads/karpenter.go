@@ -1,16 +1,13 @@
 // Package workloads generates synthetic pods: the workloads of Karpenter's
 // own scheduling benchmark, so that karpsim and Karpenter can be compared
-// side by side on the same kind of input (reference §6).
+// side by side on the same kind of input.
 //
-// Draws come from a math/rand source seeded by the caller, in the order
-// Karpenter's benchmark makes them (labels, then selectors, then cpu, then
-// memory, pod after pod), so the same seed gives the same pods every time.
-// Karpenter's benchmark shares one source across runs, so its exact draws
-// depend on what ran before; comparisons are statistical, not pod for pod.
-//
-// It owns synthetic pods only. It imports no other karpsim package.
-//
-// The import rules between packages are checked by internal/layering.
+// A Generator draws from a math/rand source seeded by the caller, in the
+// order Karpenter's benchmark makes them (labels, then selectors, then cpu,
+// then memory, pod after pod), so the same seed gives the same pods every
+// time. Karpenter's benchmark shares one source across runs, so its exact
+// draws depend on what ran before; comparisons are statistical, not pod for
+// pod.
 package workloads
 
 import (

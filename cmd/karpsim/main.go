@@ -1,29 +1,35 @@
 // Command karpsim answers what Karpenter would do, offline: what it would
-// launch for pending pods and why (plan), which nodes it would disrupt next
-// and why it leaves the others alone (disrupt), what it does to a cluster
-// over hours of traffic (simulate), and which instance types it can launch
-// with what each offers (instance-types). Run without arguments, it
-// simulates the built-in scenario: inflate scaled 0 → 10 → 0 on the default
-// NodePool.
+// launch for pending pods and why (plan, explain pod), which nodes it would
+// disrupt next and why it leaves the others alone (disrupt, explain node),
+// what it does to a cluster over hours of traffic (simulate), what it saves
+// over the Cluster Autoscaler (compare), which NodePool edits make it
+// cheaper (advise), many what-ifs at once (sweep), and which instance types
+// it can launch with what each offers (instance-types). Run without
+// arguments, it simulates the built-in scenario: inflate scaled 0 → 10 → 0
+// on the default NodePool.
 //
 // Usage:
 //
 //	kubectl get pods,nodes,nodepools.karpenter.sh,nodeclaims,ec2nodeclasses -A -o yaml | karpsim plan -f -
-//	karpsim plan [-f PATH]... [-o table|wide|json|yaml] [--explain POD] [--ignore-preferences]
-//	karpsim disrupt -f PATH... [--at RFC3339] [-o table|wide|json|yaml] [--spot-to-spot]
-//	karpsim simulate [-f SCENARIO] [-o table|wide|json|yaml] [--seed N]
-//	karpsim instance-types [-o table|wide|json|yaml] [--nodeclass FILE] [--catalog FILE] [--spot-prices FILE]
+//	karpsim plan [-f PATH]... [-o table|wide|json|yaml] [--explain POD] [--optimize]
+//	karpsim disrupt -f PATH... [--at RFC3339] [-o table|wide|json|yaml]
+//	karpsim explain pod|node NAME -f PATH...
+//	karpsim simulate [-f SCENARIO] [-o table|wide|json|yaml] [--seed N] [--report FILE]
+//	karpsim compare -f SCENARIO
+//	karpsim advise [-f PATH]...
+//	karpsim sweep -f SWEEP [--shard I/N]
+//	karpsim report [-f RESULT] [--output-file FILE]
+//	karpsim instance-types [-o table|wide|json|yaml] [--nodeclass FILE] [--catalog FILE]
 //	karpsim version [-o table|json|yaml]
 //	karpsim completion bash|zsh|fish|powershell
 //
-// Every command reads only the files it is given (and standard input for
-// "-f -") and writes its data to standard output, its diagnostics to
-// standard error; the same input gives byte-identical output. It exits 0 on
-// success, 1 when the input is refused or a decision could not be made, and
-// 2 when the command line is wrong.
-//
-// The command line is the only part of karpsim built on
-// github.com/spf13/cobra; the library packages do not depend on it.
+// Every command's flags are in `karpsim help COMMAND` and in the generated
+// reference, docs/cli/karpsim.md. Every command reads only the files it is
+// given (and standard input for "-f -", or a cluster with --kubeconfig)
+// and writes its data to standard output, its diagnostics to standard
+// error; the same input gives byte-identical output. It exits 0 on
+// success, 1 when the input is refused or a decision could not be made,
+// and 2 when the command line is wrong.
 package main
 
 import (

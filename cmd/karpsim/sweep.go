@@ -87,7 +87,10 @@ Indexed Job that runs one shard per completion index. The sweep file format is i
 	cmd.Flags().StringVarP(&opts.file, "filename", "f", "", "sweep `FILE` (YAML; see docs/simulation.md)")
 	must(cmd.MarkFlagFilename("filename", "yaml", "yml", "json"))
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml", "csv")
-	cmd.Flags().IntVar(&opts.workers, "workers", runtime.NumCPU(), "runs at once (`N`); the output does not depend on it")
+	cmd.Flags().IntVar(&opts.workers, "workers", runtime.NumCPU(), "runs at once (`N`; default: the number of CPUs); the output does not depend on it")
+	// The default depends on the machine: the usage says what it is, so
+	// that help and docs/cli read the same everywhere.
+	cmd.Flags().Lookup("workers").DefValue = "0"
 	noCompletion(cmd, "workers")
 	cmd.Flags().StringVar(&opts.shard, "shard", "", "run only the runs whose index is I mod N (`I/N`) and print a partial result")
 	noCompletion(cmd, "shard")

@@ -52,7 +52,7 @@ func input() scheduling.Input {
 			}}}},
 		})
 	}
-	return scheduling.Input{Pods: pods, NodePools: []scheduling.NodePool{{NodePool: pool, InstanceTypes: instancetypes.Default()}}}
+	return scheduling.Input{Pods: pods, NodePools: []scheduling.Pool{{NodePool: pool, InstanceTypes: instancetypes.Default()}}}
 }
 
 // run prints the four figures and the best advice.

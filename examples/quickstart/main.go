@@ -49,7 +49,7 @@ func run(w io.Writer) error {
 	}
 	res := scheduling.Solve(scheduling.Input{
 		Pods:      pods,
-		NodePools: []scheduling.NodePool{{NodePool: pool, InstanceTypes: instancetypes.Default()}},
+		NodePools: []scheduling.Pool{{NodePool: pool, InstanceTypes: instancetypes.Default()}},
 	})
 	for _, c := range res.NodeClaims {
 		fmt.Fprintf(w, "%s: %s %s in %s at $%.4f/hour for %d pods\n", c.Name, c.CapacityType, c.InstanceType, c.Zone, c.PricePerHour, len(c.Pods))

@@ -35,4 +35,8 @@
 //
 // Every package that starts goroutines is listed in .ci/race-packages, whose
 // packages CI tests under the race detector.
+//
+// What each package owns, and so where a change belongs, is in the
+// repository's CONTRIBUTING.md, with the other rules a change keeps. A new
+// package gets a layer in the table of layering_test.go and a line above.
 package layering

@@ -1,8 +1,10 @@
-// Package kubetest builds fake client-go clients holding a cluster's
-// objects, for tests of code that reads or writes a cluster through package
-// kube: the typed fake clientset for the built-in kinds, the dynamic fake
-// client for Karpenter's NodePools, NodeClaims, EC2NodeClasses and
-// NodeOverlays and for CapacityBuffers.
+// Package kubetest gives tests of code that reads or writes a cluster
+// through package kube a cluster to run against: fake client-go clients
+// holding a cluster's objects (Fakes: the typed fake clientset for the
+// built-in kinds, the dynamic fake client for Karpenter's NodePools,
+// NodeClaims, EC2NodeClasses and NodeOverlays and for CapacityBuffers), and
+// a real etcd and kube-apiserver started for a test (APIServer), skipped
+// with instructions (HowToInstall) when they are not installed.
 package kubetest
 
 import (
