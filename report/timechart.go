@@ -106,29 +106,31 @@ func yTicks(top float64, whole bool) (step float64, ticks []float64) {
 	if whole {
 		step = math.Max(1, math.Ceil(step))
 	}
-	for v := 0.0; v < top+step*0.999; v += step {
-		ticks = append(ticks, round9(v))
+	for i := 0; ; i++ {
+		v := float64(i) * step
+		ticks = append(ticks, v)
+		if i > 0 && v >= top*(1-1e-12) {
+			return step, ticks
+		}
 	}
-	return step, ticks
 }
-
-func round9(v float64) float64 { return math.Round(v*1e9) / 1e9 }
 
 // decimals is how many decimals tell ticks a step apart.
 func decimals(step float64) int {
-	for d := 0; d < 6; d++ {
-		if math.Abs(step*math.Pow(10, float64(d))-math.Round(step*math.Pow(10, float64(d)))) < 1e-9 {
+	for d := 0; d < 12; d++ {
+		if x := step * math.Pow(10, float64(d)); x >= 0.999 && math.Abs(x-math.Round(x)) < 1e-6*x {
 			return d
 		}
 	}
-	return 6
+	return 12
 }
 
 // timeTicks are the time axis' ticks, in seconds, at a step of a quarter
-// hour to a day giving at most a dozen.
-func timeTicks(end float64) []float64 {
-	step := 24.0
-	for _, s := range []float64{0.25, 0.5, 1, 2, 3, 4, 6, 12, 24} {
+// hour to a year giving at most a dozen, and the step in hours.
+func timeTicks(end float64) ([]float64, float64) {
+	steps := []float64{0.25, 0.5, 1, 2, 3, 4, 6, 12, 24, 48, 72, 168, 336, 720, 1440, 2160, 4320, 8760}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
 		if end/3600/s <= 12 {
 			step = s
 			break
@@ -138,11 +140,15 @@ func timeTicks(end float64) []float64 {
 	for h := 0.0; h*3600 <= end+1e-6; h += step {
 		out = append(out, h*3600)
 	}
-	return out
+	return out, step
 }
 
-// clockLabel prints seconds as h:mm.
-func clockLabel(t float64) string {
+// timeLabel prints seconds as h:mm, or as days when the ticks are days
+// apart.
+func timeLabel(t, stepHours float64) string {
+	if stepHours >= 24 {
+		return strconv.FormatFloat(math.Round(t/86400*10)/10, 'f', -1, 64) + "d"
+	}
 	m := int64(math.Round(t / 60))
 	return fmt.Sprintf("%d:%02d", m/60, m%60)
 }
@@ -245,11 +251,16 @@ func (c timeChart) svg() string {
 	fmt.Fprintf(&b, `<text class="axis" transform="translate(14 %s) rotate(-90)" text-anchor="middle">%s</text>`,
 		f1((plotTop+plotBottom)/2), html.EscapeString(c.unit))
 	// Time axis.
-	for _, t := range timeTicks(c.end) {
+	tTicks, tStep := timeTicks(c.end)
+	for _, t := range tTicks {
 		fmt.Fprintf(&b, `<line class="grid" x1="%s" x2="%s" y1="%s" y2="%s"/>`, f1(x(t)), f1(x(t)), f1(plotTop), f1(plotBottom))
-		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(plotBottom+15), clockLabel(t))
+		fmt.Fprintf(&b, `<text class="tick" x="%s" y="%s" text-anchor="middle">%s</text>`, f1(x(t)), f1(plotBottom+15), timeLabel(t, tStep))
 	}
-	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">time since start (h:mm)</text>`, f1((tcLeft+tcWidth-tcRight)/2.0), f1(height-4))
+	unit := "h:mm"
+	if tStep >= 24 {
+		unit = "days"
+	}
+	fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="middle">time since start (%s)</text>`, f1((tcLeft+tcWidth-tcRight)/2.0), f1(height-4), unit)
 	fmt.Fprintf(&b, `<line class="axisline" x1="%d" x2="%d" y1="%s" y2="%s"/>`, tcLeft, tcWidth-tcRight, f1(plotBottom), f1(plotBottom))
 	// Series.
 	if c.stacked {
