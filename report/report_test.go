@@ -2,16 +2,21 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
+	"image/color"
+	"image/draw"
 	"image/png"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +37,6 @@ func simulate(t *testing.T, name string, seed uint64) *simulator.Result {
 		sc.Seed = seed
 	}
 	r, err := simulator.Run(context.Background(), sc, simulator.Config{})
-	require.NoError(t, err)
-	return r
-}
-
-// simulateCA runs a golden scenario under the Cluster Autoscaler model.
-func simulateCA(t *testing.T, name string) *simulator.Result {
-	t.Helper()
-	sc, err := simulator.LoadScenario(filepath.Join("..", "testdata", "scenarios", name+".yaml"))
-	require.NoError(t, err)
-	r, err := simulator.Run(context.Background(), sc, simulator.Config{Autoscaler: simulator.AutoscalerClusterAutoscaler})
 	require.NoError(t, err)
 	return r
 }
@@ -78,9 +73,15 @@ func exampleSweep(t *testing.T) *sweep.Result {
 	return r
 }
 
-// svgs are the inline SVG elements of a page.
+// svgs are the charts of a page: its inline SVG elements with a role of
+// img (the bars in tables have none).
 func svgs(html string) []string {
-	return regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(html, -1)
+	return regexp.MustCompile(`(?s)<svg[^>]*role="img".*?</svg>`).FindAllString(html, -1)
+}
+
+// figures are the time charts of a page with their captions and legends.
+func figures(html string) []string {
+	return regexp.MustCompile(`(?s)<figure class="chart".*?</figure>`).FindAllString(html, -1)
 }
 
 func TestSimulateReportHasItsSeriesAndAxes(t *testing.T) {
@@ -88,11 +89,12 @@ func TestSimulateReportHasItsSeriesAndAxes(t *testing.T) {
 	html, err := Simulate(r)
 	require.NoError(t, err)
 	page := string(html)
-	charts := svgs(page)
-	require.Len(t, charts, 4)
+	charts := figures(page)
+	require.Len(t, charts, 5)
 	for _, c := range charts {
-		assert.Contains(t, c, "time since start (hours)")
-		assert.Contains(t, c, "disruption", "disruptions are marked")
+		assert.Contains(t, c, "time since start (h:mm)")
+		assert.Contains(t, c, "interruption (", "the legend names the disruption method")
+		assert.Contains(t, c, `<g class="marker" data-method="interruption"><title>`, "disruptions are marked with their decision")
 	}
 	assert.Contains(t, charts[0], "Nodes by instance type and capacity type")
 	launched := map[string]bool{}
@@ -105,13 +107,18 @@ func TestSimulateReportHasItsSeriesAndAxes(t *testing.T) {
 	for kind := range launched {
 		assert.Contains(t, charts[0], kind, "every launched type is a band")
 	}
-	assert.Contains(t, charts[1], "$/hour")
+	assert.Contains(t, charts[3], "$/hour")
 	assert.Contains(t, charts[2], "pods")
-	for _, s := range []string{"launched", "registered", "ready"} {
-		assert.Contains(t, charts[3], s)
+	for _, s := range []string{"nodes launched", "nodes registered", "nodes ready"} {
+		assert.Contains(t, charts[1], s)
 	}
+	assert.Contains(t, charts[4], "Cost so far")
 	assert.Contains(t, page, fmt.Sprintf("$%.2f", r.TotalCost))
-	// Nothing is loaded from the network: no address but the SVG namespaces'.
+	assert.Contains(t, page, ">Interrupted<", "the decision table gives the reason")
+	for _, b := range []string{"By NodePool (node group)", "By zone", "By capacity type", "By instance type"} {
+		assert.Contains(t, page, b)
+	}
+	// Nothing is loaded from the network: no address but the SVG namespace.
 	local := strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(page)
 	assert.NotContains(t, local, "http://")
 	assert.NotContains(t, local, "https://")
@@ -125,14 +132,27 @@ func TestCompareReportDrawsBothRuns(t *testing.T) {
 	a, b := simulate(t, "default", 0), simulate(t, "default", 7)
 	html, err := Compare(Comparison{Karpenter: a, ClusterAutoscaler: b})
 	require.NoError(t, err)
-	charts := svgs(string(html))
-	require.Len(t, charts, 5, "two node charts, then cost, pending and nodes on shared axes")
+	charts := figures(string(html))
+	require.Len(t, charts, 6, "two node charts, then nodes, pending, cost per hour and cost so far on shared axes")
 	for _, c := range charts[2:] {
-		assert.Contains(t, c, "Karpenter")
-		assert.Contains(t, c, "Cluster Autoscaler")
+		assert.Contains(t, c, "Karpenter: ")
+		assert.Contains(t, c, "Cluster Autoscaler: ")
 	}
 	_, err = Compare(Comparison{Karpenter: a})
 	assert.Error(t, err)
+}
+
+// A result from before node lives were recorded is refused with a reason,
+// never drawn empty.
+func TestReportRefusesResultsWithoutEvents(t *testing.T) {
+	r := simulate(t, "default", 0)
+	old := *r
+	old.Nodes, old.Pending = nil, nil
+	_, err := Simulate(&old)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "older karpsim")
+	_, err = Compare(Comparison{Karpenter: r, ClusterAutoscaler: &old})
+	assert.ErrorContains(t, err, "clusterAutoscaler")
 }
 
 func TestSweepReportHasBarsAndTradeOff(t *testing.T) {
@@ -172,7 +192,9 @@ func TestReportsRenderInChromium(t *testing.T) {
 	pages := map[string]func() ([]byte, error){
 		"simulate": func() ([]byte, error) { return Simulate(simulate(t, "daily-traffic", 0)) },
 		"compare": func() ([]byte, error) {
-			return Compare(Comparison{Karpenter: simulate(t, "daily-traffic", 0), ClusterAutoscaler: simulateCA(t, "daily-traffic")})
+			// As compare runs them: with utilization measured.
+			return Compare(Comparison{Karpenter: simulateWith(t, "daily-traffic", simulator.Config{MeasureUtilization: true}),
+				ClusterAutoscaler: simulateWith(t, "daily-traffic", simulator.Config{MeasureUtilization: true, Autoscaler: simulator.AutoscalerClusterAutoscaler})})
 		},
 		"sweep": func() ([]byte, error) { return Sweep(exampleSweep(t)) },
 	}
@@ -184,21 +206,45 @@ func TestReportsRenderInChromium(t *testing.T) {
 			require.NoError(t, os.WriteFile(file, html, 0o644))
 			dom, logs := runChromium(t, browser, dir, "--dump-dom", "file://"+file)
 			assert.Contains(t, dom, `data-rendered="yes"`, "the page's script ran")
-			for _, line := range strings.Split(logs, "\n") {
-				assert.NotContains(t, line, ":CONSOLE", "console message: %s", line)
-				assert.NotContains(t, line, "Uncaught", "script error: %s", line)
+			noConsoleErrors(t, logs)
+			if name != "sweep" {
+				// The decision filter ran: every decision shown, then only
+				// the emptiness ones when the link asks for them.
+				all := strings.Count(string(html), "<tr data-method=")
+				require.Positive(t, all)
+				assert.Contains(t, dom, fmt.Sprintf("%d of %d decisions shown", all, all))
+				empties := strings.Count(string(html), `<tr data-method="emptiness"`)
+				require.Positive(t, empties)
+				dom, logs = runChromium(t, browser, dir, "--dump-dom", "file://"+file+"#method=emptiness")
+				noConsoleErrors(t, logs)
+				assert.Contains(t, dom, fmt.Sprintf("%d of %d decisions shown", empties, all))
+				assert.Len(t, regexp.MustCompile(`<tr data-method="[^"]*" data-removed="[01]" hidden="">`).FindAllString(dom, -1), all-empties, "rows of other methods are hidden")
 			}
 			shot := filepath.Join(dir, name+".png")
-			runChromium(t, browser, dir, "--screenshot="+shot, "--window-size=1200,1800", "file://"+file)
+			runChromium(t, browser, dir, "--screenshot="+shot, "--window-size=1100,1500", "file://"+file)
 			data, err := os.ReadFile(shot)
 			require.NoError(t, err)
 			img, err := png.Decode(bytes.NewReader(data))
 			require.NoError(t, err)
 			assert.Greater(t, inkedFraction(img), 0.02, "the screenshot is blank")
 			if *updateScreenshots {
-				require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "report-"+name+".png"), data, 0o644))
+				// Down to its 256 commonest colours and at the best
+				// compression: README's images stay small.
+				var small bytes.Buffer
+				require.NoError(t, (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&small, commonColours(img)))
+				require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "report-"+name+".png"), small.Bytes(), 0o644))
 			}
 		})
+	}
+}
+
+// noConsoleErrors asserts that Chromium's log has no console message and
+// no script error.
+func noConsoleErrors(t *testing.T, logs string) {
+	t.Helper()
+	for _, line := range strings.Split(logs, "\n") {
+		assert.NotContains(t, line, ":CONSOLE", "console message: %s", line)
+		assert.NotContains(t, line, "Uncaught", "script error: %s", line)
 	}
 }
 
@@ -227,6 +273,29 @@ func runChromium(t *testing.T, browser, dir string, args ...string) (string, str
 	return stdout.String(), stderr.String()
 }
 
+// commonColours maps an image onto its 256 commonest colours, each pixel
+// to the nearest of them: a screenshot's flat fills stay exact and only
+// the anti-aliased edges of text move by a shade.
+func commonColours(img image.Image) *image.Paletted {
+	b := img.Bounds()
+	count := map[color.RGBA]int{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			count[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+		}
+	}
+	colours := slices.SortedFunc(maps.Keys(count), func(a, b color.RGBA) int {
+		return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a.R, b.R), cmp.Compare(a.G, b.G), cmp.Compare(a.B, b.B), cmp.Compare(a.A, b.A))
+	})
+	pal := make(color.Palette, 0, 256)
+	for _, c := range colours[:min(len(colours), 256)] {
+		pal = append(pal, c)
+	}
+	out := image.NewPaletted(b, pal)
+	draw.Draw(out, b, img, b.Min, draw.Src)
+	return out
+}
+
 // inkedFraction is the share of pixels that are not near white.
 func inkedFraction(img image.Image) float64 {
 	b := img.Bounds()
@@ -246,7 +315,7 @@ var updateScreenshots = flag.Bool("update", false, "write the Chromium screensho
 
 // A title with quotes and angle brackets stays inside its attribute.
 func TestChartTitleIsEscapedInItsLabel(t *testing.T) {
-	out, err := lineChart(`cost of "a<b>"`, "$/hour", []series{{name: "run", xs: []float64{0, 1}, ys: []float64{1, 2}}}, nil, "disruption")
-	require.NoError(t, err)
-	assert.Contains(t, out, `aria-label="cost of &#34;a&lt;b&gt;&#34;"`)
+	c := timeChart{title: `cost of "a<b>"`, unit: "$/hour", end: 3600,
+		lines: []line{{s: Series{Name: "run", Points: [][2]float64{{0, 1}, {3600, 2}}}, colour: "#000"}}}
+	assert.Contains(t, c.svg(), `aria-label="cost of &#34;a&lt;b&gt;&#34;"`)
 }

@@ -90,6 +90,7 @@ func (s *sim) addNode(n *simNode) {
 	s.nodes[name] = n
 	s.nodeOrder = nil
 	s.generation++
+	s.lifeBegins(n)
 	registered, initialized := n.Instance.RegisteredAt, n.Instance.InitializedAt
 	if registered.Before(s.now) {
 		registered = s.now
@@ -192,6 +193,7 @@ func (s *sim) evict(n *simNode) controller.DrainStatus {
 	for _, p := range granted {
 		sp := byPod[p]
 		delete(n.pods, sp.key)
+		s.lifePod(n.Name(), sp, -1)
 		s.makePending(sp)
 		s.res.Evictions++
 	}
@@ -228,6 +230,7 @@ func (s *sim) deleteNode(n *simNode) int {
 	}
 	delete(s.nodes, n.Name())
 	s.nodeOrder = nil
+	s.lifeEnds(n.Name(), true)
 	// Pods already pending may have been waiting for this node (it was in
 	// flight): provisioning looks at them again.
 	s.provisionDirty = s.provisionDirty || len(s.pending) > 0

@@ -207,6 +207,8 @@ type sim struct {
 	// dra translates the claims of pods the run creates (Scenario.DRA);
 	// nil without DRA.
 	dra *dra.Translator
+	// book follows every node's life and the pending pods (lives.go).
+	book lifeBook
 }
 
 // Run simulates the scenario and returns what happened. The error is
@@ -397,6 +399,7 @@ func (s *sim) loop() error {
 		if s.check != nil {
 			s.check.cluster()
 		}
+		s.notePending()
 	}
 	s.now = s.end
 	s.clock.Set(s.end)
@@ -417,6 +420,7 @@ func (s *sim) fire(e event) {
 		if n := s.nodes[e.ref]; n != nil {
 			n.Registered = true
 			n.Node.Node.Labels[apis.LabelNodeRegistered] = "true"
+			s.lifeRegistered(e.ref)
 		}
 	case evInitialized:
 		s.initialized(e.ref)
@@ -449,6 +453,7 @@ func (s *sim) initialized(name string) {
 		return
 	}
 	n.Initialized, n.InitializedAt = true, s.now
+	s.lifeReady(name)
 	n.Node.Node.Labels[apis.LabelNodeInitialized] = "true"
 	n.Node.Node.StartupTaints = nil
 	s.bindDirty = true

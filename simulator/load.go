@@ -180,6 +180,9 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 		}
 		s.nodes[n.Name] = sn
 		s.nodeOrder = nil
+		s.lifeBegins(sn)
+		s.lifeRegistered(n.Name)
+		s.lifeReady(n.Name)
 	}
 	return nil
 }
@@ -219,6 +222,7 @@ func (s *sim) loadPods(snap *snapshot.Snapshot) error {
 		s.pods[sp.key] = sp
 		if n := s.nodes[p.Spec.NodeName]; n != nil {
 			n.pods[sp.key] = sp
+			s.lifePod(n.Name(), sp, 1)
 		}
 	}
 	for _, p := range snap.Pending {

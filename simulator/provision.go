@@ -77,6 +77,7 @@ func (s *sim) bindPod(p *simPod, n *simNode) {
 	p.pod.Spec.NodeName = n.Name()
 	n.pods[p.key] = p
 	n.LastPodEventAt = s.now
+	s.lifePod(n.Name(), p, 1)
 	s.pendingTimes = append(s.pendingTimes, s.now.Sub(p.pendingSince))
 	s.generation++
 }

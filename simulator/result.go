@@ -117,6 +117,12 @@ type Result struct {
 	// Buffers, for a Karpenter run with CapacityBuffers, compares it with
 	// the same run without them.
 	Buffers *BufferReport `json:"buffers,omitempty"`
+	// Nodes is every node of the run from launch to deletion, and Pending
+	// the number of pending pods after every instant it changed: exact
+	// step functions of the run's events where Samples are snapshots.
+	// Reports draw their charts from them.
+	Nodes   []NodeLife     `json:"nodes,omitempty"`
+	Pending []PendingLevel `json:"pending,omitempty"`
 }
 
 // BufferReport is what a run's CapacityBuffers did: the pending times and
@@ -180,6 +186,7 @@ func (s *sim) decide(d Decision) {
 	if method, nodes := RemovedNodes(d); nodes > 0 {
 		s.res.DisruptionsByMethod[method] += nodes
 	}
+	s.lifeDecided(d)
 }
 
 // RemovedNodes returns the method by which a decision removed nodes and how
@@ -251,6 +258,7 @@ func (s *sim) finish() *Result {
 	}
 	r.TotalCost = round4(cost)
 	r.Final = s.snapshotSample()
+	r.Nodes, r.Pending = s.lives(), s.book.pending
 	r.PendingTime = percentiles(s.pendingTimes)
 	r.PendingTime.StillPending = len(s.pending)
 	for _, p := range sortedPods(s.pending) {

@@ -130,6 +130,7 @@ func (s *sim) deletePod(p *simPod) {
 	delete(s.pending, p.key)
 	if n := s.nodes[p.node]; n != nil {
 		delete(n.pods, p.key)
+		s.lifePod(n.Name(), p, -1)
 		n.LastPodEventAt = s.now
 		// The kube-scheduler retries unschedulable pods when a pod
 		// leaves a node: the room may fit one.

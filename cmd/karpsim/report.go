@@ -23,10 +23,13 @@ func newReportCommand() *cobra.Command {
 		Use:   "report [-f RESULT] [--output-file FILE] [flags]",
 		Short: "turn a simulate, compare or sweep result into one self-contained HTML report with charts",
 		Long: `Report reads the JSON (or YAML) result that 'karpsim simulate', 'compare' or 'sweep' prints and writes
-one HTML file that needs nothing else to open, not even the network: for a simulation, nodes by
-instance type and capacity type, cost per hour, pending pods and nodes over time with disruptions
-marked, and the summary; for a comparison, both runs on shared axes; for a sweep, each scenario's
-cost per variant (bars with their min and max over seeds) and cost against pending p99. The kind of
+one HTML file that needs nothing else to open, not even the network: for a simulation, the summary,
+nodes by instance type and capacity type, nodes, pending pods, cost per hour and cost so far over
+time, drawn from the run's events (not its samples), with a marker per disruption naming the
+decision, a decision table filtered in the page, the nodes and their cost by NodePool, zone,
+capacity type and instance type, and a row per node; for a comparison, what Karpenter saves and both
+runs side by side on shared axes; for a sweep, each scenario's cost per variant (bars with their
+min and max over seeds) and cost against pending p99. The kind of
 result is recognised from its fields. The report goes to standard output, or to --output-file; -o is
 the format, as in the other commands, and html is the only one. 'simulate', 'compare' and 'sweep'
 also take --report FILE to write the report beside their own output.`,
