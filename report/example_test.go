@@ -55,6 +55,6 @@ steps:
 	fmt.Println("loads from the network:", regexp.MustCompile(`(src|href)="https?:`).Match(html))
 	// Output:
 	// karpsim simulation: inflate
-	// charts: 4
+	// charts: 12
 	// loads from the network: false
 }
