@@ -121,10 +121,13 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 			for _, p := range o.NodePools {
 				fmt.Fprintf(stderr, "optimize: NodePool %s narrowed to %d instance types (%s)\n", p.NodePool, len(p.InstanceTypes), strings.Join(p.InstanceTypes, ", "))
 			}
+			for _, e := range o.Edits {
+				fmt.Fprintf(stderr, "optimize: Karpenter's own plan with NodePool %s\n", e)
+			}
 			fmt.Fprintf(stderr, "optimize: $%.4f/hour, $%.4f/hour less than Karpenter's plan\n", o.PerHour, o.Saving)
 		}
 		optimization = &planOptimization{KarpenterPerHour: o.KarpenterPerHour, PerHour: o.PerHour, SavingPerHour: o.Saving,
-			Strategy: o.Strategy, NodePools: o.NodePools, Candidates: o.Candidates}
+			Strategy: o.Strategy, NodePools: o.NodePools, Edits: o.Edits, Candidates: o.Candidates}
 		result = o.Result
 		printWarnings(stderr, newWarnings(result.Warnings, base.Warnings))
 	}
@@ -172,9 +175,12 @@ type planOptimization struct {
 	SavingPerHour    float64 `json:"savingPerHour"`
 	// Strategy is how the printed plan was found, NodePools the
 	// NodePools its search narrowed, with the types each kept.
-	Strategy   string                  `json:"strategy"`
-	NodePools  []optimize.NarrowedPool `json:"nodePools,omitempty"`
-	Candidates []optimize.Candidate    `json:"candidates"`
+	Strategy  string                  `json:"strategy"`
+	NodePools []optimize.NarrowedPool `json:"nodePools,omitempty"`
+	// Edits are the NodePool edits under which Karpenter's own plan is
+	// the one printed (strategy "nodepool-edits"), as advise prints them.
+	Edits      []optimize.Edit      `json:"edits,omitempty"`
+	Candidates []optimize.Candidate `json:"candidates"`
 }
 
 // newWarnings are the warnings of the optimized plan that Karpenter's,
