@@ -222,32 +222,39 @@ func planSnapshot(env environment, opts planOptions, command string, stdin io.Re
 // snapshotOrExample is planSnapshot with the objects read by example when
 // no -f and no cluster is given.
 func snapshotOrExample(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer, example func() (*manifests.Set, error)) (*snapshot.Snapshot, error) {
+	_, snap, err := setAndSnapshot(env, opts, command, stdin, stderr, example)
+	return snap, err
+}
+
+// setAndSnapshot is snapshotOrExample with the objects read, which say
+// where each came from.
+func setAndSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer, example func() (*manifests.Set, error)) (*manifests.Set, *snapshot.Snapshot, error) {
 	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, example)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gates, err := parseAWSFeatureGates(opts.awsGates)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods,
 		NodeClassCEL: gates.nodeClassCEL}
 	if snapOpts.Reservations, err = opts.offers.reservations(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snapOpts.ZonalShifts = splitZones(opts.offers.zonalShift)
 	if snapOpts.PlacementGroupStrategy, err = opts.offers.placementGroupStrategy(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snap, err := snapshot.FromSet(set, snapOpts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	printWarnings(stderr, snap.Warnings)
-	return snap, nil
+	return set, snap, nil
 }
 
 // check refuses flag values that cannot mean anything.
