@@ -82,8 +82,11 @@ func LoadScenario(t TB, path string) simulator.Scenario {
 
 // Variant returns a copy of the scenario with more manifests (files or
 // folders, relative to the test's working directory): the same workload on
-// another NodePool, say. The scenario itself is not changed.
+// another NodePool, say. Its name gains the files' names ("shop-day +
+// nodepool-gen7.yaml"), so that failure messages tell variants apart. The
+// scenario itself is not changed.
 func Variant(sc simulator.Scenario, manifests ...string) simulator.Scenario {
+	sc.Name = variantName(sc.Name, manifests)
 	sc.Manifests = append(slices.Clone(sc.Manifests), manifests...)
 	sc.Steps = slices.Clone(sc.Steps)
 	return sc
