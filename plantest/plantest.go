@@ -12,6 +12,15 @@
 //	after := plantest.Simulate(t, plantest.Variant(day, "nodepool-after.yaml"))
 //	plantest.CostIncreaseWithin(t, before, after, 0.05)
 //
+// A scenario that defines its own NodePool is varied with Replace (the
+// NodePools and EC2NodeClasses of a file take the place of the scenario's
+// of the same name) or PatchNodePools and PatchEC2NodeClasses (JSON merge
+// patches, by the sweep's rules, package manifests/patch); SimulateWith
+// takes a simulator.Config (the optimizing planner, the Cluster
+// Autoscaler); PlanCostIncreaseWithin compares two plans. Failure messages
+// name each variant and give the cost by NodePool, capacity type and
+// instance type.
+//
 // Loading and running helpers stop the test (Fatalf) on an error, since
 // nothing after them can run; assertions report (Errorf) and return whether
 // they held, so that one test can report every bound it breaks.

@@ -108,8 +108,8 @@ func (opts adviseOptions) check() error {
 	if opts.rank < 1 || opts.rank > opts.top {
 		return fmt.Errorf("%w: --rank %d: want 1 to --top (%d)", errUsage, opts.rank, opts.top)
 	}
-	if opts.patch && opts.plan.output != "table" {
-		return fmt.Errorf("%w: --patch prints a diff: it takes no -o", errUsage)
+	if opts.patch && (opts.plan.output == "json" || opts.plan.output == "yaml") {
+		return fmt.Errorf("%w: --patch prints a diff: it takes no -o %s", errUsage, opts.plan.output)
 	}
 	return nil
 }
