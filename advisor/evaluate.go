@@ -70,7 +70,7 @@ func Evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, error) 
 // nodeRows is a row per node of the cluster, with its price from its
 // NodePool's catalog and its verdict.
 func nodeRows(c consolidation.Cluster, objects []*corev1.Node, decision consolidation.Decision) ([]NodeRow, error) {
-	catalogs := map[string]*consolidation.NodePool{}
+	catalogs := map[string]*scheduling.Pool{}
 	for i := range c.NodePools {
 		catalogs[c.NodePools[i].NodePool.Name] = &c.NodePools[i]
 	}

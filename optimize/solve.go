@@ -57,6 +57,10 @@ const (
 	// StrategyNarrowed is Karpenter's packing with the NodePools narrowed
 	// to the types the aggregate program buys (Narrow).
 	StrategyNarrowed = "narrowed"
+	// StrategyNodePoolEdits is Karpenter's plan under the cheapest set of
+	// narrowing and reweighting NodePool edits the edit search keeps
+	// (CheapestNarrowing): what package advise would advise of those.
+	StrategyNodePoolEdits = "nodepool-edits"
 	// StrategyLocalSearch is added to the strategy of the plan the local
 	// search improved ("cheapest-packing+local-search").
 	StrategyLocalSearch = "local-search"
@@ -77,6 +81,9 @@ type Outcome struct {
 	// NodePools are the NodePools Result's search narrowed, with the
 	// types each kept; empty when none was.
 	NodePools []NarrowedPool `json:"nodePools,omitempty"`
+	// Edits are the NodePool edits under which Karpenter's own plan is
+	// Result, when it is (StrategyNodePoolEdits); empty otherwise.
+	Edits []Edit `json:"edits,omitempty"`
 	// Candidates are the plans weighed, Karpenter's first, in the order
 	// they were solved.
 	Candidates []Candidate `json:"candidates"`
@@ -130,7 +137,13 @@ func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
 //     pods' requests most cheaply in the proportions they ask for them.
 //     Karpenter's packing of narrowed NodePools (Narrow) is a change
 //     users can make to their NodePools.
-//  5. Local search on the cheapest candidate (improve): a few of its
+//  5. Karpenter's plan under the cheapest set of narrowing and
+//     reweighting NodePool edits (CheapestNarrowing: vCPU caps and floors,
+//     sizes, families and generations left out, a pool's weight above
+//     the others', and combinations of the best), the search package
+//     advise runs first: such a plan launches only what the NodePools as
+//     they are admit, so no such advice is cheaper than Search's plan.
+//  6. Local search on the cheapest candidate (improve): a few of its
 //     claims at a time, those that leave most of what they pay for idle
 //     first, have their pods solved again, again by scheduling's solver,
 //     with the rest of the plan standing as full nodes; the new claims
@@ -226,6 +239,25 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			won[i] = won[i] || o.Candidates[len(o.Candidates)-1].Chosen
 		}
 	}
+	if budget != 0 {
+		limit := DefaultMaxEditCandidates
+		if budget > 0 {
+			limit = min(limit, budget)
+		}
+		s := NewEditSearch(in, base)
+		plans := s.Run(NarrowingEdits(in, base, limit), DefaultMaxEdits, nil)
+		if len(plans) > 0 {
+			p := plans[0]
+			o.Candidates = append(o.Candidates, Candidate{Strategy: StrategyNodePoolEdits, PerHour: p.PerHour, ScheduledPods: p.Result.Summary.ScheduledPods})
+			if p.PerHour < o.PerHour*(1-1e-9) {
+				o.Result, o.PerHour, o.Strategy, o.NodePools, o.Edits = p.Result, p.PerHour, StrategyNodePoolEdits, nil, p.Edits
+				chosenPools = nil
+				for i := range o.Candidates {
+					o.Candidates[i].Chosen = i == len(o.Candidates)-1
+				}
+			}
+		}
+	}
 	return o.improve(in, prep, chosenPools, opts), nil
 }
 
@@ -250,6 +282,9 @@ func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowe
 			if narrowed != nil && !launchesOnly(r, narrowed) {
 				o.NodePools = nil
 			}
+			// The edits no longer give the plan: the local search chose
+			// its claims' types among every type of the NodePools.
+			o.Edits = nil
 			for i := range o.Candidates {
 				o.Candidates[i].Chosen = false
 			}

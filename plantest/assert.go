@@ -80,9 +80,10 @@ func CostIncreaseWithin(t TB, before, after *simulator.Result, fraction float64)
 	if before.TotalCost > 0 {
 		change = 100 * (after.TotalCost - before.TotalCost) / before.TotalCost
 	}
-	t.Errorf("plantest: cost rose from $%.4f (%s) to $%.4f (%s), +%.1f%%, over the allowed +%.1f%% ($%.4f); peak nodes %d → %d, launches %d → %d",
+	t.Errorf("plantest: cost rose from $%.4f (%s) to $%.4f (%s), +%.1f%%, over the allowed +%.1f%% ($%.4f); peak nodes %d → %d, launches %d → %d\n  before: %s\n  after:  %s",
 		before.TotalCost, runName(before), after.TotalCost, runName(after), change, 100*fraction, limit,
-		peakSample(before, moreNodes).Nodes, peakSample(after, moreNodes).Nodes, before.Launches, after.Launches)
+		peakSample(before, moreNodes).Nodes, peakSample(after, moreNodes).Nodes, before.Launches, after.Launches,
+		launchBreakdown(before), launchBreakdown(after))
 	return false
 }
 

@@ -52,6 +52,8 @@ func ExampleCostIncreaseWithin() {
 	after := plantest.Simulate(t, plantest.Variant(day, "testdata/nodepool-gen7.yaml"))
 	fmt.Println(plantest.CostIncreaseWithin(t, before, after, 0.05))
 	// Output:
-	// plantest: cost rose from $9.5764 (scenario shop-day (seed 7, 24h0m0s)) to $11.3773 (scenario shop-day (seed 7, 24h0m0s)), +18.8%, over the allowed +5.0% ($10.0552); peak nodes 3 → 3, launches 3 → 3
+	// plantest: cost rose from $9.5764 (scenario shop-day + nodepool-before.yaml (seed 7, 24h0m0s)) to $11.3773 (scenario shop-day + nodepool-gen7.yaml (seed 7, 24h0m0s)), +18.8%, over the allowed +5.0% ($10.0552); peak nodes 3 → 3, launches 3 → 3
+	//   before: launched, $/hour by NodePool: default $0.7973 (3 nodes); by capacity type: spot $0.7973 (3 nodes); by instance type: c6a.12xlarge $0.4779 (1 node), c6a.4xlarge $0.3194 (2 nodes)
+	//   after:  launched, $/hour by NodePool: default $0.9462 (3 nodes); by capacity type: spot $0.9462 (3 nodes); by instance type: c7i.12xlarge $0.5722 (1 node), c7i.4xlarge $0.3740 (2 nodes)
 	// false
 }

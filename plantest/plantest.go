@@ -12,6 +12,15 @@
 //	after := plantest.Simulate(t, plantest.Variant(day, "nodepool-after.yaml"))
 //	plantest.CostIncreaseWithin(t, before, after, 0.05)
 //
+// A scenario that defines its own NodePool is varied with Replace (the
+// NodePools and EC2NodeClasses of a file take the place of the scenario's
+// of the same name) or PatchNodePools and PatchEC2NodeClasses (JSON merge
+// patches, by the sweep's rules, package manifests/patch); SimulateWith
+// takes a simulator.Config (the optimizing planner, the Cluster
+// Autoscaler); PlanCostIncreaseWithin compares two plans. Failure messages
+// name each variant and give the cost by NodePool, capacity type and
+// instance type.
+//
 // Loading and running helpers stop the test (Fatalf) on an error, since
 // nothing after them can run; assertions report (Errorf) and return whether
 // they held, so that one test can report every bound it breaks.
@@ -77,8 +86,11 @@ func LoadScenario(t TB, path string) simulator.Scenario {
 
 // Variant returns a copy of the scenario with more manifests (files or
 // folders, relative to the test's working directory): the same workload on
-// another NodePool, say. The scenario itself is not changed.
+// another NodePool, say. Its name gains the files' names ("shop-day +
+// nodepool-gen7.yaml"), so that failure messages tell variants apart. The
+// scenario itself is not changed.
 func Variant(sc simulator.Scenario, manifests ...string) simulator.Scenario {
+	sc.Name = variantName(sc.Name, manifests)
 	sc.Manifests = append(slices.Clone(sc.Manifests), manifests...)
 	sc.Steps = slices.Clone(sc.Steps)
 	return sc

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +23,9 @@ type adviseOptions struct {
 	plan          planOptions
 	top           int
 	maxCandidates int
+	// patch prints the diff of advice rank against the user's files.
+	patch bool
+	rank  int
 }
 
 func newAdviseCommand(env environment) *cobra.Command {
@@ -43,8 +47,16 @@ plan with the edited NodePools. The edits tried, per NodePool:
   prefer-nodepool          the pool's weight above every other pool's
 
 then pairs of the five best edits and a greedy chain of up to three. An edit under which a pod Karpenter
-schedules today would stay pending is never shown. Each piece of advice prints Karpenter's $/hour with
-it, the saving, and the NodePool diff to apply. The lower bound is proven for the NodePools as they
+schedules today would stay pending is never shown. A NodePool labelled or annotated
+karpsim.dev/committed: "true" (committed capacity: reserved instances, a savings plan) is never edited,
+and no advice makes Karpenter launch less on it than today. Each piece of advice prints Karpenter's
+$/hour with it, the saving, and the diff to apply: against the file each NodePool was read from, with
+its comments and layout kept and its path relative to the root of its git work tree, so that
+'git apply' applies it there (or 'patch -p1'); a NodePool read from a cluster or standard input gets
+the diff of its manifest as karpsim writes it. --patch prints only that diff, of the advice --rank
+(default 1), for 'karpsim advise -f FILE --patch | git apply'; -o yaml prints the NodePools of that
+advice whole, edited, for kubectl apply; -o json gives every advice's NodePools before and after and
+the JSON merge patch (RFC 7386) between them. The lower bound is proven for the NodePools as they
 are: edits that only narrow them save at most the gap to it; widening edits may go below it. Advice
 assumes the pods' images run on the architectures it allows (allow-arm64, a family or category marked
 arm64) and that they tolerate spot interruptions (allow-spot); a narrowed NodePool drifts existing
@@ -53,7 +65,10 @@ nodes it no longer admits. Without -f it advises on the built-in example, as pla
   karpsim advise -f testdata/advise/on-demand-fleet/input.yaml
 
   # The best 3, as JSON for tools
-  karpsim advise -f testdata/advise/two-pools-weight/input.yaml --top 3 -o json`,
+  karpsim advise -f testdata/advise/two-pools-weight/input.yaml --top 3 -o json
+
+  # Apply the best advice to the file, in its git work tree
+  karpsim advise -f testdata/advise/on-demand-fleet/input.yaml --patch | git apply`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -67,14 +82,16 @@ nodes it no longer admits. Without -f it advises on the built-in example, as pla
 	addOutputFlag(cmd, &opts.plan.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.IntVar(&opts.top, "top", 5, "print at most `N` pieces of advice, cheapest first")
-	f.IntVar(&opts.maxCandidates, "max-candidates", 64, "simulate at most `N` single edits (each is one of Karpenter's solves), before combining the best")
+	f.IntVar(&opts.maxCandidates, "max-candidates", 64, "simulate at most `N` single edits of each family, narrowing and widening (each is one of Karpenter's solves), before combining the best")
+	f.BoolVar(&opts.patch, "patch", false, "print only the unified diff of the advice --rank against the files its NodePools were read from, for git apply")
+	f.IntVar(&opts.rank, "rank", 1, "the advice `N` (1 the cheapest) that --patch and -o yaml print")
 	f.BoolVar(&opts.plan.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.plan.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	f.StringVar(&opts.plan.region, "region", "us-east-1", "region of the instance types' offerings")
 	f.StringVar(&opts.plan.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.plan.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
-	noCompletion(cmd, "top", "max-candidates", "region", "zones")
+	noCompletion(cmd, "top", "max-candidates", "rank", "region", "zones")
 	return cmd
 }
 
@@ -88,11 +105,17 @@ func (opts adviseOptions) check() error {
 	if opts.maxCandidates < 1 {
 		return fmt.Errorf("%w: --max-candidates %d: want at least 1", errUsage, opts.maxCandidates)
 	}
+	if opts.rank < 1 || opts.rank > opts.top {
+		return fmt.Errorf("%w: --rank %d: want 1 to --top (%d)", errUsage, opts.rank, opts.top)
+	}
+	if opts.patch && (opts.plan.output == "json" || opts.plan.output == "yaml") {
+		return fmt.Errorf("%w: --patch prints a diff: it takes no -o %s", errUsage, opts.plan.output)
+	}
 	return nil
 }
 
 func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, stderr io.Writer) error {
-	snap, err := snapshotOrExample(env, opts.plan, "advise", stdin, stderr, func() (*manifests.Set, error) {
+	set, snap, err := setAndSnapshot(env, opts.plan, "advise", stdin, stderr, func() (*manifests.Set, error) {
 		fmt.Fprintln(stderr, "karpsim advise: no -f given: advising on the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
 		return exampleSet()
 	})
@@ -103,15 +126,42 @@ func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, std
 	if err != nil {
 		return fmt.Errorf("advise: %w", err)
 	}
-	out, err := newAdviseOutput(report)
+	if opts.patch || opts.plan.output == "yaml" {
+		if len(report.Advice) < opts.rank {
+			return fmt.Errorf("advise: no advice of rank %d: %d found", opts.rank, len(report.Advice))
+		}
+		pools, err := editedPools(set, report.Advice[opts.rank-1])
+		if err != nil {
+			return err
+		}
+		if opts.patch {
+			diff, err := filePatch(pools)
+			if err != nil {
+				return fmt.Errorf("advise --patch: %w", err)
+			}
+			_, err = io.WriteString(stdout, diff)
+			return err
+		}
+		for i, p := range pools {
+			text, err := nodePoolYAML(p.after)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				fmt.Fprintln(stdout, "---")
+			}
+			if _, err := io.WriteString(stdout, text); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	out, err := newAdviseOutput(set, report, stderr)
 	if err != nil {
 		return err
 	}
-	switch opts.plan.output {
-	case "json":
+	if opts.plan.output == "json" {
 		return writeJSON(stdout, out)
-	case "yaml":
-		return writeYAML(stdout, out)
 	}
 	return writeTable(stdout, opts.plan.output, func(w io.Writer) error { return writeAdviseTable(w, out) })
 }
@@ -135,32 +185,78 @@ type adviceEntry struct {
 	SavingPerHour float64       `json:"savingPerHour"`
 	SavingPercent float64       `json:"savingPercent"`
 	NodeClaims    int           `json:"nodeClaims"`
-	// Diff is the unified diff of the NodePools' YAML, before and after.
+	// NodePools are the NodePools the advice changes, before and after,
+	// with the merge patch between them.
+	NodePools []adviceNodePool `json:"nodePools"`
+	// Diff is the unified diff to apply: against the files the NodePools
+	// were read from (filePatch), or, for NodePools read from elsewhere
+	// or files karpsim cannot edit in place, of their manifests as karpsim
+	// writes them, named nodepool/NAME.yaml.
 	Diff string `json:"diff"`
 }
 
-func newAdviseOutput(r advise.Report) (adviseOutput, error) {
+func newAdviseOutput(set *manifests.Set, r advise.Report, stderr io.Writer) (adviseOutput, error) {
 	out := adviseOutput{KarpenterPerHour: round(r.KarpenterPerHour, 1e4), ScheduledPods: r.ScheduledPods,
 		LowerBoundPerHour: math.Floor(r.LowerBoundPerHour*1e4) / 1e4, Candidates: r.Candidates, Rejected: r.Rejected,
 		Advice: []adviceEntry{}}
+	warned := false
 	for i, a := range r.Advice {
-		var diff strings.Builder
-		for _, c := range a.NodePools {
-			before, err := nodePoolYAML(c.Before)
-			if err != nil {
-				return adviseOutput{}, err
-			}
-			after, err := nodePoolYAML(c.After)
-			if err != nil {
-				return adviseOutput{}, err
-			}
-			name := "nodepool/" + c.Before.Name + ".yaml"
-			diff.WriteString(unifiedDiff("a/"+name, "b/"+name, before, after))
+		pools, err := editedPools(set, a)
+		if err != nil {
+			return adviseOutput{}, err
 		}
-		out.Advice = append(out.Advice, adviceEntry{Rank: i + 1, Edits: a.Edits, PerHour: round(a.PerHour, 1e4),
-			SavingPerHour: round(a.SavingPerHour, 1e4), SavingPercent: round(a.SavingPercent, 10), NodeClaims: a.NodeClaims, Diff: diff.String()})
+		entry := adviceEntry{Rank: i + 1, Edits: a.Edits, PerHour: round(a.PerHour, 1e4),
+			SavingPerHour: round(a.SavingPerHour, 1e4), SavingPercent: round(a.SavingPercent, 10), NodeClaims: a.NodeClaims,
+			NodePools: []adviceNodePool{}}
+		for _, p := range pools {
+			before, err := manifestTree(p.before)
+			if err != nil {
+				return adviseOutput{}, err
+			}
+			after, err := manifestTree(p.after)
+			if err != nil {
+				return adviseOutput{}, err
+			}
+			np := adviceNodePool{Name: p.name, Before: before, After: after, MergePatch: mergePatch(before, after)}
+			if p.hasSource {
+				np.File = p.src.File
+			}
+			entry.NodePools = append(entry.NodePools, np)
+		}
+		diff, err := filePatch(pools)
+		if err != nil {
+			if !warned && !errors.Is(err, errNotFromFile) {
+				fmt.Fprintf(stderr, "karpsim advise: warning: %v: the diffs are of the NodePools as karpsim writes them\n", err)
+				warned = true
+			}
+			diff, err = manifestDiff(pools)
+			if err != nil {
+				return adviseOutput{}, err
+			}
+		}
+		entry.Diff = diff
+		out.Advice = append(out.Advice, entry)
 	}
 	return out, nil
+}
+
+// manifestDiff is the unified diff of the NodePools' manifests as
+// nodePoolYAML writes them, each named nodepool/NAME.yaml.
+func manifestDiff(pools []editedPool) (string, error) {
+	var diff strings.Builder
+	for _, p := range pools {
+		before, err := nodePoolYAML(p.before)
+		if err != nil {
+			return "", err
+		}
+		after, err := nodePoolYAML(p.after)
+		if err != nil {
+			return "", err
+		}
+		name := "nodepool/" + p.name + ".yaml"
+		diff.WriteString(unifiedDiff("a/"+name, "b/"+name, before, after))
+	}
+	return diff.String(), nil
 }
 
 func round(v, scale float64) float64 { return math.Round(v*scale) / scale }

@@ -29,7 +29,8 @@ func TestAdviseExampleGolden(t *testing.T) {
 }
 
 func TestAdviseRefusesBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"advise", "--top", "0"}, {"advise", "--max-candidates", "-1"}, {"advise", "-o", "xml"}} {
+	for _, args := range [][]string{{"advise", "--top", "0"}, {"advise", "--max-candidates", "-1"}, {"advise", "-o", "xml"},
+		{"advise", "--patch", "-o", "json"}, {"advise", "--rank", "0"}, {"advise", "--rank", "6"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, nil, &stdout, &stderr); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (usage): %s", args, code, stderr.String())

@@ -55,6 +55,33 @@ type lineOp struct {
 }
 
 func lineOps(x, y []string) []lineOp {
+	// Lines the texts share at their start and end are kept as they are,
+	// so that a small edit of a large file costs little.
+	pre := 0
+	for pre < len(x) && pre < len(y) && x[pre] == y[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(x)-pre && suf < len(y)-pre && x[len(x)-1-suf] == y[len(y)-1-suf] {
+		suf++
+	}
+	var ops []lineOp
+	for i := range pre {
+		ops = append(ops, lineOp{' ', x[i], i, i})
+	}
+	for _, op := range middleOps(x[pre:len(x)-suf], y[pre:len(y)-suf]) {
+		op.ia, op.ib = op.ia+pre, op.ib+pre
+		ops = append(ops, op)
+	}
+	for k := suf; k > 0; k-- {
+		ops = append(ops, lineOp{' ', x[len(x)-k], len(x) - k, len(y) - k})
+	}
+	return ops
+}
+
+// middleOps is the edit script of x and y by their longest common
+// subsequence.
+func middleOps(x, y []string) []lineOp {
 	// lcs[i][j] is the length of the longest common subsequence of x[i:]
 	// and y[j:].
 	lcs := make([][]int, len(x)+1)

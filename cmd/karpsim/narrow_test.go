@@ -155,8 +155,8 @@ func TestWideShowsTheColumnsTheTableLeavesOut(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	code, wide, stderr = runCmd("compare", "-f", filepath.Join("..", "..", "testdata", "scenarios", "optimize-batch.yaml"), "--optimize", "-o", "wide")
 	require.Equal(t, 0, code, stderr)
-	assert.Regexp(t, `\$4\.1417 \(24\.7% less\)\n`, table)
-	assert.Contains(t, wide, "$4.1417 ($1.3560, 24.7% less than Karpenter)")
+	assert.Regexp(t, `\$4\.1068 \(25\.3% less\)\n`, table)
+	assert.Contains(t, wide, "$4.1068 ($1.3909, 25.3% less than Karpenter)")
 }
 
 func maxWidth(out string) int {

@@ -121,10 +121,13 @@ func runPlan(env environment, opts planOptions, stdin io.Reader, stdout, stderr 
 			for _, p := range o.NodePools {
 				fmt.Fprintf(stderr, "optimize: NodePool %s narrowed to %d instance types (%s)\n", p.NodePool, len(p.InstanceTypes), strings.Join(p.InstanceTypes, ", "))
 			}
+			for _, e := range o.Edits {
+				fmt.Fprintf(stderr, "optimize: Karpenter's own plan with NodePool %s\n", e)
+			}
 			fmt.Fprintf(stderr, "optimize: $%.4f/hour, $%.4f/hour less than Karpenter's plan\n", o.PerHour, o.Saving)
 		}
 		optimization = &planOptimization{KarpenterPerHour: o.KarpenterPerHour, PerHour: o.PerHour, SavingPerHour: o.Saving,
-			Strategy: o.Strategy, NodePools: o.NodePools, Candidates: o.Candidates}
+			Strategy: o.Strategy, NodePools: o.NodePools, Edits: o.Edits, Candidates: o.Candidates}
 		result = o.Result
 		printWarnings(stderr, newWarnings(result.Warnings, base.Warnings))
 	}
@@ -172,9 +175,12 @@ type planOptimization struct {
 	SavingPerHour    float64 `json:"savingPerHour"`
 	// Strategy is how the printed plan was found, NodePools the
 	// NodePools its search narrowed, with the types each kept.
-	Strategy   string                  `json:"strategy"`
-	NodePools  []optimize.NarrowedPool `json:"nodePools,omitempty"`
-	Candidates []optimize.Candidate    `json:"candidates"`
+	Strategy  string                  `json:"strategy"`
+	NodePools []optimize.NarrowedPool `json:"nodePools,omitempty"`
+	// Edits are the NodePool edits under which Karpenter's own plan is
+	// the one printed (strategy "nodepool-edits"), as advise prints them.
+	Edits      []optimize.Edit      `json:"edits,omitempty"`
+	Candidates []optimize.Candidate `json:"candidates"`
 }
 
 // newWarnings are the warnings of the optimized plan that Karpenter's,
@@ -216,32 +222,39 @@ func planSnapshot(env environment, opts planOptions, command string, stdin io.Re
 // snapshotOrExample is planSnapshot with the objects read by example when
 // no -f and no cluster is given.
 func snapshotOrExample(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer, example func() (*manifests.Set, error)) (*snapshot.Snapshot, error) {
+	_, snap, err := setAndSnapshot(env, opts, command, stdin, stderr, example)
+	return snap, err
+}
+
+// setAndSnapshot is snapshotOrExample with the objects read, which say
+// where each came from.
+func setAndSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer, example func() (*manifests.Set, error)) (*manifests.Set, *snapshot.Snapshot, error) {
 	set, origin, err := loadObjects(env, opts.cluster, opts.files, command, stdin, stderr, example)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	gates, err := parseAWSFeatureGates(opts.awsGates)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snapOpts := snapshot.Options{Region: opts.region, Zones: splitZones(opts.zones), Origin: origin, DRA: opts.dra, MaxPods: opts.cluster.limits.pods,
 		NodeClassCEL: gates.nodeClassCEL}
 	if snapOpts.Reservations, err = opts.offers.reservations(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snapOpts.ZonalShifts = splitZones(opts.offers.zonalShift)
 	if snapOpts.PlacementGroupStrategy, err = opts.offers.placementGroupStrategy(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	snap, err := snapshot.FromSet(set, snapOpts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	printWarnings(stderr, snap.Warnings)
-	return snap, nil
+	return set, snap, nil
 }
 
 // check refuses flag values that cannot mean anything.

@@ -1,0 +1,262 @@
+package optimize
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
+)
+
+// combineFrom is how many of the cheapest single edits an edit search
+// combines in pairs and greedily.
+const combineFrom = 5
+
+// EditPlan is Karpenter's own plan (scheduling.Solve) under a set of
+// NodePool edits.
+type EditPlan struct {
+	// Edits are the changes, applied together.
+	Edits []Edit
+	// PerHour is what the plan costs an hour (PlanPerHour).
+	PerHour float64
+	// NodePools are the NodePools the edits change, before and after.
+	NodePools []PoolChange
+	// Result is the plan.
+	Result scheduling.Result
+}
+
+// PoolChange is a NodePool as it is and as a set of edits leaves it.
+type PoolChange struct {
+	Before, After *apis.NodePool
+}
+
+// EditSearch simulates Karpenter's plan under sets of NodePool edits and
+// keeps those under which it costs less than base, Karpenter's plan
+// without them, schedules as many pods, leaves pending only pods base
+// leaves pending, and launches on every committed NodePool (Committed) at
+// least the nodes of each instance type and capacity type base launches
+// there. Each set is solved once, however often it is asked for.
+type EditSearch struct {
+	in          scheduling.Input
+	base        scheduling.Result
+	basePerHour float64
+	pending     map[string]bool
+	committed   map[string]int
+	solved      map[string]*EditPlan
+	// Tried counts the sets solved, and Rejected those whose plan would
+	// leave a pod pending that base schedules or launch less on a
+	// committed NodePool.
+	Tried, Rejected int
+}
+
+// NewEditSearch returns a search of edits to in, whose plan by
+// scheduling.Solve is base.
+func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{}}
+	for _, u := range base.Unschedulable {
+		s.pending[u.Pod] = true
+	}
+	s.committed = s.committedLaunches(base)
+	return s
+}
+
+// committedLaunches counts r's claims on committed NodePools by pool,
+// instance type and capacity type.
+func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
+	pools := map[string]bool{}
+	for _, np := range s.in.NodePools {
+		if Committed(np.NodePool) {
+			pools[np.NodePool.Name] = true
+		}
+	}
+	out := map[string]int{}
+	for _, c := range r.NodeClaims {
+		if pools[c.NodePool] {
+			out[c.NodePool+"/"+c.InstanceType+"/"+c.CapacityType]++
+		}
+	}
+	return out
+}
+
+// Run solves each single edit, then every pair of the combineFrom
+// cheapest kept, then a greedy chain: the cheapest, plus each next of
+// them while the plan gets cheaper, up to maxEdits edits. A combined set
+// is solved only when try, if not nil, accepts it. Run returns every kept
+// plan of the run, cheapest first, then by fewer edits, then by the
+// edits' names.
+func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
+	var kept []EditPlan
+	for _, e := range singles {
+		if p, ok := s.Try([]Edit{e}); ok {
+			kept = append(kept, p)
+		}
+	}
+	SortEditPlans(kept)
+	found := slices.Clone(kept)
+	if maxEdits >= 2 && len(kept) > 0 {
+		attempt := func(edits []Edit) (EditPlan, bool) {
+			if try != nil && !try(edits) {
+				return EditPlan{}, false
+			}
+			return s.Try(edits)
+		}
+		top := kept[:min(len(kept), combineFrom)]
+		for i := range top {
+			for j := i + 1; j < len(top); j++ {
+				if edits, ok := joinEdits(top[i].Edits, top[j].Edits); ok {
+					if p, ok := attempt(edits); ok {
+						found = append(found, p)
+					}
+				}
+			}
+		}
+		chain := top[0]
+		for _, next := range top[1:] {
+			if len(chain.Edits) >= maxEdits {
+				break
+			}
+			edits, ok := joinEdits(chain.Edits, next.Edits)
+			if !ok {
+				continue
+			}
+			if p, ok := attempt(edits); ok && p.PerHour < chain.PerHour {
+				chain = p
+				found = append(found, p)
+			}
+		}
+	}
+	SortEditPlans(found)
+	return slices.CompactFunc(found, func(a, b EditPlan) bool { return EditsKey(a.Edits) == EditsKey(b.Edits) })
+}
+
+// Try solves Karpenter's plan with the edits applied, and returns it when
+// the search keeps it.
+func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
+	key := EditsKey(edits)
+	if p, done := s.solved[key]; done {
+		if p == nil {
+			return EditPlan{}, false
+		}
+		return *p, true
+	}
+	s.solved[key] = nil
+	trial, changes := ApplyEdits(s.in, edits)
+	s.Tried++
+	// A plan dearer than base is never kept: its solve stops as soon as
+	// it certainly is.
+	trial.Options.StopAbovePrice = s.basePerHour
+	r := scheduling.Solve(trial)
+	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
+		return EditPlan{}, false
+	}
+	if !s.keeps(r) {
+		s.Rejected++
+		return EditPlan{}, false
+	}
+	cost := PlanPerHour(r)
+	if cost >= s.basePerHour*(1-1e-9) {
+		return EditPlan{}, false
+	}
+	p := &EditPlan{Edits: edits, PerHour: cost, NodePools: changes, Result: r}
+	s.solved[key] = p
+	return *p, true
+}
+
+// keeps reports whether r schedules as many pods as base, leaves pending
+// only pods base leaves pending, and launches on committed NodePools at
+// least what base does.
+func (s *EditSearch) keeps(r scheduling.Result) bool {
+	if r.Summary.ScheduledPods < s.base.Summary.ScheduledPods {
+		return false
+	}
+	for _, u := range r.Unschedulable {
+		if !s.pending[u.Pod] {
+			return false
+		}
+	}
+	if len(s.committed) > 0 {
+		got := s.committedLaunches(r)
+		for k, n := range s.committed {
+			if got[k] < n {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ApplyEdits returns the input with the edits applied to copies of their
+// NodePools, and each changed NodePool before and after, in the input's
+// order. The input is not changed.
+func ApplyEdits(in scheduling.Input, edits []Edit) (scheduling.Input, []PoolChange) {
+	pools := slices.Clone(in.NodePools)
+	var changes []PoolChange
+	for i, np := range pools {
+		if np.NodePool == nil {
+			continue
+		}
+		var edited *apis.NodePool
+		for _, e := range edits {
+			if e.NodePool != np.NodePool.Name {
+				continue
+			}
+			if edited == nil {
+				edited = np.NodePool.DeepCopy()
+			}
+			e.Apply(edited)
+		}
+		if edited != nil {
+			pools[i].NodePool = edited
+			changes = append(changes, PoolChange{Before: np.NodePool, After: edited})
+		}
+	}
+	in.NodePools = pools
+	return in, changes
+}
+
+// joinEdits returns the edits of a and b together, unless two of them set
+// the same thing.
+func joinEdits(a, b []Edit) ([]Edit, bool) {
+	out := slices.Clone(a)
+	for _, e := range b {
+		if slices.ContainsFunc(out, func(o Edit) bool { return o.Slot == e.Slot }) {
+			return nil, false
+		}
+		out = append(out, e)
+	}
+	return out, true
+}
+
+// SortEditPlans orders plans cheapest first, then by fewer edits, then by
+// the edits' names.
+func SortEditPlans(plans []EditPlan) {
+	slices.SortStableFunc(plans, func(a, b EditPlan) int {
+		return cmp.Or(cmp.Compare(a.PerHour, b.PerHour), cmp.Compare(len(a.Edits), len(b.Edits)), strings.Compare(EditsKey(a.Edits), EditsKey(b.Edits)))
+	})
+}
+
+// EditsKey names a set of edits independently of their order.
+func EditsKey(edits []Edit) string {
+	names := make([]string, len(edits))
+	for i, e := range edits {
+		names[i] = e.String()
+	}
+	slices.Sort(names)
+	return strings.Join(names, "\n")
+}
+
+// CheapestNarrowing runs the edit search over the narrowing and
+// reweighting edits of in (NarrowingEdits, DefaultMaxEditCandidates of
+// them, combined up to DefaultMaxEdits) and returns the cheapest plan it
+// keeps, or false when no edit makes base cheaper. It is the search
+// package advise runs first, with the same edits, so that no narrowing
+// advice is cheaper.
+func CheapestNarrowing(in scheduling.Input, base scheduling.Result) (EditPlan, bool) {
+	s := NewEditSearch(in, base)
+	plans := s.Run(NarrowingEdits(in, base, DefaultMaxEditCandidates), DefaultMaxEdits, nil)
+	if len(plans) == 0 {
+		return EditPlan{}, false
+	}
+	return plans[0], true
+}
