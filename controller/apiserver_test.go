@@ -29,8 +29,8 @@ import (
 
 // spreadPools are NodePools of the shapes users write: one general pool
 // with minValues and template metadata, a spot-only pool with a taint and
-// a startup taint, an on-demand GPU pool with the NVIDIA taint, and a
-// reserved-first pool, all on one EC2NodeClass.
+// a startup taint, and an on-demand GPU pool with the NVIDIA taint, all on
+// one EC2NodeClass.
 const spreadPools = `
 apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -137,11 +137,12 @@ func spreadPods(now time.Time) []*corev1.Pod {
 	return pods
 }
 
-// TestWrittenObjectsPassKarpentersCRDs runs the loop in memory over four
+// TestWrittenObjectsPassKarpentersCRDs runs the loop in memory over three
 // NodePools (minValues, taints and startup taints, spot and on-demand,
-// GPU types) until every node is initialized, then creates what karpsim
-// wrote on a real kube-apiserver holding Karpenter's own CRDs: the
-// NodePools and EC2NodeClass as karpsim reads them back, each NodeClaim
+// GPU types) until every pod is bound, then creates what karpsim wrote on
+// a real kube-apiserver holding Karpenter's own CRDs: the NodePools and
+// EC2NodeClasses as karpsim reads them back (the CLI's defaults among
+// them), each NodeClaim
 // through kube.Writer (spec, then status), and each Node the host fake
 // wrote, with its status. It also plans a spread of pod shapes on each
 // pool and creates each plan's NodeClaims from controller.NewNodeClaim.
