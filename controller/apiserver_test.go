@@ -245,6 +245,36 @@ func TestWrittenObjectsPassKarpentersCRDs(t *testing.T) {
 			}
 		}
 	}
+	// MinValuesPolicy BestEffort: a claim that falls short of minValues
+	// launches all the same, its minValues relaxed to what it has.
+	// Here the pods want one instance family of the general pool, which
+	// asks for two categories and 50 types.
+	short := set.NodePools[0].DeepCopy()
+	for i := range short.Spec.Template.Spec.Requirements {
+		if short.Spec.Template.Spec.Requirements[i].Key == apis.LabelInstanceType {
+			short.Spec.Template.Spec.Requirements[i].MinValues = new(50)
+		}
+	}
+	pods := planShapes[1].pods(short.Name)
+	for _, p := range pods {
+		p.Spec.NodeSelector["karpenter.k8s.aws/instance-family"] = "m5"
+	}
+	res := scheduling.Solve(scheduling.Input{Pods: pods, Options: scheduling.Options{MinValuesBestEffort: true},
+		NodePools: []scheduling.NodePool{{NodePool: short, InstanceTypes: catalog}}})
+	require.NotEmpty(t, res.NodeClaims, "%+v", res.Unschedulable)
+	for j, claim := range res.NodeClaims {
+		require.Equal(t, map[string]int{"karpenter.k8s.aws/instance-category": 1, apis.LabelInstanceType: len(claim.InstanceTypeOptions)},
+			claim.MinValuesRelaxed, "minValues lowered to what the m5 types give")
+		it, ok := catalog.Get(claim.InstanceType)
+		require.True(t, ok)
+		claim.Name = fmt.Sprintf("best-effort-%d", j)
+		nc := controller.NewNodeClaim(claim, claim.LaunchLabels(it, short), short, set.EC2NodeClasses[0], t0)
+		require.Equal(t, "true", nc.Annotations[apis.AnnotationMinValuesRelaxed])
+		claims++
+		if err := dry.CreateNodeClaim(ctx, nc); err != nil {
+			refused = append(refused, fmt.Sprintf("best effort: %v", err))
+		}
+	}
 	require.Greater(t, claims, 2*len(planShapes), "the plans make claims")
 	require.Empty(t, refused, "the API server refused:\n%s", strings.Join(refused, "\n"))
 }
