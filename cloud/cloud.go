@@ -71,6 +71,12 @@ type LaunchRequest struct {
 	// none had any); one that does not launches the first. Empty means
 	// that one offering.
 	Overrides []Override `json:"overrides,omitempty"`
+	// Prioritized says the offerings' prices came through a NodeOverlay:
+	// Karpenter's AWS provider then asks CreateFleet for the prioritized
+	// strategies (prioritized on demand, capacity-optimized-prioritized
+	// spot), each override's priority its price here, so that the fleet
+	// follows the overlaid prices rather than EC2's own.
+	Prioritized bool `json:"prioritized,omitempty"`
 }
 
 // Override is one offering of a launch request.

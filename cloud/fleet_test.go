@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/karpsim/karpsim/instancetypes"
 )
 
 func override(k OfferingKey, price float64) Override {
@@ -124,5 +126,42 @@ func TestMemoryRefusesMixedCapacityTypes(t *testing.T) {
 	}
 	if len(m.Instances()) != 0 {
 		t.Error("an instance launched")
+	}
+}
+
+// Prioritized requests (prices from a NodeOverlay) rank the overrides by
+// their own prices, not the prices the cloud bills: on demand the
+// override with the lowest priority number launches, spot the deepest
+// pools first and then by priority.
+func TestMemoryPrioritizedFollowsTheOverridesPrices(t *testing.T) {
+	m, err := NewMemory(MemoryConfig{Catalog: instancetypes.Fake(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cheap := OfferingKey{InstanceType: "fake-it-1", Zone: "test-zone-1", CapacityType: "on-demand"}
+	dear := OfferingKey{InstanceType: "fake-it-5", Zone: "test-zone-1", CapacityType: "on-demand"}
+	req := fleetRequest("a", override(cheap, 0.9), override(dear, 0.05))
+	for _, c := range []struct {
+		prioritized bool
+		want        string
+	}{{false, "fake-it-1"}, {true, "fake-it-5"}} {
+		req.Prioritized = c.prioritized
+		inst, err := m.Create(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst.InstanceType != c.want {
+			t.Errorf("prioritized %v: launched %s, want %s", c.prioritized, inst.InstanceType, c.want)
+		}
+	}
+	spot := func(k OfferingKey) OfferingKey { k.CapacityType = "spot"; return k }
+	m, err = NewMemory(MemoryConfig{Catalog: instancetypes.Fake(10), Capacity: map[OfferingKey]int{spot(dear): 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req = fleetRequest("b", override(spot(cheap), 0.9), override(spot(dear), 0.05))
+	req.Prioritized = true
+	if inst, err := m.Create(context.Background(), req); err != nil || inst.InstanceType != "fake-it-1" {
+		t.Errorf("capacity-optimized-prioritized: launched %+v, %v; want the unlimited pool before the prioritized shallow one", inst, err)
 	}
 }

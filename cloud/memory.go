@@ -177,12 +177,13 @@ func (m *Memory) SetCapacity(k OfferingKey, n int) {
 // CreateFleet does: among the request's offerings (its Overrides, all of
 // one capacity type) it takes the one the allocation strategy Karpenter's
 // AWS provider asks for picks — LowestPrice for on-demand and reserved,
-// PriceCapacityOptimized for spot — by the price the cloud bills, passing
-// over the offerings without capacity. The seeded failure rate refuses the
-// first pick, and the fleet picks again among the others. The instance
-// reports, as Unavailable, the offerings without capacity it would
-// otherwise have preferred; when none has capacity, Create fails with
-// *InsufficientCapacityError naming every offering.
+// PriceCapacityOptimized for spot, by the price the cloud bills, or their
+// prioritized forms by the overrides' prices when the request is
+// Prioritized — passing over the offerings without capacity. The seeded
+// failure rate refuses the first pick, and the fleet picks again among the
+// others. The instance reports, as Unavailable, the offerings without
+// capacity it would otherwise have preferred; when none has capacity,
+// Create fails with *InsufficientCapacityError naming every offering.
 func (m *Memory) Create(ctx context.Context, req LaunchRequest) (Instance, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -212,12 +213,15 @@ func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (
 			return Instance{}, err
 		}
 		key := OfferingKey{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType}
-		pools[i] = pool{key: key, price: price, free: -1}
+		pools[i] = pool{key: key, price: price, rank: price, free: -1}
+		if req.Prioritized {
+			pools[i].rank = o.PricePerHour
+		}
 		if limit, ok := m.cfg.Capacity[key]; ok {
 			pools[i].free = max(limit-m.inUse[key], 0)
 		}
 	}
-	strategy := allocationStrategy(offerings[0].CapacityType)
+	strategy := allocationStrategy(offerings[0].CapacityType, req.Prioritized)
 	// The failure draw happens once a launch, whatever it tries, so that
 	// one launch's outcome does not shift the random stream of the next; a
 	// failed draw is a capacity error on the offering the strategy picks
@@ -243,11 +247,11 @@ func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (
 	}
 	// What was unavailable: the pool the failure refused, and the pools
 	// without capacity that the fleet would have taken before the one it
-	// launched, by price (lowest-price's order; price-capacity-optimized
-	// passes over dearer pools anyway).
+	// launched, by rank (lowest-price's order; the capacity-optimized
+	// strategies pass over lower-ranked pools anyway).
 	var unavailable []OfferingKey
 	for i, p := range pools {
-		if p.failed || (p.free == 0 && cmp.Or(cmp.Compare(p.price, pools[pick].price), cmp.Compare(i, pick)) < 0) {
+		if p.failed || (p.free == 0 && cmp.Or(cmp.Compare(p.rank, pools[pick].rank), cmp.Compare(i, pick)) < 0) {
 			unavailable = append(unavailable, p.key)
 		}
 	}
@@ -270,12 +274,14 @@ func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (
 }
 
 // pool is one override of a launch as the fleet sees it: its offering,
-// the price the cloud bills, and its free capacity (-1 unlimited).
+// the price the cloud bills, what the strategy ranks it by (that price, or
+// the override's priority under the prioritized strategies; lower first),
+// and its free capacity (-1 unlimited).
 type pool struct {
-	key    OfferingKey
-	price  float64
-	free   int
-	failed bool
+	key         OfferingKey
+	price, rank float64
+	free        int
+	failed      bool
 }
 
 // firstRefused is the offering an insufficient-capacity error names: the
@@ -291,13 +297,18 @@ func firstRefused(pools []pool) OfferingKey {
 
 // AllocationStrategy is how a fleet chooses among a launch's overrides:
 // Karpenter's AWS provider asks CreateFleet for lowest-price on-demand
-// (reserved launches too) and price-capacity-optimized spot.
+// (reserved launches too) and price-capacity-optimized spot, and for their
+// prioritized forms when a NodeOverlay set the prices
+// (LaunchRequest.Prioritized).
 type AllocationStrategy string
 
 const (
-	// LowestPrice launches the cheapest override with capacity; ties go to
-	// the earlier override.
+	// LowestPrice launches the cheapest override with capacity, by the
+	// price the cloud bills; ties go to the earlier override.
 	LowestPrice AllocationStrategy = "lowest-price"
+	// Prioritized is LowestPrice ranked by the overrides' priorities (their
+	// PricePerHour) instead.
+	Prioritized AllocationStrategy = "prioritized"
 	// PriceCapacityOptimized launches from the deepest pools first, and
 	// among them the cheapest: in Memory a pool's depth is its free
 	// capacity (see MemoryConfig.Capacity), an unlimited pool is deeper
@@ -305,13 +316,21 @@ const (
 	// half the free capacity of the deepest count as deep. Ties go to the
 	// earlier override.
 	PriceCapacityOptimized AllocationStrategy = "price-capacity-optimized"
+	// CapacityOptimizedPrioritized is PriceCapacityOptimized ranked by the
+	// overrides' priorities instead of the prices billed.
+	CapacityOptimizedPrioritized AllocationStrategy = "capacity-optimized-prioritized"
 )
 
 // allocationStrategy is the strategy Karpenter's AWS provider asks for a
 // capacity type.
-func allocationStrategy(capacityType string) AllocationStrategy {
-	if capacityType == "spot" {
+func allocationStrategy(capacityType string, prioritized bool) AllocationStrategy {
+	switch {
+	case capacityType == "spot" && prioritized:
+		return CapacityOptimizedPrioritized
+	case capacityType == "spot":
 		return PriceCapacityOptimized
+	case prioritized:
+		return Prioritized
 	}
 	return LowestPrice
 }
@@ -320,7 +339,7 @@ func allocationStrategy(capacityType string) AllocationStrategy {
 // capacity.
 func (s AllocationStrategy) pick(pools []pool) int {
 	deep := func(pool) bool { return true }
-	if s == PriceCapacityOptimized {
+	if s == PriceCapacityOptimized || s == CapacityOptimizedPrioritized {
 		deepest := 0
 		for _, p := range pools {
 			if p.free < 0 {
@@ -341,7 +360,7 @@ func (s AllocationStrategy) pick(pools []pool) int {
 		if p.free == 0 || !deep(p) {
 			continue
 		}
-		if best < 0 || p.price < pools[best].price {
+		if best < 0 || p.rank < pools[best].rank {
 			best = i
 		}
 	}

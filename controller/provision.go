@@ -172,6 +172,12 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	req := cloud.LaunchRequest{NodeClaim: claim.Name, NodePool: claim.NodePool, InstanceType: claim.InstanceType,
 		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: claim.PricePerHour,
 		Overrides: c.overrides(claim, np, catalog, now)}
+	// A NodeOverlay's price on any of the claim's types makes the provider
+	// ask for the prioritized strategies, which follow the overlaid prices.
+	req.Prioritized = slices.ContainsFunc(claim.InstanceTypeOptions, func(name string) bool {
+		it, ok := catalog.Get(name)
+		return ok && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.PriceOverlay != "" })
+	})
 	if len(req.Overrides) > 0 {
 		// The request's offering is the fleet's first choice: the
 		// scheduler's, unless it is no longer one the fleet may take.
