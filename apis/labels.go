@@ -104,6 +104,9 @@ const (
 	AnnotationKubeletCompatibility     = "compatibility.karpenter.sh/v1beta1-kubelet-conversion"
 	AnnotationNodeClassReferenceCompat = "compatibility.karpenter.sh/v1beta1-nodeclass-reference"
 	AnnotationNodeTerminationTimestamp = Group + "/node-termination-time"
+	// AnnotationMinValuesRelaxed is "true" on a NodeClaim whose minValues
+	// MinValuesPolicy BestEffort lowered, "false" on every other new one.
+	AnnotationMinValuesRelaxed = Group + "/nodeclaim-min-values-relaxed"
 )
 
 // Extended resources the AWS provider knows about.

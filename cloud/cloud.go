@@ -53,16 +53,26 @@ type LaunchRequest struct {
 	// price (Instance.PricePerHour) is what is billed.
 	PricePerHour float64 `json:"pricePerHour"`
 	// Overrides are the offerings Karpenter's AWS provider offers EC2 in
-	// one CreateFleet call for the claim, in the order to try them:
-	// every offering of the claim's launch types (at most
-	// instancetypes.MaxLaunchOptions of them) of the capacity type it
-	// launches, in a zone the claim allows, available, cheapest first. The
-	// first is InstanceType, Zone and CapacityType above. A launcher that
-	// reads them takes the first it has capacity for, in one call, and
-	// reports the ones it had none for (Instance.Unavailable, or
-	// InsufficientCapacityError.Offerings when it had none at all); one
-	// that does not launches the first. Empty means that one offering.
+	// one CreateFleet call for the claim (see controller's launch): the
+	// offerings of at most instancetypes.MaxLaunchOptions of the claim's
+	// instance types, all of one capacity type (reserved when the claim
+	// launches into a reservation, else spot when it allows spot and spot
+	// is offered, else on-demand), in zones the claim allows, available;
+	// cheapest first. The first is InstanceType, Zone and CapacityType
+	// above. A launcher that reads them chooses among them in one call as
+	// the allocation strategy of the capacity type does (Memory: lowest
+	// price on demand, price-capacity-optimized spot), passing over those
+	// without capacity, and reports those it found without capacity
+	// (Instance.Unavailable, or InsufficientCapacityError.Offerings when
+	// none had any); one that does not launches the first. Empty means
+	// that one offering.
 	Overrides []Override `json:"overrides,omitempty"`
+	// Prioritized says the offerings' prices came through a NodeOverlay:
+	// Karpenter's AWS provider then asks CreateFleet for the prioritized
+	// strategies (prioritized on demand, capacity-optimized-prioritized
+	// spot), each override's priority its price here, so that the fleet
+	// follows the overlaid prices rather than EC2's own.
+	Prioritized bool `json:"prioritized,omitempty"`
 }
 
 // Override is one offering of a launch request.
@@ -107,8 +117,9 @@ type Instance struct {
 // Launcher creates and deletes instances: the part of Karpenter's
 // CloudProvider the control loop calls.
 type Launcher interface {
-	// Create launches the request's offering. An offering without capacity
-	// fails with an error wrapping *InsufficientCapacityError, which the
+	// Create launches one instance for the request, from one of its
+	// offerings, in one call. When no offering has capacity it fails with
+	// an error wrapping *InsufficientCapacityError, whose offerings the
 	// caller records for pricing.DefaultUnavailableTTL.
 	Create(ctx context.Context, req LaunchRequest) (Instance, error)
 	// Delete terminates the instance; an unknown ID fails with an error

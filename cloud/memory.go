@@ -50,7 +50,9 @@ type MemoryConfig struct {
 	RegistrationDelay, InitializationDelay, LaunchJitter time.Duration
 	// Capacity limits how many instances of an offering may run at once;
 	// an offering it does not name is unlimited. Deleted instances give
-	// their capacity back.
+	// their capacity back. An offering's free capacity (its limit less
+	// its running instances) is what "capacity" means to the allocation
+	// strategies: the depth of its pool.
 	Capacity map[OfferingKey]int
 	// FailureRate is the probability, drawn from the seeded source, that a
 	// launch fails with insufficient capacity whatever Capacity says.
@@ -171,9 +173,17 @@ func (m *Memory) SetCapacity(k OfferingKey, n int) {
 	m.cfg.Capacity[k] = n
 }
 
-// Create launches the request's offering, or fails with
-// *InsufficientCapacityError when the offering's capacity is used up or the
-// seeded failure rate says so.
+// Create launches one instance for the request, in one call, as
+// CreateFleet does: among the request's offerings (its Overrides, all of
+// one capacity type) it takes the one the allocation strategy Karpenter's
+// AWS provider asks for picks — LowestPrice for on-demand and reserved,
+// PriceCapacityOptimized for spot, by the price the cloud bills, or their
+// prioritized forms by the overrides' prices when the request is
+// Prioritized — passing over the offerings without capacity. The seeded
+// failure rate refuses the first pick, and the fleet picks again among the
+// others. The instance reports, as Unavailable, the offerings without
+// capacity it would otherwise have preferred; when none has capacity,
+// Create fails with *InsufficientCapacityError naming every offering.
 func (m *Memory) Create(ctx context.Context, req LaunchRequest) (Instance, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -192,47 +202,169 @@ func (m *Memory) create(ctx context.Context, req LaunchRequest, now time.Time) (
 		return Instance{}, err
 	}
 	offerings := req.Offerings()
-	prices := make([]float64, len(offerings))
+	pools := make([]pool, len(offerings))
 	for i, o := range offerings {
+		if o.CapacityType != offerings[0].CapacityType {
+			return Instance{}, fmt.Errorf("cloud: launch of %s: its overrides mix capacity types (%s and %s): a fleet launches one",
+				req.NodeClaim, offerings[0].CapacityType, o.CapacityType)
+		}
 		price, err := m.price(o)
 		if err != nil {
 			return Instance{}, err
 		}
-		prices[i] = price
+		key := OfferingKey{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType}
+		pools[i] = pool{key: key, price: price, rank: price, free: -1}
+		if req.Prioritized {
+			pools[i].rank = o.PricePerHour
+		}
+		if limit, ok := m.cfg.Capacity[key]; ok {
+			pools[i].free = max(limit-m.inUse[key], 0)
+		}
 	}
+	strategy := allocationStrategy(offerings[0].CapacityType, req.Prioritized)
 	// The failure draw happens once a launch, whatever it tries, so that
 	// one launch's outcome does not shift the random stream of the next; a
-	// failed draw is a capacity error on the first offering, and the fleet
-	// goes on to the next, as CreateFleet does.
+	// failed draw is a capacity error on the offering the strategy picks
+	// first, and the fleet picks again among the others, as CreateFleet
+	// goes on to the next pool.
 	fail := m.rng.Float64() < m.cfg.FailureRate
-	var refused []OfferingKey
-	for i, o := range offerings {
-		key := OfferingKey{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType}
-		if limit, ok := m.cfg.Capacity[key]; (ok && m.inUse[key] >= limit) || (fail && i == 0) {
-			refused = append(refused, key)
+	pick := strategy.pick(pools)
+	if fail && pick >= 0 {
+		pools[pick].free, pools[pick].failed = 0, true
+		pick = strategy.pick(pools)
+	}
+	if pick < 0 {
+		var refused []OfferingKey
+		for _, p := range pools {
+			refused = append(refused, p.key)
+		}
+		first := firstRefused(pools)
+		err := &InsufficientCapacityError{InstanceType: first.InstanceType, Zone: first.Zone, CapacityType: first.CapacityType}
+		if len(offerings) > 1 {
+			err.Offerings = refused
+		}
+		return Instance{}, err
+	}
+	// What was unavailable: the pool the failure refused, and the pools
+	// without capacity that the fleet would have taken before the one it
+	// launched, by rank (lowest-price's order; the capacity-optimized
+	// strategies pass over lower-ranked pools anyway).
+	var unavailable []OfferingKey
+	for i, p := range pools {
+		if p.failed || (p.free == 0 && cmp.Or(cmp.Compare(p.rank, pools[pick].rank), cmp.Compare(i, pick)) < 0) {
+			unavailable = append(unavailable, p.key)
+		}
+	}
+	var jitter time.Duration
+	if m.cfg.LaunchJitter > 0 {
+		jitter = time.Duration(m.rng.Int64N(int64(m.cfg.LaunchJitter)/int64(time.Second)+1)) * time.Second
+	}
+	m.nextID++
+	registered := now.Add(m.cfg.RegistrationDelay + jitter)
+	o := pools[pick]
+	inst := Instance{
+		ID: fmt.Sprintf("i-%017x", m.nextID), NodeClaim: req.NodeClaim,
+		InstanceType: o.key.InstanceType, Zone: o.key.Zone, CapacityType: o.key.CapacityType, PricePerHour: o.price,
+		LaunchedAt: now, RegisteredAt: registered, InitializedAt: registered.Add(m.cfg.InitializationDelay),
+		Unavailable: unavailable,
+	}
+	m.running[inst.ID] = inst
+	m.inUse[o.key]++
+	return inst, nil
+}
+
+// pool is one override of a launch as the fleet sees it: its offering,
+// the price the cloud bills, what the strategy ranks it by (that price, or
+// the override's priority under the prioritized strategies; lower first),
+// and its free capacity (-1 unlimited).
+type pool struct {
+	key         OfferingKey
+	price, rank float64
+	free        int
+	failed      bool
+}
+
+// firstRefused is the offering an insufficient-capacity error names: the
+// one the seeded failure refused, else the request's first.
+func firstRefused(pools []pool) OfferingKey {
+	for _, p := range pools {
+		if p.failed {
+			return p.key
+		}
+	}
+	return pools[0].key
+}
+
+// AllocationStrategy is how a fleet chooses among a launch's overrides:
+// Karpenter's AWS provider asks CreateFleet for lowest-price on-demand
+// (reserved launches too) and price-capacity-optimized spot, and for their
+// prioritized forms when a NodeOverlay set the prices
+// (LaunchRequest.Prioritized).
+type AllocationStrategy string
+
+const (
+	// LowestPrice launches the cheapest override with capacity, by the
+	// price the cloud bills; ties go to the earlier override.
+	LowestPrice AllocationStrategy = "lowest-price"
+	// Prioritized is LowestPrice ranked by the overrides' priorities (their
+	// PricePerHour) instead.
+	Prioritized AllocationStrategy = "prioritized"
+	// PriceCapacityOptimized launches from the deepest pools first, and
+	// among them the cheapest: in Memory a pool's depth is its free
+	// capacity (see MemoryConfig.Capacity), an unlimited pool is deeper
+	// than any limited one, and among limited pools those with at least
+	// half the free capacity of the deepest count as deep. Ties go to the
+	// earlier override.
+	PriceCapacityOptimized AllocationStrategy = "price-capacity-optimized"
+	// CapacityOptimizedPrioritized is PriceCapacityOptimized ranked by the
+	// overrides' priorities instead of the prices billed.
+	CapacityOptimizedPrioritized AllocationStrategy = "capacity-optimized-prioritized"
+)
+
+// allocationStrategy is the strategy Karpenter's AWS provider asks for a
+// capacity type.
+func allocationStrategy(capacityType string, prioritized bool) AllocationStrategy {
+	switch {
+	case capacityType == "spot" && prioritized:
+		return CapacityOptimizedPrioritized
+	case capacityType == "spot":
+		return PriceCapacityOptimized
+	case prioritized:
+		return Prioritized
+	}
+	return LowestPrice
+}
+
+// pick is the index of the pool the strategy launches, -1 when no pool has
+// capacity.
+func (s AllocationStrategy) pick(pools []pool) int {
+	deep := func(pool) bool { return true }
+	if s == PriceCapacityOptimized || s == CapacityOptimizedPrioritized {
+		deepest := 0
+		for _, p := range pools {
+			if p.free < 0 {
+				deepest = -1
+				break
+			}
+			deepest = max(deepest, p.free)
+		}
+		deep = func(p pool) bool {
+			if deepest < 0 {
+				return p.free < 0
+			}
+			return 2*p.free >= deepest
+		}
+	}
+	best := -1
+	for i, p := range pools {
+		if p.free == 0 || !deep(p) {
 			continue
 		}
-		var jitter time.Duration
-		if m.cfg.LaunchJitter > 0 {
-			jitter = time.Duration(m.rng.Int64N(int64(m.cfg.LaunchJitter)/int64(time.Second)+1)) * time.Second
+		if best < 0 || p.rank < pools[best].rank {
+			best = i
 		}
-		m.nextID++
-		registered := now.Add(m.cfg.RegistrationDelay + jitter)
-		inst := Instance{
-			ID: fmt.Sprintf("i-%017x", m.nextID), NodeClaim: req.NodeClaim,
-			InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType, PricePerHour: prices[i],
-			LaunchedAt: now, RegisteredAt: registered, InitializedAt: registered.Add(m.cfg.InitializationDelay),
-			Unavailable: refused,
-		}
-		m.running[inst.ID] = inst
-		m.inUse[key]++
-		return inst, nil
 	}
-	err := &InsufficientCapacityError{InstanceType: refused[0].InstanceType, Zone: refused[0].Zone, CapacityType: refused[0].CapacityType}
-	if len(offerings) > 1 {
-		err.Offerings = refused
-	}
-	return Instance{}, err
+	return best
 }
 
 // price is the catalog's price of an offering, or the request's when the

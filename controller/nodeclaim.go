@@ -3,6 +3,7 @@ package controller
 import (
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,8 +24,10 @@ import (
 // NodePool's minValues on every other key; the pods' requests plus daemon
 // overhead as its resource requests; an owner reference to the NodePool
 // when the NodePool has a UID (the API server refuses one without); and the
-// NodePool's and class's hashes. labels are the node's launch labels. The
-// AMI the class resolves first is its image.
+// NodePool's and class's hashes; and karpenter.sh/nodeclaim-min-values-relaxed,
+// "true" when MinValuesPolicy BestEffort lowered minValues (the claim's
+// requirements carry the lowered ones), else "false". labels are the node's
+// launch labels. The AMI the class resolves first is its image.
 //
 // Karpenter also narrows the capacity-type requirement to the capacity
 // types the options offer; the claim keeps the NodePool's and pods' here.
@@ -46,6 +49,10 @@ func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis
 	out.Spec.Taints = apis.CopyTaints(tmpl.Spec.Taints)
 	out.Spec.StartupTaints = apis.CopyTaints(tmpl.Spec.StartupTaints)
 	out.Spec.Requirements = claimRequirements(claim, tmpl.Spec.Requirements)
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[apis.AnnotationMinValuesRelaxed] = strconv.FormatBool(len(claim.MinValuesRelaxed) > 0)
 	out.Spec.Resources.Requests = claimRequests(claim.Requests)
 	out.Spec.ExpireAfter = tmpl.Spec.ExpireAfter
 	if tmpl.Spec.TerminationGracePeriod != nil {
@@ -85,8 +92,15 @@ func claimRequirements(claim scheduling.NodeClaim, pool []apis.NodeSelectorRequi
 		out = append(out, apis.NodeSelectorRequirementWithMinValues{
 			Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(claim.InstanceTypeOptions)})
 	}
+	for key, n := range claim.MinValuesRelaxed {
+		if _, ok := minValues[key]; ok {
+			minValues[key] = n
+		}
+	}
 	for i := range out {
-		if n, ok := minValues[out[i].Key]; ok {
+		// A minValues relaxed to nothing is left out: the CRD wants 1 or
+		// more.
+		if n, ok := minValues[out[i].Key]; ok && n > 0 {
 			out[i].MinValues = new(n)
 		}
 	}

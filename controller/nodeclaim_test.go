@@ -69,6 +69,7 @@ func TestNewNodeClaimIsWhatKarpenterWrites(t *testing.T) {
 	assert.Equal(t, apis.KindNodeClaim, nc.Kind)
 	assert.Equal(t, "shop", nc.Annotations["team"], "template annotations")
 	assert.NotEmpty(t, nc.Annotations[apis.AnnotationNodePoolHash], "the NodePool's hash")
+	assert.Equal(t, "false", nc.Annotations[apis.AnnotationMinValuesRelaxed], "minValues met: not relaxed")
 	assert.Equal(t, pool.Spec.Template.Spec.Taints, nc.Spec.Taints)
 	assert.Equal(t, pool.Spec.Template.Spec.StartupTaints, nc.Spec.StartupTaints)
 	require.Len(t, nc.OwnerReferences, 1)

@@ -171,7 +171,19 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	claim.Name = c.claimName(claim.NodePool)
 	req := cloud.LaunchRequest{NodeClaim: claim.Name, NodePool: claim.NodePool, InstanceType: claim.InstanceType,
 		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: claim.PricePerHour,
-		Overrides: c.overrides(claim, catalog, now)}
+		Overrides: c.overrides(claim, np, catalog, now)}
+	// A NodeOverlay's price on any of the claim's types makes the provider
+	// ask for the prioritized strategies, which follow the overlaid prices.
+	req.Prioritized = slices.ContainsFunc(claim.InstanceTypeOptions, func(name string) bool {
+		it, ok := catalog.Get(name)
+		return ok && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.PriceOverlay != "" })
+	})
+	if len(req.Overrides) > 0 {
+		// The request's offering is the fleet's first choice: the
+		// scheduler's, unless it is no longer one the fleet may take.
+		first := req.Overrides[0]
+		req.InstanceType, req.Zone, req.CapacityType, req.PricePerHour = first.InstanceType, first.Zone, first.CapacityType, first.PricePerHour
+	}
 	inst, err := c.cfg.Launcher.Create(ctx, req)
 	if err != nil {
 		if ice, ok := cloud.IsInsufficientCapacity(err); ok {
@@ -230,13 +242,28 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 }
 
 // overrides are the offerings Karpenter's AWS provider sends CreateFleet
-// for the claim, cheapest first (ties by type, then zone): every offering
-// of its launch types of the capacity type it launches that is available
-// now and that its requirements allow; a spot offering only up to the
-// cheapest on-demand one when the claim allows both, as the provider caps
-// spot. The claim's own offering is among them, first when nothing is as
-// cheap. Nil when the claim names no launch types.
-func (c *Controller) overrides(claim scheduling.NodeClaim, catalog instancetypes.Catalog, now time.Time) []cloud.Override {
+// for the claim in one call (its instance provider's Create):
+//
+//   - of the claim's launch types, at most instancetypes.MaxLaunchOptions
+//     of them (the provider truncates the types to 60; each gives an
+//     override per zone it is offered in);
+//   - of one capacity type, by the provider's priority: reserved when the
+//     claim launches into a reservation (the scheduler took one for it and
+//     the NodeClaim's requirements pin it), else spot when the claim
+//     allows spot and a usable spot offering is left, else on-demand;
+//   - every offering of that type that is available now, not marked
+//     unavailable, and in a zone the claim allows; a spot offering only up
+//     to the cheapest usable on-demand one when the claim allows both and
+//     states no minValues (the provider's spot filter).
+//
+// The provider lists them type by type (cheapest type first) and sets each
+// override's priority to its price, which only the prioritized strategies
+// read; EC2's lowest-price and price-capacity-optimized strategies choose
+// among them by price and capacity whatever their order. Here they come
+// in lowest-price's order, cheapest first (ties by type, then zone), the
+// scheduler's own offering first among equals. Nil when the claim names no
+// launch types.
+func (c *Controller) overrides(claim scheduling.NodeClaim, np *apis.NodePool, catalog instancetypes.Catalog, now time.Time) []cloud.Override {
 	if len(claim.LaunchOptions) == 0 {
 		return nil
 	}
@@ -247,29 +274,42 @@ func (c *Controller) overrides(claim scheduling.NodeClaim, catalog instancetypes
 	usable := func(it *instancetypes.InstanceType, o instancetypes.Offering) bool {
 		return o.Available && o.Compatible(reqs) && !c.unavailable.IsUnavailable(o.CapacityType, it.Name, o.Zone, now)
 	}
+	var types []*instancetypes.InstanceType
+	for _, name := range claim.LaunchOptions[:min(len(claim.LaunchOptions), instancetypes.MaxLaunchOptions)] {
+		if it, ok := catalog.Get(name); ok {
+			types = append(types, it)
+		}
+	}
+	allowed := reqs.Get(apis.LabelCapacityType)
 	spotCap := math.Inf(1)
-	if ct := reqs.Get(apis.LabelCapacityType); claim.CapacityType == apis.CapacityTypeSpot && ct.Has(apis.CapacityTypeOnDemand) {
-		for _, name := range claim.LaunchOptions {
-			if it, ok := catalog.Get(name); ok {
-				for _, o := range it.Offerings {
-					if o.CapacityType == apis.CapacityTypeOnDemand && usable(it, o) {
-						spotCap = min(spotCap, o.Price)
-					}
+	if allowed.Has(apis.CapacityTypeSpot) && allowed.Has(apis.CapacityTypeOnDemand) &&
+		!slices.ContainsFunc(np.Spec.Template.Spec.Requirements, func(r apis.NodeSelectorRequirementWithMinValues) bool { return r.MinValues != nil }) {
+		for _, it := range types {
+			for _, o := range it.Offerings {
+				if o.CapacityType == apis.CapacityTypeOnDemand && usable(it, o) {
+					spotCap = min(spotCap, o.Price)
 				}
 			}
 		}
 	}
+	offered := func(it *instancetypes.InstanceType, o instancetypes.Offering, capacityType string) bool {
+		return o.CapacityType == capacityType && usable(it, o) && (o.CapacityType != apis.CapacityTypeSpot || o.Price <= spotCap)
+	}
+	capacityType := apis.CapacityTypeOnDemand
+	switch {
+	case claim.CapacityType == apis.CapacityTypeReserved:
+		capacityType = apis.CapacityTypeReserved
+	case allowed.Has(apis.CapacityTypeSpot) && slices.ContainsFunc(types, func(it *instancetypes.InstanceType) bool {
+		return slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return offered(it, o, apis.CapacityTypeSpot) })
+	}):
+		capacityType = apis.CapacityTypeSpot
+	}
 	var out []cloud.Override
-	for _, name := range claim.LaunchOptions {
-		it, ok := catalog.Get(name)
-		if !ok {
-			continue
-		}
+	for _, it := range types {
 		for _, o := range it.Offerings {
-			if o.CapacityType != claim.CapacityType || !usable(it, o) || (o.CapacityType == apis.CapacityTypeSpot && o.Price > spotCap) {
-				continue
+			if offered(it, o, capacityType) {
+				out = append(out, cloud.Override{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType, PricePerHour: o.Price})
 			}
-			out = append(out, cloud.Override{InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType, PricePerHour: o.Price})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b cloud.Override) int {
@@ -278,16 +318,11 @@ func (c *Controller) overrides(claim scheduling.NodeClaim, catalog instancetypes
 	// The scheduler's choice goes first among equals: it is what a launch
 	// without overrides takes.
 	if i := slices.IndexFunc(out, func(o cloud.Override) bool {
-		return o.InstanceType == claim.InstanceType && o.Zone == claim.Zone
+		return o.InstanceType == claim.InstanceType && o.Zone == claim.Zone && o.CapacityType == claim.CapacityType
 	}); i > 0 && out[i].PricePerHour <= out[0].PricePerHour {
 		first := out[i]
 		copy(out[1:i+1], out[:i])
 		out[0] = first
-	}
-	if len(out) == 0 || out[0].InstanceType != claim.InstanceType || out[0].Zone != claim.Zone {
-		// The scheduler chose from what it saw; the request's own
-		// offering stays first when the overrides would put another there.
-		return nil
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -47,6 +48,8 @@ func TestWriterAgainstARealAPIServer(t *testing.T) {
 
 	claim := &apis.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "default-1", Labels: map[string]string{apis.LabelNodePool: "default"}}}
 	claim.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AWSGroup, Kind: apis.KindEC2NodeClass, Name: "default"}
+	claim.Spec.Requirements = []apis.NodeSelectorRequirementWithMinValues{
+		{Key: apis.LabelInstanceType, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
 	claim.Status.ProviderID = "aws:///us-east-1a/i-2"
 
 	dry := kube.NewWriter(s.Admin, kube.WriterConfig{DryRun: true, EvictionBackoff: fastBackoff})

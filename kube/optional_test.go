@@ -63,6 +63,7 @@ apiVersion: karpenter.sh/v1alpha1
 kind: NodeOverlay
 metadata: {name: licence}
 spec:
+  requirements: [{key: karpenter.k8s.aws/instance-family, operator: In, values: [m5]}]
   priceAdjustment: "+0.02"
 ---
 apiVersion: autoscaling.x-k8s.io/v1beta1

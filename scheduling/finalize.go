@@ -42,6 +42,9 @@ func (s *solver) result() Result {
 				continue
 			}
 		}
+		if c.bestEffort {
+			nc.MinValuesRelaxed = relaxedMinValues(c, c.options)
+		}
 		r.NodeClaims = append(r.NodeClaims, nc)
 		if c.bestEffort {
 			s.warnings = append(s.warnings, fmt.Sprintf("NodeClaim %s launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): %s", c.name, minValuesShortfall(c, c.options, nil)))

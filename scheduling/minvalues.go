@@ -22,6 +22,27 @@ func minValuesShortfall(c *claim, options []*typeOption, buf []string) string {
 	return ""
 }
 
+// relaxedMinValues are the minValues of the claim's requirements that the
+// options fall short of, by key, each lowered to the distinct values the
+// options have (Karpenter's MinValuesPolicy BestEffort); nil when none
+// falls short.
+func relaxedMinValues(c *claim, options []*typeOption) map[string]int {
+	var out map[string]int
+	for _, r := range c.requirements.Items() {
+		need := r.MinValues()
+		if need == 0 {
+			continue
+		}
+		if have := distinctValues(options, r.Key(), nil); have < need {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[r.Key()] = have
+		}
+	}
+	return out
+}
+
 // distinctValues counts the values of key across the options' labels.
 func distinctValues(options []*typeOption, key string, buf []string) int {
 	for _, o := range options {

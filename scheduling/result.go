@@ -53,6 +53,11 @@ type NodeClaim struct {
 	// Requirements are the claim's label requirements (NodePool, pods and
 	// topology combined).
 	Requirements []corev1.NodeSelectorRequirement `json:"requirements"`
+	// MinValuesRelaxed are the minValues MinValuesPolicy BestEffort let the
+	// claim fall short of, by key, each lowered to the distinct values its
+	// instance types have, as Karpenter writes them on the NodeClaim; nil
+	// when it falls short of none.
+	MinValuesRelaxed map[string]int `json:"minValuesRelaxed,omitempty"`
 	// Requests are the pods' requests plus the smallest DaemonSet overhead
 	// among the instance-type options.
 	Requests map[string]string `json:"requests"`

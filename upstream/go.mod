@@ -8,6 +8,7 @@ require (
 	github.com/aws/karpenter-provider-aws v1.15.0
 	github.com/stretchr/testify v1.12.1
 	k8s.io/apiextensions-apiserver v0.37.2
+	sigs.k8s.io/karpenter v1.15.0
 	sigs.k8s.io/yaml v1.6.0
 )
 

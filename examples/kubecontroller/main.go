@@ -10,6 +10,11 @@
 // launching real instances needs a Launcher for your cloud in place of
 // printLauncher.
 //
+// The NodeClaims it writes pass Karpenter's own CRDs, schema and CEL rules
+// (TestRunAgainstARealAPIServer runs it against a kube-apiserver holding
+// them). The instances printLauncher reports never join, so each claim
+// stays in flight: pending pods get one launch, not one every retry.
+//
 //	go run ./examples/kubecontroller --context my-cluster            # dry run, until Ctrl-C
 //	go run ./examples/kubecontroller --context my-cluster --for 1m   # dry run, one minute
 package main

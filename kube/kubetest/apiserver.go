@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	_ "embed"
 	"encoding/pem"
 	"fmt"
 	"net"
@@ -26,12 +25,6 @@ import (
 
 	"github.com/karpsim/karpsim/kube"
 )
-
-//go:embed crds.yaml
-var minimalCRDs []byte
-
-//go:embed crds-optional.yaml
-var optionalCRDs []byte
 
 // Tokens of the API server's two users: Admin is in system:masters; Dev
 // has no permission until a test binds it a role.
@@ -173,37 +166,67 @@ current-context: %s
 	return path
 }
 
-// InstallCRDs creates Karpenter's CRDs (the minimal ones of this package,
-// or those of the folder $KARPSIM_KARPENTER_CRDS) and waits until they are
-// served.
+// CRDsEnv names the directory of Karpenter's own CRDs that InstallCRDs and
+// InstallOptionalCRDs install, one NAME.yaml per CRD, as WriteCRDs writes
+// them.
+const CRDsEnv = "KARPSIM_KARPENTER_CRDS"
+
+// WriteCRDs is the command that writes Karpenter's CRDs, from the Go modules
+// of the versions karpsim follows, to the directory DIR that CRDsEnv names.
+const WriteCRDs = "cd upstream && GOTOOLCHAIN=go1.27.3 go run ./cmd/karpenter-crds DIR"
+
+// InstallCRDs creates Karpenter's own CRDs of NodePool, NodeClaim and
+// EC2NodeClass, with their schemas and CEL rules, from the directory
+// $KARPSIM_KARPENTER_CRDS, and waits until they are served. It skips the
+// test, naming the command that writes them, when the variable is unset:
+// an API-server test never passes on CRDs of our own.
 func (s *APIServer) InstallCRDs(t testing.TB) {
 	t.Helper()
-	data := minimalCRDs
-	if dir := os.Getenv("KARPSIM_KARPENTER_CRDS"); dir != "" {
-		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		must(t, err)
-		data = nil
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			must(t, err)
-			data = append(append(data, b...), "\n---\n"...)
-		}
-	}
-	s.installCRDs(t, data, resources["NodePool"], resources["NodeClaim"], resources["EC2NodeClass"])
+	s.installCRDs(t, "nodepools.karpenter.sh", "nodeclaims.karpenter.sh", "ec2nodeclasses.karpenter.k8s.aws")
 }
 
-// InstallOptionalCRDs installs the CRDs of the kinds a cluster may not
-// serve, NodeOverlay and CapacityBuffer, and waits until they are served.
+// InstallOptionalCRDs installs, as InstallCRDs does, the CRDs of the kinds
+// a cluster may not serve, NodeOverlay and CapacityBuffer, and waits until
+// they are served.
 func (s *APIServer) InstallOptionalCRDs(t testing.TB) {
 	t.Helper()
-	s.installCRDs(t, optionalCRDs, resources["NodeOverlay"], resources["CapacityBuffer"])
+	s.installCRDs(t, "nodeoverlays.karpenter.sh", "capacitybuffers.autoscaling.x-k8s.io")
 }
 
-func (s *APIServer) installCRDs(t testing.TB, data []byte, served ...schema.GroupVersionResource) {
+// KarpenterCRDs returns the directory $KARPSIM_KARPENTER_CRDS, or skips the
+// test, saying how to write it, when the variable is unset.
+func KarpenterCRDs(t testing.TB) string {
 	t.Helper()
-	objs, err := Objects(data)
-	must(t, err)
-	s.Create(t, objs...)
+	dir := os.Getenv(CRDsEnv)
+	if dir == "" {
+		t.Skipf("%s is not set: write Karpenter's CRDs with `%s` and set %s=DIR", CRDsEnv, WriteCRDs, CRDsEnv)
+	}
+	return dir
+}
+
+func (s *APIServer) installCRDs(t testing.TB, names ...string) {
+	t.Helper()
+	dir := KarpenterCRDs(t)
+	var served []schema.GroupVersionResource
+	for _, name := range names {
+		path := filepath.Join(dir, name+".yaml")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("kubetest: %v (%s names a directory of Karpenter's CRDs: `%s` writes it)", err, CRDsEnv, WriteCRDs)
+		}
+		objs, err := Objects(data)
+		if err != nil {
+			t.Fatalf("kubetest: %s: %v", path, err)
+		}
+		for _, obj := range objs {
+			crd, ok := obj.(*unstructured.Unstructured)
+			if !ok || crd.GetKind() != "CustomResourceDefinition" || crd.GetName() != name {
+				t.Fatalf("kubetest: %s holds %s, not the CustomResourceDefinition %s", path, obj.GetObjectKind().GroupVersionKind().Kind, name)
+			}
+			served = append(served, servedVersion(t, path, crd))
+		}
+		s.Create(t, objs...)
+	}
 	for _, r := range served {
 		deadline := time.Now().Add(time.Minute)
 		for {
@@ -217,6 +240,23 @@ func (s *APIServer) installCRDs(t testing.TB, data []byte, served ...schema.Grou
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+}
+
+// servedVersion is the resource of a CRD's storage version.
+func servedVersion(t testing.TB, path string, crd *unstructured.Unstructured) schema.GroupVersionResource {
+	t.Helper()
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		m, _ := v.(map[string]any)
+		if stored, _ := m["storage"].(bool); stored {
+			name, _ := m["name"].(string)
+			return schema.GroupVersionResource{Group: group, Version: name, Resource: plural}
+		}
+	}
+	t.Fatalf("kubetest: %s: the CRD %s has no storage version", path, crd.GetName())
+	return schema.GroupVersionResource{}
 }
 
 // resources are the resources of the kinds Create writes.

@@ -16,6 +16,9 @@ func TestAllHoldsKarpentersKinds(t *testing.T) {
 	require.Equal(t, "karpenter.sh", kinds["NodePool"])
 	require.Equal(t, "karpenter.sh", kinds["NodeClaim"])
 	require.Equal(t, "karpenter.k8s.aws", kinds["EC2NodeClass"])
+	require.Equal(t, "karpenter.sh", kinds["NodeOverlay"])
+	require.Equal(t, "autoscaling.x-k8s.io", kinds["CapacityBuffer"])
+	require.Len(t, kinds, len(All()), "one CRD a kind")
 }
 
 func TestWriteWritesOneFilePerCRD(t *testing.T) {
