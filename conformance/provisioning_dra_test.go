@@ -43,6 +43,15 @@ func draGPUType(name string, count int, opts ...func(*instancetypes.Spec)) *inst
 	return mustType(spec)
 }
 
+// priceBump makes every offering of the type dearer by d.
+func priceBump(d float64) func(*instancetypes.Spec) {
+	return func(s *instancetypes.Spec) {
+		for i := range s.Offerings {
+			s.Offerings[i].Price += d
+		}
+	}
+}
+
 func draArch(arch string) func(*instancetypes.Spec) {
 	return func(s *instancetypes.Spec) { s.Labels[apis.LabelArch] = arch }
 }
@@ -227,11 +236,7 @@ var _ = register("dra",
 	}},
 	conformanceCase{Name: "only-device-types", Run: func(t *T) {
 		// no-gpu-it is the same shape without devices, and cheaper.
-		w := newDRAWorld(draGPUType("gpu-it", 1, func(s *instancetypes.Spec) {
-			for i := range s.Offerings {
-				s.Offerings[i].Price += 1
-			}
-		}), draGPUType("no-gpu-it", 0)).
+		w := newDRAWorld(draGPUType("gpu-it", 1, priceBump(1)), draGPUType("no-gpu-it", 0)).
 			with(draClass("gpu", draGPUDriver), draClaim("gpu-claim", exactRequest("req", "gpu", 1)))
 		p := draPodFor("p", "gpu", "gpu-claim")
 		c := expectOneClaimFor(t, w.solve(t, p), p)
