@@ -195,3 +195,33 @@ func TestCapacityRequestsAreRefused(t *testing.T) {
 		t.Fatalf("problems %v, want one at spec.devices.requests[0].exactly.capacity", problems)
 	}
 }
+
+// An allocated claim's node selector holds a pending pod to its nodes; a
+// pod already on a node is not held there, so that a simulation moving it
+// allocates the claim anew, as Karpenter does for the pods of candidates.
+func TestAllocationHoldsOnlyPendingPods(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
+	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "r",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Count: 1}}}}},
+		Status: resourcev1.ResourceClaimStatus{Allocation: &resourcev1.AllocationResult{NodeSelector: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n1"}}}}}}}}}
+	tr, problems := New(Objects{DeviceClasses: []*resourcev1.DeviceClass{class}, ResourceClaims: []*resourcev1.ResourceClaim{claim}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	name := "c"
+	for _, node := range []string{"", "n1"} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p" + node, Namespace: "default"},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c"}},
+				ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &name}}}}
+		out, err := tr.Pod(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := out.Spec.Affinity != nil && out.Spec.Affinity.NodeAffinity != nil
+		if held != (node == "") {
+			t.Errorf("pod on node %q: held to the allocation's nodes %v", node, held)
+		}
+	}
+}

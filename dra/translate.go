@@ -276,8 +276,9 @@ const claimLabelPrefix = ResourcePrefix + "claim-"
 // Pod returns the pod as scheduling should see it: without ResourceClaims,
 // requesting its claims' devices as extended resources (a claim shared with
 // other pods only in the pod that allocates it: the first bound one, or the
-// first given), held on the node of a shared claim's allocating pod, and
-// on the nodes an allocated claim's node selector allows. A pod without
+// first given), held on the node of a shared claim's allocating pod, and,
+// unless it is on a node already, on the nodes an allocated claim's node
+// selector allows. A pod without
 // claims is returned as it is; the pod given is never changed. The error
 // is a Problem naming the pod's field.
 func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
@@ -342,7 +343,10 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 				}
 				out.Labels[label] = "allocates"
 			}
-			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil {
+			// A pod already on a node holds the claim there; wherever a
+			// simulation moves it (consolidation, a deleting node),
+			// Karpenter deallocates its claim and allocates it anew.
+			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil && p.Spec.NodeName == "" {
 				requireNodes(out, a.NodeSelector)
 			}
 		}
