@@ -84,6 +84,32 @@ var _ = register("queue",
 			}
 		}
 	}},
+	conformanceCase{Name: "two-commands-finish-on-their-own", Run: func(t *T) {
+		timeline := runScenario(t, "queue-two-commands")
+		var replaces []controller.Decision
+		for _, d := range timeline {
+			if d.Kind == controller.KindReplace {
+				replaces = append(replaces, d)
+			}
+		}
+		require.Len(t, replaces, 2, "%+v", timeline)
+		// Both commands were in the queue at once: the second started
+		// before the first finished.
+		var second controller.Decision
+		ok := false
+		for _, d := range timeline {
+			if d.Kind == controller.KindLaunch && slices.Contains(d.Nodes, replaces[1].Replacements[0]) {
+				second, ok = d, true
+			}
+		}
+		require.True(t, ok)
+		require.Less(t, second.At.Duration, replaces[0].At.Duration, "the commands never overlapped: %+v", timeline)
+		for _, r := range replaces {
+			require.Len(t, r.Replacements, 1)
+			require.Equal(t, readyAt(t, timeline, r.Replacements[0]), r.At.Duration, "a command finishes when its own replacement initializes: %+v", timeline)
+		}
+		require.NotEqual(t, replaces[0].At.Duration, replaces[1].At.Duration, "the replacements must initialize apart for the case to tell")
+	}},
 	retryCase("retry-100-commands", 100, 10*time.Minute),
 	retryCase("retry-4000-commands", 4000, 10*time.Minute),
 	retryCase("retry-10000-commands", 10000, 13*time.Minute+20*time.Second),
