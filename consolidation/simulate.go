@@ -452,7 +452,10 @@ func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit floa
 	}
 	for _, b := range r.Bindings {
 		switch {
-		case moving[b.Pod] && s.uninitialized[b.Node]:
+		case ownKeys[b.Pod] && s.uninitialized[b.Node]:
+			// Only the candidates' pods: those of deleting nodes may
+			// wait for a node that is coming up, as Karpenter assumes
+			// the replacement of an earlier command will.
 			out.failure = fmt.Sprintf("pod %s would schedule against uninitialized node %s", b.Pod, b.Node)
 			return out
 		case consolidate && ownKeys[b.Pod] && s.window[b.Node]:

@@ -35,6 +35,44 @@ type disruptState struct {
 type inFlight struct {
 	cmd          consolidation.Command
 	replacements []string
+	// started is when the command was executed: its candidates cordoned
+	// and its replacements launched.
+	started time.Time
+}
+
+// Karpenter's orchestration queue gives up a command whose replacements
+// are not all initialized within its retry duration: 80 ms for every
+// candidate in the queue, at least 10 minutes and at most an hour.
+const (
+	CommandTimeoutMin          = 10 * time.Minute
+	CommandTimeoutMax          = time.Hour
+	commandTimeoutPerCandidate = 80 * time.Millisecond
+)
+
+// CommandTimeout is how long the queue waits for a command's replacements
+// to initialize while it holds queued candidates, all commands together.
+func CommandTimeout(queued int) time.Duration {
+	if queued >= int(CommandTimeoutMax/commandTimeoutPerCandidate) {
+		return CommandTimeoutMax
+	}
+	return max(time.Duration(queued)*commandTimeoutPerCandidate, CommandTimeoutMin)
+}
+
+// timeOut aborts, as Karpenter's queue does, every executing command whose
+// replacements are not all initialized CommandTimeout after it started:
+// its candidates are uncordoned and stay, its replacements stay too.
+func (c *Controller) timeOut(ctx context.Context) {
+	queued := 0
+	for _, f := range c.disrupt.executing {
+		queued += len(f.cmd.Delete)
+	}
+	limit := CommandTimeout(queued)
+	now := c.now()
+	for _, f := range slices.Clone(c.disrupt.executing) {
+		if now.Sub(f.started) > limit {
+			c.abort(ctx, f, fmt.Sprintf("the replacements were not initialized within %v, the queue's timeout", limit))
+		}
+	}
 }
 
 // poll is one pass of the disruption controller: expiration first (no
@@ -42,6 +80,7 @@ type inFlight struct {
 // validated — Karpenter's methods through consolidation.Evaluate.
 func (c *Controller) poll(ctx context.Context) {
 	c.forgetGone()
+	c.timeOut(ctx)
 	c.expire(ctx)
 	c.detectDrift()
 	if c.disrupt.validating != nil {
@@ -167,7 +206,7 @@ func (c *Controller) validate(ctx context.Context) {
 // initialized (at once when there are none). A replacement that cannot be
 // launched aborts the command and lifts the cordons.
 func (c *Controller) execute(ctx context.Context, cmd consolidation.Command) {
-	f := &inFlight{cmd: cmd}
+	f := &inFlight{cmd: cmd, started: c.now()}
 	c.disrupt.executing = append(c.disrupt.executing, f)
 	for _, name := range cmd.Delete {
 		if n := c.cfg.Cluster.Node(name); n != nil {

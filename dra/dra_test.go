@@ -136,3 +136,92 @@ func TestProblemsNameTheField(t *testing.T) {
 		}
 	}
 }
+
+// A template reference whose claim the claim controller generated reads
+// that claim; one it found no claim needed for claims nothing; one with no
+// status entry yet reads the template.
+func TestTemplateReferencesFollowThePodsStatus(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"},
+		Spec: resourcev1.DeviceClassSpec{Selectors: []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: `device.driver == "gpu.nvidia.com"`}}}}}
+	req := func(n int64) resourcev1.ResourceClaimSpec {
+		return resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "r",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: n}}}}}
+	}
+	tmpl := &resourcev1.ResourceClaimTemplate{ObjectMeta: metav1.ObjectMeta{Name: "tmpl", Namespace: "default"},
+		Spec: resourcev1.ResourceClaimTemplateSpec{Spec: req(1)}}
+	generated := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "p-gpu-x", Namespace: "default"}, Spec: req(2)}
+	tr, problems := New(Objects{DeviceClasses: []*resourcev1.DeviceClass{class}, ResourceClaims: []*resourcev1.ResourceClaim{generated},
+		ResourceClaimTemplates: []*resourcev1.ResourceClaimTemplate{tmpl}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	name := "tmpl"
+	mk := func(podName string, status ...corev1.PodResourceClaimStatus) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: podName, Namespace: "default"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}},
+				ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &name}}},
+			Status: corev1.PodStatus{ResourceClaimStatuses: status}}
+	}
+	gen := "p-gpu-x"
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		want int64
+	}{
+		{mk("none"), 1},
+		{mk("skipped", corev1.PodResourceClaimStatus{Name: "gpu"}), 0},
+		{mk("generated", corev1.PodResourceClaimStatus{Name: "gpu", ResourceClaimName: &gen}), 2},
+	} {
+		out, err := tr.Pod(tc.pod)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.pod.Name, err)
+		}
+		got := out.Spec.Containers[0].Resources.Requests[ResourceDevices]
+		if got.Value() != tc.want {
+			t.Errorf("%s: %d devices requested, want %d", tc.pod.Name, got.Value(), tc.want)
+		}
+	}
+}
+
+// A capacity request (consumable capacity) is refused by field, never
+// read as a whole device.
+func TestCapacityRequestsAreRefused(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
+	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "r",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Count: 1,
+				Capacity: &resourcev1.CapacityRequirements{Requests: map[resourcev1.QualifiedName]resource.Quantity{"memory": resource.MustParse("4Gi")}}}}}}}}
+	_, problems := New(Objects{DeviceClasses: []*resourcev1.DeviceClass{class}, ResourceClaims: []*resourcev1.ResourceClaim{claim}})
+	if len(problems) != 1 || problems[0].Path != "spec.devices.requests[0].exactly.capacity" {
+		t.Fatalf("problems %v, want one at spec.devices.requests[0].exactly.capacity", problems)
+	}
+}
+
+// An allocated claim's node selector holds a pending pod to its nodes; a
+// pod already on a node is not held there, so that a simulation moving it
+// allocates the claim anew, as Karpenter does for the pods of candidates.
+func TestAllocationHoldsOnlyPendingPods(t *testing.T) {
+	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
+	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "r",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Count: 1}}}}},
+		Status: resourcev1.ResourceClaimStatus{Allocation: &resourcev1.AllocationResult{NodeSelector: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n1"}}}}}}}}}
+	tr, problems := New(Objects{DeviceClasses: []*resourcev1.DeviceClass{class}, ResourceClaims: []*resourcev1.ResourceClaim{claim}})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	name := "c"
+	for _, node := range []string{"", "n1"} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p" + node, Namespace: "default"},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c"}},
+				ResourceClaims: []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &name}}}}
+		out, err := tr.Pod(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := out.Spec.Affinity != nil && out.Spec.Affinity.NodeAffinity != nil
+		if held != (node == "") {
+			t.Errorf("pod on node %q: held to the allocation's nodes %v", node, held)
+		}
+	}
+}

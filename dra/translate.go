@@ -131,6 +131,8 @@ func (t *Translator) requests(spec resourcev1.ResourceClaimSpec) ([]request, *fi
 			return nil, &fieldError{path + ".firstAvailable", "Karpenter v1.14 allocates only Exactly requests"}
 		case ex.AllocationMode == resourcev1.DeviceAllocationModeAll:
 			return nil, &fieldError{path + ".exactly.allocationMode", "All is not modelled by karpsim (only ExactCount)"}
+		case ex.Capacity != nil && len(ex.Capacity.Requests) > 0:
+			return nil, &fieldError{path + ".exactly.capacity", "consumable capacity is not modelled by karpsim (devices are allocated whole)"}
 		case ex.AdminAccess != nil && *ex.AdminAccess:
 			return nil, &fieldError{path + ".exactly.adminAccess", "admin access is outside Karpenter's DRA support"}
 		case t.classes[ex.DeviceClassName] == nil:
@@ -274,8 +276,9 @@ const claimLabelPrefix = ResourcePrefix + "claim-"
 // Pod returns the pod as scheduling should see it: without ResourceClaims,
 // requesting its claims' devices as extended resources (a claim shared with
 // other pods only in the pod that allocates it: the first bound one, or the
-// first given), held on the node of a shared claim's allocating pod, and
-// on the nodes an allocated claim's node selector allows. A pod without
+// first given), held on the node of a shared claim's allocating pod, and,
+// unless it is on a node already, on the nodes an allocated claim's node
+// selector allows. A pod without
 // claims is returned as it is; the pod given is never changed. The error
 // is a Problem naming the pod's field.
 func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
@@ -293,7 +296,17 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		}
 		var spec resourcev1.ResourceClaimSpec
 		var claim *resourcev1.ResourceClaim
+		generated, known := generatedClaim(p, pc.Name)
 		switch {
+		case pc.ResourceClaimTemplateName != nil && known && generated == "":
+			// The claim controller found no claim needed: nothing
+			// to allocate, as Karpenter skips it.
+			continue
+		case pc.ResourceClaimTemplateName != nil && known && t.claims[key(p.Namespace, generated)] != nil:
+			// The claim generated for this pod is given: it is the
+			// one allocated, with its status.
+			claim = t.claims[key(p.Namespace, generated)]
+			spec = claim.Spec
 		case pc.ResourceClaimTemplateName != nil:
 			tmpl := t.templates[key(p.Namespace, *pc.ResourceClaimTemplateName)]
 			if tmpl == nil {
@@ -330,7 +343,10 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 				}
 				out.Labels[label] = "allocates"
 			}
-			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil {
+			// A pod already on a node holds the claim there; wherever a
+			// simulation moves it (consolidation, a deleting node),
+			// Karpenter deallocates its claim and allocates it anew.
+			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil && p.Spec.NodeName == "" {
 				requireNodes(out, a.NodeSelector)
 			}
 		}
@@ -364,6 +380,23 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		out.Spec.InitContainers[i].Resources.Claims = nil
 	}
 	return out, nil
+}
+
+// generatedClaim is the name of the claim the claim controller generated
+// for the pod's template reference name, from the pod's
+// status.resourceClaimStatuses: known is false when the status has no
+// entry (no claim generated yet: the template is read instead), and the
+// name is "" when the controller found no claim needed.
+func generatedClaim(p *corev1.Pod, name string) (generated string, known bool) {
+	for _, s := range p.Status.ResourceClaimStatuses {
+		if s.Name == name {
+			if s.ResourceClaimName == nil {
+				return "", true
+			}
+			return *s.ResourceClaimName, true
+		}
+	}
+	return "", false
 }
 
 // Allocates sets the pod that allocates a shared claim, before any other

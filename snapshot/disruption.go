@@ -36,6 +36,9 @@ type Disruption struct {
 	// Snapshot; the caller puts it in the scheduling options consolidation
 	// simulates with.
 	DefaultSpread *scheduling.DefaultSpread
+	// DRA is set when the view models dynamic resource allocation
+	// (Options.DRA): the caller simulates with scheduling.Options.DRA.
+	DRA bool
 }
 
 // Expired is one expired NodeClaim.
@@ -85,7 +88,13 @@ func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption
 	if err != nil {
 		return nil, err
 	}
-	if buffers := SetBufferPods(set, now); len(buffers) > 0 {
+	buffers := SetBufferPods(set, now)
+	if opts.DRA {
+		if err := manifests.JoinProblems(d.applyDRA(set, opts.Origin, buffers)...); err != nil {
+			return nil, err
+		}
+	}
+	if len(buffers) > 0 {
 		d.placeBuffers(buffers)
 	}
 	return d, nil
@@ -96,7 +105,7 @@ func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption
 // adds the virtual pods to the pending ones.
 func (d *Disruption) placeBuffers(buffers []*corev1.Pod) {
 	c := &d.Cluster
-	in := scheduling.Input{Pods: slices.Concat(c.Pending, buffers), DaemonSets: c.DaemonSets}
+	in := scheduling.Input{Pods: slices.Concat(c.Pending, buffers), DaemonSets: c.DaemonSets, Options: scheduling.Options{DRA: d.DRA}}
 	byName := map[string]*consolidation.Node{}
 	for _, n := range c.Nodes {
 		if n.Node != nil && !n.Deleting {

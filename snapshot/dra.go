@@ -86,3 +86,55 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 	translate(s.Buffers)
 	return errs
 }
+
+// applyDRA gives the disruption view's catalogs and nodes their devices and
+// turns the claims of its pods, and of buffers' virtual pods (changed in
+// place), into device requests, as Snapshot.applyDRA does for
+// provisioning: every consolidation simulation then places them as
+// Karpenter's with --ignore-dra-requests=false. Pods already running with
+// a shared claim allocate it.
+func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*corev1.Pod) []error {
+	t, errs := DRATranslator(set, origin)
+	if len(errs) > 0 {
+		return errs
+	}
+	c := &d.Cluster
+	types := map[string]*instancetypes.InstanceType{}
+	for i := range c.NodePools {
+		for _, it := range c.NodePools[i].InstanceTypes {
+			types[it.Name] = it
+		}
+		c.NodePools[i].InstanceTypes = t.Catalog(c.NodePools[i].InstanceTypes)
+	}
+	for _, n := range c.Nodes {
+		if n.Node == nil {
+			continue
+		}
+		n.Node.Capacity, n.Node.Allocatable = t.NodeResources(types[n.Node.Labels[apis.LabelInstanceType]], n.Node.Capacity, n.Node.Allocatable)
+		for _, p := range n.Node.Pods {
+			t.Allocates(p)
+		}
+	}
+	translate := func(pods []*corev1.Pod) {
+		for i, p := range pods {
+			out, err := t.Pod(p)
+			if err != nil {
+				if prob, ok := err.(dra.Problem); ok {
+					err = draError(set.SourceOf, origin, prob)
+				}
+				errs = append(errs, err)
+				continue
+			}
+			pods[i] = out
+		}
+	}
+	for _, n := range c.Nodes {
+		if n.Node != nil {
+			translate(n.Node.Pods)
+		}
+	}
+	translate(c.Pending)
+	translate(buffers)
+	d.DRA = true
+	return errs
+}

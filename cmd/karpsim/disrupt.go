@@ -21,7 +21,9 @@ type disruptOptions struct {
 	at         string
 	output     string
 	spotToSpot bool
-	cluster    clusterOptions
+	// dra models dynamic resource allocation (--ignore-dra-requests=false).
+	dra     bool
+	cluster clusterOptions
 }
 
 // disruptResult is what `karpsim disrupt -o json` prints: the decision of
@@ -71,6 +73,7 @@ and evaluates now unless --at is given.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
+	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: nodes and instance types offer their GPU devices, and pods' ResourceClaims request them wherever consolidation moves them")
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
 	return cmd
@@ -102,7 +105,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	if err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
-	snapOpts := snapshot.Options{Origin: origin, MaxPods: opts.cluster.limits.pods}
+	snapOpts := snapshot.Options{Origin: origin, MaxPods: opts.cluster.limits.pods, DRA: opts.dra}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
@@ -112,7 +115,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	}
 	printWarnings(stderr, d.Warnings)
 	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}})
 	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
 	if result.Expiring == nil {
 		result.Expiring = []snapshot.Expired{}
