@@ -195,6 +195,11 @@ func NormalizeLabel(key string) string {
 // WellKnownLabels returns the sorted well-known label keys.
 func WellKnownLabels() []string { return slices.Clone(wellKnownLabels) }
 
+// reservedLabelDomains are the domains Karpenter (karpenter.sh) and its
+// AWS provider (karpenter.k8s.aws) reserve: a NodePool or a pod may use
+// only their well-known labels.
+var reservedLabelDomains = []string{"karpenter.k8s.aws", "karpenter.sh"}
+
 // RestrictedLabelDomains returns the sorted restricted label domains.
 func RestrictedLabelDomains() []string { return slices.Clone(restrictedLabelDomains) }
 
@@ -225,17 +230,18 @@ func IsRestrictedNodeLabel(key string) bool {
 	return slices.Contains(restrictedLabels, key)
 }
 
-// IsRestrictedLabel reports whether a NodePool requirement or a pod selector
-// may not use key: every restricted node label except the well-known ones.
-func IsRestrictedLabel(key string) bool {
-	return !IsWellKnownLabel(key) && IsRestrictedNodeLabel(key)
-}
+// IsRestrictedLabel reports whether a NodePool's requirement or template
+// label may not use key: what Karpenter's runtime validation and its CRDs
+// refuse, the selector labels its scheduler refuses (see
+// IsRestrictedSelectorLabel). Labels in the kubernetes.io and k8s.io
+// domains are allowed, as upstream allows them.
+func IsRestrictedLabel(key string) bool { return IsRestrictedSelectorLabel(key) }
 
 // IsRestrictedSelectorLabel reports whether Karpenter's scheduler refuses
 // a pod that selects on key: kubernetes.io/hostname, and keys in the
 // karpenter.sh and karpenter.k8s.aws domains that are not well-known. Keys
-// in the kubernetes.io and k8s.io domains, which a NodePool may not set
-// (IsRestrictedLabel), a pod may still select on.
+// in the kubernetes.io and k8s.io domains a pod may select on, though
+// Karpenter does not set them on a node itself (IsRestrictedNodeLabel).
 func IsRestrictedSelectorLabel(key string) bool {
 	if IsWellKnownLabel(key) {
 		return false
@@ -244,7 +250,7 @@ func IsRestrictedSelectorLabel(key string) bool {
 		return true
 	}
 	domain := LabelDomain(key)
-	for _, reserved := range []string{"karpenter.sh", "karpenter.k8s.aws"} {
+	for _, reserved := range reservedLabelDomains {
 		if domain == reserved || strings.HasSuffix(domain, "."+reserved) {
 			return true
 		}

@@ -63,7 +63,7 @@ func TestNodePoolSetDefaults(t *testing.T) {
 
 func TestNodePoolValidate(t *testing.T) {
 	require.NoError(t, validNodePool().Validate())
-	restricted := `its domain %q is reserved (k8s.io, karpenter.k8s.aws, karpenter.sh, kubernetes.io); use a well-known label or a key outside these domains (kops.k8s.io, node-restriction.kubernetes.io, node.kubernetes.io are allowed)`
+	restricted := `its domain %q is reserved (karpenter.k8s.aws, karpenter.sh); use a well-known label or a key outside these domains`
 	cases := []struct {
 		name   string
 		change func(*NodePool)
@@ -82,6 +82,10 @@ func TestNodePoolValidate(t *testing.T) {
 		{"restricted custom key in karpenter.sh", func(np *NodePool) {
 			np.Spec.Template.Spec.Requirements[2].Key = "karpenter.sh/custom"
 		}, []string{`spec.template.spec.requirements[2].key: label "karpenter.sh/custom" is restricted: ` + strings.ReplaceAll(restricted, "%q", `"karpenter.sh"`)}},
+		{"kubernetes.io and k8s.io labels are allowed, as upstream allows them", func(np *NodePool) {
+			np.Spec.Template.Spec.Requirements[2].Key = "kubernetes.io/test"
+			np.Spec.Template.ObjectMeta.Labels["subdomain.k8s.io/test"] = "x"
+		}, nil},
 		{"template label karpenter.sh/capacity-type is well known", func(np *NodePool) {
 			np.Spec.Template.ObjectMeta.Labels[LabelCapacityType] = "spot"
 		}, nil},

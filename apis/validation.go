@@ -163,8 +163,8 @@ func restrictedLabelMessage(k string) string {
 	if k == LabelHostname {
 		return fmt.Sprintf("label %q is restricted: Karpenter sets it to each node's own name", k)
 	}
-	return fmt.Sprintf("label %q is restricted: its domain %q is reserved (%s); use a well-known label or a key outside these domains (%s are allowed)",
-		k, LabelDomain(k), strings.Join(restrictedLabelDomains, ", "), strings.Join(sortedCopy(labelDomainExceptions), ", "))
+	return fmt.Sprintf("label %q is restricted: its domain %q is reserved (%s); use a well-known label or a key outside these domains",
+		k, LabelDomain(k), strings.Join(reservedLabelDomains, ", "))
 }
 
 // validateIntegerValue checks the single non-negative integer that Gt, Lt,

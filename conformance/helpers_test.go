@@ -171,7 +171,7 @@ func (c *cluster) evaluate() consolidation.Decision {
 }
 
 func (c *cluster) evaluateAt(t time.Time) consolidation.Decision {
-	return consolidation.Evaluate(c.Cluster, t, c.opts)
+	return evaluateCase(c.Cluster, t, c.opts)
 }
 
 // execute does what the controller does once a command's replacements are

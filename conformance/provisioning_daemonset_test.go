@@ -61,7 +61,10 @@ var _ = register("provisioning",
 			np.Spec.Template.Spec.StartupTaints = []corev1.Taint{{Key: "foo.com/taint", Effect: corev1.TaintEffectNoSchedule}}
 		})},
 	conformanceCase{Name: "daemonset-too-large", Run: withDaemons([]*corev1.Pod{daemon("ds", requests("cpu", "10000", "memory", "10000Gi"))}, ppod("p"), "", "")},
-	conformanceCase{Name: "daemonset-pod-spec", Run: withDaemons([]*corev1.Pod{daemon("ds", twoCPUDaemon...)},
+	// The DaemonSet's pod asks for 2 CPUs and 2Gi; through the door its
+	// template, as written upstream, asks for 4 and 4Gi.
+	conformanceCase{Name: "daemonset-pod-spec", Run: withDaemons([]*corev1.Pod{daemonWithTemplate(daemon("ds-newest", twoCPUDaemon...),
+		daemon("ds-newest", requests("cpu", "4", "memory", "4Gi")))},
 		ppod("p", requests("cpu", "1", "memory", "1Gi"), nodeSelector(apis.LabelNodePool, "default")), "4", "4Gi")},
 	conformanceCase{Name: "daemonset-limits-as-requests", Run: withDaemons([]*corev1.Pod{daemon("ds", requests("cpu", "1"), limits("cpu", "10000", "memory", "10000Gi"))},
 		ppod("p"), "", "")},

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -133,7 +134,7 @@ var _ = register("provisioning",
 		var refused []*corev1.Pod
 		for _, kv := range [][2]string{{apis.LabelNodePool, "unknown"}, {apis.LabelTopologyZone, "unknown"}, {apis.LabelInstanceType, "unknown"},
 			{apis.LabelArch, "unknown"}, {apis.LabelOS, "unknown"}, {apis.LabelCapacityType, "unknown"}, {"foo", "bar"}} {
-			refused = append(refused, ppod("not-"+kv[0], nodeSelector(kv[0], kv[1])))
+			refused = append(refused, ppod("not-"+strings.NewReplacer("/", "-", ".", "-").Replace(kv[0]), nodeSelector(kv[0], kv[1])))
 		}
 		w.provision(refused...)
 		require.Equal(t, 0, countScheduled(refused))
@@ -154,7 +155,7 @@ var _ = register("provisioning",
 		var refused []*corev1.Pod
 		for _, kv := range [][2]string{{apis.LabelNodePool, "unknown"}, {apis.LabelTopologyZone, "unknown"}, {apis.LabelInstanceType, "unknown"},
 			{apis.LabelArch, "unknown"}, {apis.LabelOS, "unknown"}, {apis.LabelCapacityType, "unknown"}, {"foo", "bar"}} {
-			refused = append(refused, ppod("not-"+kv[0], nodeRequirements(in(kv[0], kv[1]))))
+			refused = append(refused, ppod("not-"+strings.NewReplacer("/", "-", ".", "-").Replace(kv[0]), nodeRequirements(in(kv[0], kv[1]))))
 		}
 		w.provision(refused...)
 		require.Equal(t, 0, countScheduled(refused))

@@ -84,7 +84,7 @@ func rescheduled(name, fails string, want bool, docs ...string) conformanceCase 
 			t.Fatalf("pod p provisioned for: %v, want %v", got, want)
 		}
 		if want {
-			res := scheduling.Solve(scheduling.Input{Pods: snap.Pending, Nodes: snap.Nodes, NodePools: snap.NodePools, DaemonSets: snap.DaemonSets})
+			res := solveRead(scheduling.Input{Pods: snap.Pending, Nodes: snap.Nodes, NodePools: snap.NodePools, DaemonSets: snap.DaemonSets})
 			if len(res.NodeClaims) != 1 || len(res.Unschedulable) != 0 {
 				t.Fatalf("want one new node for the pod: %s", describe(res))
 			}
@@ -160,7 +160,7 @@ var _ = register("scheduling", conformanceCase{Name: "zeroed-extended-resource-u
 	if err != nil {
 		t.Fatalf("snapshot: %v", err)
 	}
-	res := scheduling.Solve(scheduling.Input{Pods: snap.Pending, Nodes: snap.Nodes, NodePools: snap.NodePools, DaemonSets: snap.DaemonSets})
+	res := solveRead(scheduling.Input{Pods: snap.Pending, Nodes: snap.Nodes, NodePools: snap.NodePools, DaemonSets: snap.DaemonSets})
 	if len(res.Bindings) != 1 || res.Bindings[0].Node != "starting" || len(res.NodeClaims) != 0 {
 		t.Fatalf("want the pod on the starting node and no new node: %s", describe(res))
 	}

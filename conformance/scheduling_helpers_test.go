@@ -122,7 +122,7 @@ func newWorldOf(catalog instancetypes.Catalog, pools ...*apis.NodePool) *schedWo
 func (w *schedWorld) solve(pods ...*corev1.Pod) scheduling.Result {
 	in := w.in
 	in.Pods = append(slices.Clone(in.Pods), pods...)
-	return scheduling.Solve(in)
+	return solveCase(in)
 }
 
 // unschedPod is upstream's pending test pod: it asks for nothing unless

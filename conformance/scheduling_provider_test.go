@@ -29,7 +29,7 @@ func refusedFor(t *T, w *schedWorld, opts scheduling.Options, p *corev1.Pod, why
 	in := w.in
 	in.Options = opts
 	in.Pods = []*corev1.Pod{p}
-	res := scheduling.Solve(in)
+	res := solveCase(in)
 	if len(res.NodeClaims) != 0 {
 		t.Fatalf("want no NodeClaim: %s", describe(res))
 	}
@@ -106,7 +106,7 @@ var _ = register("scheduling",
 		cpuOf := func(opts scheduling.Options) int64 {
 			in := w.in
 			in.Options, in.Pods = opts, []*corev1.Pod{app}
-			c := claimOf(t, scheduling.Solve(in), app)
+			c := claimOf(t, solveCase(in), app)
 			it, ok := w.catalog.Get(c.InstanceTypeOptions[0])
 			if !ok {
 				t.Fatalf("no type %s", c.InstanceTypeOptions[0])

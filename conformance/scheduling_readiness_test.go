@@ -51,7 +51,7 @@ var _ = register("scheduling",
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
-		res := scheduling.Solve(snap.Input(scheduling.Options{}))
+		res := solveRead(snap.Input(scheduling.Options{}))
 		if len(res.NodeClaims) != 0 || len(res.Unschedulable) != 1 {
 			t.Fatalf("want pod p pending and no new node: %s", describe(res))
 		}

@@ -253,7 +253,7 @@ var _ = register("topology",
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.Name}}}}
 		})
-		res := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{withPVC}, Nodes: w.nodes, NodePools: w.pools,
+		res := solveCase(scheduling.Input{Pods: []*corev1.Pod{withPVC}, Nodes: w.nodes, NodePools: w.pools,
 			PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{pvc}, PersistentVolumes: []*corev1.PersistentVolume{pv}})
 		require.Empty(t, res.Unschedulable)
 		zone := ""

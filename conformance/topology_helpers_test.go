@@ -148,7 +148,7 @@ func (w *world) setPool(np *apis.NodePool) {
 // provision solves for pods, binds them where the result says, and turns
 // each new NodeClaim into an initialized node of its launch choice.
 func (w *world) provision(pods ...*corev1.Pod) scheduling.Result {
-	res := scheduling.Solve(scheduling.Input{Pods: pods, Nodes: w.nodes, NodePools: w.pools, DaemonSets: w.daemons, Options: w.opts,
+	res := solveCase(scheduling.Input{Pods: pods, Nodes: w.nodes, NodePools: w.pools, DaemonSets: w.daemons, Options: w.opts,
 		PersistentVolumeClaims: w.pvcs, PersistentVolumes: w.pvs, StorageClasses: w.classes})
 	w.last = res
 	byName := map[string]*corev1.Pod{}

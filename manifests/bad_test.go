@@ -66,7 +66,7 @@ const (
 	ncPath  = "bad.yaml: EC2NodeClass/default: "
 )
 
-const restrictedDomains = `is reserved (k8s.io, karpenter.k8s.aws, karpenter.sh, kubernetes.io); use a well-known label or a key outside these domains (kops.k8s.io, node-restriction.kubernetes.io, node.kubernetes.io are allowed)`
+const restrictedDomains = `is reserved (karpenter.k8s.aws, karpenter.sh); use a well-known label or a key outside these domains`
 
 var badManifests = []struct {
 	name     string
@@ -119,8 +119,11 @@ var badManifests = []struct {
 		errors: []string{reqPath + `key: label "karpenter.k8s.aws/foo" is restricted: its domain "karpenter.k8s.aws" ` + restrictedDomains}},
 	{name: "requirement key with bad syntax", yaml: nodePool(req("{key: 'example.com/a b', operator: Exists}")),
 		errors: []string{reqPath + `key: "example.com/a b" is not a valid label key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`}},
-	{name: "restricted template label", yaml: nodePool(map[string]string{"labels": "{kubernetes.io/role: worker, node.kubernetes.io/role: worker}"}),
-		errors: []string{np + `spec.template.metadata.labels[kubernetes.io/role]: label "kubernetes.io/role" is restricted: its domain "kubernetes.io" ` + restrictedDomains}},
+	{name: "restricted template label", yaml: nodePool(map[string]string{"labels": "{karpenter.k8s.aws/role: worker, node.kubernetes.io/role: worker}"}),
+		errors: []string{np + `spec.template.metadata.labels[karpenter.k8s.aws/role]: label "karpenter.k8s.aws/role" is restricted: its domain "karpenter.k8s.aws" ` + restrictedDomains}},
+	// Upstream's CRD and runtime validation reserve karpenter.sh and
+	// karpenter.k8s.aws only (issue 28: found through the conformance door).
+	{name: "kubernetes.io template label is allowed", yaml: nodePool(map[string]string{"labels": "{kubernetes.io/role: worker}"})},
 	{name: "template label karpenter.sh/nodepool", yaml: nodePool(map[string]string{"labels": "{karpenter.sh/nodepool: other}"}),
 		errors: []string{np + `spec.template.metadata.labels[karpenter.sh/nodepool]: label "karpenter.sh/nodepool" is restricted: Karpenter sets it to the NodePool's name on every node`}},
 	{name: "template label value that YAML reads as a boolean", yaml: nodePool(map[string]string{"labels": "{spot: yes}"}),
