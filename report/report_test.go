@@ -13,17 +13,16 @@ import (
 	"image/png"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/karpsim/karpsim/internal/chromium"
 	"github.com/karpsim/karpsim/simulator"
 	"github.com/karpsim/karpsim/sweep"
 )
@@ -184,10 +183,7 @@ func TestReportEscapesNames(t *testing.T) {
 // script runs, and the screenshot is not blank. With -update the
 // screenshots are written to docs/ for README.md.
 func TestReportsRenderInChromium(t *testing.T) {
-	browser := findChromium()
-	if browser == "" {
-		t.Skip("no Chromium: install it to test the reports in a browser (Debian: apt-get install chromium)")
-	}
+	browser := chromium.Require(t)
 	dir := t.TempDir()
 	pages := map[string]func() ([]byte, error){
 		"simulate": func() ([]byte, error) { return Simulate(simulate(t, "daily-traffic", 0)) },
@@ -204,9 +200,9 @@ func TestReportsRenderInChromium(t *testing.T) {
 			require.NoError(t, err)
 			file := filepath.Join(dir, name+".html")
 			require.NoError(t, os.WriteFile(file, html, 0o644))
-			dom, logs := runChromium(t, browser, dir, "--dump-dom", "file://"+file)
+			dom, logs := chromium.Run(t, browser, dir, "--dump-dom", "file://"+file)
 			assert.Contains(t, dom, `data-rendered="yes"`, "the page's script ran")
-			noConsoleErrors(t, logs)
+			chromium.NoConsoleErrors(t, logs)
 			if name != "sweep" {
 				// The decision filter ran: every decision shown, then only
 				// the emptiness ones when the link asks for them.
@@ -215,18 +211,18 @@ func TestReportsRenderInChromium(t *testing.T) {
 				assert.Contains(t, dom, fmt.Sprintf("%d of %d decisions shown", all, all))
 				empties := strings.Count(string(html), `<tr data-method="emptiness"`)
 				require.Positive(t, empties)
-				dom, logs = runChromium(t, browser, dir, "--dump-dom", "file://"+file+"#method=emptiness")
-				noConsoleErrors(t, logs)
+				dom, logs = chromium.Run(t, browser, dir, "--dump-dom", "file://"+file+"#method=emptiness")
+				chromium.NoConsoleErrors(t, logs)
 				assert.Contains(t, dom, fmt.Sprintf("%d of %d decisions shown", empties, all))
 				assert.Len(t, regexp.MustCompile(`<tr data-method="[^"]*" data-removed="[01]" hidden="">`).FindAllString(dom, -1), all-empties, "rows of other methods are hidden")
 			}
 			shot := filepath.Join(dir, name+".png")
-			runChromium(t, browser, dir, "--screenshot="+shot, "--window-size=1100,1500", "file://"+file)
+			chromium.Run(t, browser, dir, "--screenshot="+shot, "--window-size=1100,1500", "file://"+file)
 			data, err := os.ReadFile(shot)
 			require.NoError(t, err)
 			img, err := png.Decode(bytes.NewReader(data))
 			require.NoError(t, err)
-			assert.Greater(t, inkedFraction(img), 0.02, "the screenshot is blank")
+			assert.Greater(t, chromium.InkedFraction(img), 0.02, "the screenshot is blank")
 			if *updateScreenshots {
 				// Down to its 256 commonest colours and at the best
 				// compression: README's images stay small.
@@ -236,41 +232,6 @@ func TestReportsRenderInChromium(t *testing.T) {
 			}
 		})
 	}
-}
-
-// noConsoleErrors asserts that Chromium's log has no console message and
-// no script error.
-func noConsoleErrors(t *testing.T, logs string) {
-	t.Helper()
-	for _, line := range strings.Split(logs, "\n") {
-		assert.NotContains(t, line, ":CONSOLE", "console message: %s", line)
-		assert.NotContains(t, line, "Uncaught", "script error: %s", line)
-	}
-}
-
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	return ""
-}
-
-// runChromium runs headless Chromium with the flags a sandboxed test
-// machine needs, returning standard output and its log.
-func runChromium(t *testing.T, browser, dir string, args ...string) (string, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
-		"--enable-logging=stderr", "--v=0", "--user-data-dir=" + filepath.Join(dir, "profile")}
-	cmd := exec.CommandContext(ctx, browser, append(base, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), stderr.String())
-	return stdout.String(), stderr.String()
 }
 
 // commonColours maps an image onto its 256 commonest colours, each pixel
@@ -294,21 +255,6 @@ func commonColours(img image.Image) *image.Paletted {
 	out := image.NewPaletted(b, pal)
 	draw.Draw(out, b, img, b.Min, draw.Src)
 	return out
-}
-
-// inkedFraction is the share of pixels that are not near white.
-func inkedFraction(img image.Image) float64 {
-	b := img.Bounds()
-	inked := 0
-	for y := b.Min.Y; y < b.Max.Y; y += 2 {
-		for x := b.Min.X; x < b.Max.X; x += 2 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if r < 0xE000 || g < 0xE000 || bl < 0xE000 {
-				inked++
-			}
-		}
-	}
-	return float64(inked) / float64((b.Dx()/2)*(b.Dy()/2))
 }
 
 var updateScreenshots = flag.Bool("update", false, "write the Chromium screenshots to docs/ for README.md")

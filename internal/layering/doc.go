@@ -6,6 +6,7 @@
 //
 //	0  apis, pricing, workloads                 API types and rules, prices, synthetic pods
 //	   internal/fields                          why a document does not fit its Go type
+//	   internal/chromium                        headless Chromium for the tests that look at pages
 //	1  requirements, resources, budgets,        the algebra of labels and resources, budgets,
 //	   manifests                                reading YAML into typed objects
 //	2  instancetypes                            instance types and offerings
