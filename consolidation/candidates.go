@@ -100,7 +100,7 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 	n.poolName = in.Node.Labels[apis.LabelNodePool]
 	n.pool = e.pools[n.poolName]
 	n.pods = slices.Clone(in.Node.Pods)
-	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return cmp.Compare(apis.PodKey(a), apis.PodKey(b)) })
+	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return apis.ComparePodKeys(a, b) })
 	for _, p := range n.pods {
 		if isReschedulable(p) {
 			n.reschedulable = append(n.reschedulable, p)

@@ -352,7 +352,7 @@ func (b *builder) addPDBs() {
 	}
 }
 
-func comparePods(a, b *corev1.Pod) int { return cmp.Compare(apis.PodKey(a), apis.PodKey(b)) }
+func comparePods(a, b *corev1.Pod) int { return apis.ComparePodKeys(a, b) }
 
 // objectLabel names an object the way manifests' errors do.
 func objectLabel(kind, namespace, name string) string {

@@ -27,7 +27,15 @@ var nodeShapes = []nodeShape{
 // apps. Most nodes are well used; one in ten holds a single small pod. It is
 // written the way people write manifests by hand (flow style, no status
 // karpsim does not read), about 5.8 KB a node.
-func DisruptionCluster(w io.Writer, nodes int) error {
+func DisruptionCluster(w io.Writer, nodes int) error { return DisruptionClusterOf(w, nodes, 7) }
+
+// DisruptionClusterOf writes the cluster DisruptionCluster writes with
+// podsPerNode bound pods on each well-used node instead of seven (the
+// under-used tenth still holds one), sharing each node's fill among them.
+func DisruptionClusterOf(w io.Writer, nodes, podsPerNode int) error {
+	if podsPerNode < 1 {
+		return fmt.Errorf("clusterdump: %d pods a node: give at least 1", podsPerNode)
+	}
 	rng := rand.New(rand.NewPCG(uint64(nodes), 7))
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString(nodeClass)
@@ -111,15 +119,15 @@ status:
     - {type: Registered, status: "True", reason: Registered, lastTransitionTime: "%[2]s"}
     - {type: Initialized, status: "True", reason: Initialized, lastTransitionTime: "%[2]s"}
 `, node, created, labels, provider, shape.capacity, shape.allocatable, claim, shape.name)
-		pods := 7
+		pods := podsPerNode
 		fill := 0.55 + 0.4*rng.Float64()
 		if i%10 == 9 {
 			pods, fill = 1, 0.05
 		}
 		for p := range pods {
 			a := apps[rng.IntN(len(apps))]
-			cpu := int(float64(shape.cpuMilli) * fill / 7)
-			mem := int(float64(shape.memMi) * fill / 7)
+			cpu := int(float64(shape.cpuMilli) * fill / float64(podsPerNode))
+			mem := int(float64(shape.memMi) * fill / float64(podsPerNode))
 			fmt.Fprintf(bw, `---
 apiVersion: v1
 kind: Pod

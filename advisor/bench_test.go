@@ -1,0 +1,41 @@
+package advisor
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/karpsim/karpsim/internal/clusterdump"
+	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/snapshot"
+)
+
+// BenchmarkEvaluate is one evaluation after a change: the snapshot of the
+// cluster, the plan for the pending pods and the disruption decision, on
+// clusterdump's disruption clusters. Issue 31's target: 5,000 nodes and
+// 50,000 pods in at most 2 s, in at most 1 GiB (heap-MiB reports the live
+// heap after the evaluation, the objects included).
+func BenchmarkEvaluate(b *testing.B) {
+	for _, size := range []struct{ nodes, podsPerNode int }{{500, 11}, {5000, 11}} {
+		var dump bytes.Buffer
+		require.NoError(b, clusterdump.DisruptionClusterOf(&dump, size.nodes, size.podsPerNode))
+		set, err := manifests.Decode("cluster.yaml", dump.Bytes())
+		require.NoError(b, err)
+		_, at := snapshot.TimeRange(set)
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", size.nodes, len(set.Pods)), func(b *testing.B) {
+			var a *Answer
+			for b.Loop() {
+				a, err = Evaluate(set, Options{}, at)
+				require.NoError(b, err)
+			}
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
+			require.Len(b, a.Nodes, size.nodes)
+		})
+	}
+}
