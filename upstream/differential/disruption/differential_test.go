@@ -1,0 +1,119 @@
+package disruption
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	seeds     = flag.Int("seeds", 60, "how many seeds the differential run compares (from -first-seed)")
+	firstSeed = flag.Uint64("first-seed", 1, "the first seed of the differential run")
+	runs      = flag.Int("runs", 3, "how many times Karpenter decides on each seed (it is not deterministic everywhere)")
+	verbose   = flag.Bool("show", false, "print every seed's outcomes, not only divergences")
+	explain   = flag.Bool("explain", false, "print Karpenter's events (why not) for each divergent seed")
+	dumpDir   = flag.String("dump", "", "write each divergent seed's cluster YAML to this directory")
+)
+
+// minAgreement is the share of seeds on which karpsim's command must be
+// one Karpenter gives. Measured: see docs/fidelity.md ("Differential runs:
+// disruption"); the threshold sits just under the measurement so that a
+// regression fails the test.
+const minAgreement = 0.95
+
+// TestDifferential runs Karpenter v1.15.0's disruption methods and karpsim's
+// disruption evaluation on random clusters and compares their commands.
+// go test -run TestDifferential -seeds N runs N seeds and prints the
+// agreement and each divergent seed.
+func TestDifferential(t *testing.T) {
+	bin, err := FindBinaries()
+	if err != nil {
+		t.Skipf("the differential disruption run needs a real API server: %v", err)
+	}
+	u, err := StartUpstream(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	catalog, err := karpsimCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var agree, varied int
+	var divergent []uint64
+	for seed := *firstSeed; seed < *firstSeed+uint64(*seeds); seed++ {
+		created := time.Now().UTC().Truncate(time.Second)
+		now := created.Add(3 * time.Hour)
+		c := Generate(seed, created)
+		if err := u.Load(c, now); err != nil {
+			t.Fatalf("seed %d: loading the cluster: %v", seed, err)
+		}
+		outcomes := map[string]bool{}
+		var first string
+		for range *runs {
+			cmds, err := u.Decide()
+			if err != nil {
+				t.Fatalf("seed %d: Karpenter: %v", seed, err)
+			}
+			o := Outcome(cmds)
+			if first == "" {
+				first = o
+			}
+			outcomes[o] = true
+		}
+		if len(outcomes) > 1 {
+			varied++
+		}
+		manifest, err := u.Dump()
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		cmds, err := Karpsim(manifest, catalog, now)
+		if err != nil {
+			t.Fatalf("seed %d: karpsim refused the cluster: %v", seed, err)
+		}
+		mine := Outcome(cmds)
+		switch {
+		case outcomes[mine]:
+			agree++
+			if *verbose {
+				t.Logf("seed %d: %s", seed, mine)
+			}
+		default:
+			divergent = append(divergent, seed)
+			t.Logf("seed %d diverges:\n  Karpenter: %s\n  karpsim:   %s", seed, indent(slices.Sorted(mapKeys(outcomes))), mine)
+			if *explain {
+				_, events, _ := u.Explain()
+				t.Logf("seed %d: Karpenter's events:\n  %s", seed, strings.Join(events, "\n  "))
+			}
+			if *dumpDir != "" {
+				_ = os.WriteFile(fmt.Sprintf("%s/seed-%d.yaml", *dumpDir, seed), manifest, 0o644)
+			}
+		}
+	}
+	rate := float64(agree) / float64(*seeds)
+	t.Logf("disruption differential: %d of %d seeds agree (%.2f%%); Karpenter varied on %d; divergent seeds %v; %s",
+		agree, *seeds, 100*rate, varied, divergent, time.Since(start).Round(time.Second))
+	if rate < minAgreement {
+		t.Errorf("agreement %.2f%% is below %.0f%%", 100*rate, 100*minAgreement)
+	}
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func indent(outcomes []string) string {
+	return strings.ReplaceAll(strings.Join(outcomes, "\n  or:        "), "\n", "\n             ")
+}
