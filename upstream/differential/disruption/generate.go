@@ -89,7 +89,25 @@ func Generate(seed uint64, at time.Time) *Cluster {
 	for _, pdb := range c.PDBs {
 		setPDBStatus(pdb, c.Pods)
 	}
+	limitPools(r, c)
 	return c
+}
+
+// limitPools gives one NodePool in five a CPU limit a few cores above what
+// its nodes have, so that some replacements do not fit under it.
+func limitPools(r *rand.Rand, c *Cluster) {
+	for _, np := range c.NodePools {
+		if r.IntN(5) != 0 {
+			continue
+		}
+		var cores int64
+		for _, n := range c.Nodes {
+			if n.Labels[karpv1.NodePoolLabelKey] == np.Name {
+				cores += n.Status.Capacity.Cpu().Value()
+			}
+		}
+		np.Spec.Limits = karpv1.Limits{corev1.ResourceCPU: *resource.NewQuantity(cores+int64(r.IntN(9)), resource.DecimalSI)}
+	}
 }
 
 // setPDBStatus writes the status kube-controller-manager's disruption
@@ -244,14 +262,18 @@ func generateNode(r *rand.Rand, i int, p poolShape, at time.Time) (*corev1.Node,
 		corev1.LabelOSStable:           string(corev1.Linux),
 		corev1.LabelHostname:           name,
 	}
+	var nodeAnnotations map[string]string
 	nodeLabels := map[string]string{karpv1.NodeRegisteredLabelKey: "true", karpv1.NodeInitializedLabelKey: "true"}
 	for k, v := range labels {
 		nodeLabels[k] = v
 	}
+	if r.IntN(30) == 0 {
+		nodeAnnotations = map[string]string{karpv1.DoNotDisruptAnnotationKey: "true"}
+	}
 	stamp := metav1.NewTime(at)
 	node := &corev1.Node{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: nodeLabels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: nodeLabels, Annotations: nodeAnnotations},
 		Spec:       corev1.NodeSpec{ProviderID: providerID},
 		Status: corev1.NodeStatus{
 			Phase:       corev1.NodeRunning,

@@ -9,16 +9,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	"github.com/awslabs/operatorpkg/status"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
@@ -111,6 +114,7 @@ func StartUpstream(bin Binaries) (*Upstream, error) {
 		os.RemoveAll(assets)
 		return nil, err
 	}
+	log.SetLogger(logr.Discard())
 	ctx := options.ToContext(context.Background(), test.Options())
 	u := &Upstream{env: env, assets: assets, client: c, ctx: ctx, clock: clocktesting.NewFakeClock(time.Now())}
 	u.cloud = &cloudProvider{CloudProvider: fake.NewCloudProvider()}
@@ -157,20 +161,26 @@ func (u *Upstream) Load(c *Cluster, now time.Time) error {
 			return err
 		}
 	}
+	// Claims, nodes and pods are created a few at a time: the API server
+	// answers concurrent requests, and loading is most of a seed's time.
+	var jobs []func() error
 	for _, nc := range c.NodeClaims {
-		if err := createWithStatus(u.ctx, u.client, nc.DeepCopy(), func(o *karpv1.NodeClaim) { o.Status = nc.Status }); err != nil {
-			return err
-		}
+		jobs = append(jobs, func() error {
+			return createWithStatus(u.ctx, u.client, nc.DeepCopy(), func(o *karpv1.NodeClaim) { o.Status = nc.Status })
+		})
 	}
 	for _, n := range c.Nodes {
-		if err := createWithStatus(u.ctx, u.client, n.DeepCopy(), func(o *corev1.Node) { o.Status = n.Status }); err != nil {
-			return err
-		}
+		jobs = append(jobs, func() error {
+			return createWithStatus(u.ctx, u.client, n.DeepCopy(), func(o *corev1.Node) { o.Status = n.Status })
+		})
 	}
 	for _, p := range c.Pods {
-		if err := createWithStatus(u.ctx, u.client, p.DeepCopy(), func(o *corev1.Pod) { o.Status = p.Status }); err != nil {
-			return err
-		}
+		jobs = append(jobs, func() error {
+			return createWithStatus(u.ctx, u.client, p.DeepCopy(), func(o *corev1.Pod) { o.Status = p.Status })
+		})
+	}
+	if err := parallel(8, jobs); err != nil {
+		return err
 	}
 	ncd := nodeclaimdisruption.NewController(u.clock, u.client, u.cloud)
 	for _, nc := range c.NodeClaims {
@@ -183,6 +193,26 @@ func (u *Upstream) Load(c *Cluster, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// parallel runs the jobs on n goroutines and returns the first error.
+func parallel(n int, jobs []func() error) error {
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = jobs[i]()
+			}
+		})
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func createWithStatus[T client.Object](ctx context.Context, c client.Client, obj T, setStatus func(T)) error {
