@@ -27,3 +27,23 @@ func TestConsolidationFreesTheCandidatesCapacityUnderTheLimits(t *testing.T) {
 	d := Evaluate(Cluster{Nodes: []*Node{big, other, gone}, NodePools: pools(np)}, now, Options{})
 	assert.Equal(t, []string{"single-node-consolidation delete=[big] replace=[fake-it-3 spot]"}, summary(d))
 }
+
+// A replacement goes to the first NodePool, in Karpenter's order, that can
+// take the pods, even when only its dear types can: here pool b (tried
+// before a, names descending) fits the 3-CPU pod on its 8-CPU type only,
+// which is dearer than the candidate, so nothing is consolidated; a
+// simulation that offered only the types cheaper than the candidate would
+// have skipped b and replaced the node in pool a. Found by the differential
+// run against Karpenter v1.15.0 (seed 100014).
+func TestConsolidationReplacesInTheFirstPoolThatFitsNotTheFirstCheapOne(t *testing.T) {
+	a := newPool("a", withRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpIn, "fake-it-3", "fake-it-5"))
+	b := newPool("b", withRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpIn, "fake-it-0", "fake-it-7"))
+	n := newNode("n", "a", 6, apis.CapacityTypeOnDemand, pods(1, "web", "3"))
+	d := Evaluate(Cluster{Nodes: []*Node{n}, NodePools: pools(a, b)}, now, Options{})
+	requireNoCommand(t, d)
+	assert.Contains(t, verdict(t, d, "n").Reason, "cheaper")
+
+	// Without pool b the node is replaced in a.
+	d = Evaluate(Cluster{Nodes: []*Node{n}, NodePools: pools(a)}, now, Options{})
+	assert.Equal(t, []string{"single-node-consolidation delete=[n] replace=[fake-it-3 spot]"}, summary(d))
+}
