@@ -92,6 +92,7 @@ func (cloudProvider) GetSupportedNodeClasses() []status.Object {
 // StartUpstream starts the API server and etcd and installs Karpenter's
 // CRDs. Stop it when done.
 func StartUpstream(bin Binaries) (*Upstream, error) {
+	log.SetLogger(logr.Discard())
 	assets, err := os.MkdirTemp("", "karpsim-differential-")
 	if err != nil {
 		return nil, err
@@ -114,7 +115,6 @@ func StartUpstream(bin Binaries) (*Upstream, error) {
 		os.RemoveAll(assets)
 		return nil, err
 	}
-	log.SetLogger(logr.Discard())
 	ctx := options.ToContext(context.Background(), test.Options())
 	u := &Upstream{env: env, assets: assets, client: c, ctx: ctx, clock: clocktesting.NewFakeClock(time.Now())}
 	u.cloud = &cloudProvider{CloudProvider: fake.NewCloudProvider()}
