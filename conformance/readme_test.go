@@ -215,7 +215,28 @@ func render(invs []inventory, files [][]row) ([]byte, tally) {
 		}
 		fmt.Fprintln(&b)
 	}
+	b.Write(differentialNotes())
 	return b.Bytes(), total
+}
+
+// differentialNotes are the hand-written files of differential/, sorted by
+// name: the divergence classes the differential runs against Karpenter's
+// own code (the nested module upstream/) found and left, with the upstream
+// lines that explain them.
+func differentialNotes() []byte {
+	paths, _ := filepath.Glob(filepath.Join("differential", "*.md"))
+	var b bytes.Buffer
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		b.Write(data)
+		if !bytes.HasSuffix(data, []byte("\n\n")) {
+			b.WriteString("\n")
+		}
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // cell makes text safe inside a Markdown table cell.

@@ -35,6 +35,12 @@ const spotToSpotMinTypes = 15
 // a solve is run again over every type when it would otherwise yield a
 // command. (A narrowed solve that needs several new nodes yields none over
 // every type either: what did not fit one cheap node fits no cheap node.)
+// With several NodePools a narrowed solve that opens a claim is run again
+// over every type too: Karpenter tries the NodePools in weight and name
+// order, and a pool whose cheap types are too small for the pods but whose
+// dear ones fit takes them there (to fail the price filter), where the
+// narrowed solve would move on to the next pool (found by the differential
+// run against Karpenter v1.15.0, upstream/differential/disruption).
 //
 // With Options.Planner, "exactly one" becomes "no more than the nodes
 // deleted": the simulation is solved by Karpenter's scheduler and, when
@@ -56,7 +62,10 @@ func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, st
 	sim := e.simulator()
 	most := e.maxReplacements(cands)
 	out := sim.run(cands, sourcePrice, most == 1)
-	if out.narrowed && out.failure == "" && out.pendingFailed > 0 && len(out.claims) <= most {
+	switch {
+	case !out.narrowed || out.failure != "":
+	case out.pendingFailed > 0 && len(out.claims) <= most,
+		len(out.claims) > 0 && len(sim.base.NodePools) > 1:
 		out = sim.run(cands, 0, most == 1)
 	}
 	if out.failure != "" {

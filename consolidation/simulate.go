@@ -39,17 +39,18 @@ type simulator struct {
 	// byRoom are the indexes of dest, most free CPU first; fixed those
 	// some pending or displaced pod might land on.
 	byRoom, fixed []int
-	// capacity is, per NodePool, the capacity of its destinations and of
-	// its deleting nodes: what a solve over every node charges its limits.
+	// capacity is, per NodePool, the capacity of its destinations: what a
+	// solve over every node but the candidates charges its limits.
+	// Karpenter's simulation (SimulateScheduling) builds its scheduler over
+	// the active nodes less the candidates, and the scheduler takes each
+	// pool's remaining resources from its limits less those nodes'
+	// capacity: neither the candidates nor the nodes being deleted count.
 	capacity map[string]resources.Vector
 	// pending are the pending pods, tolerating simulationTaint when some
 	// node is inside its consolidateAfter window.
 	pending []*corev1.Pod
 	// displaced are the pods of deleting nodes that will need a place.
 	displaced []*corev1.Pod
-	// gone is the capacity, per NodePool, of the nodes being deleted: it
-	// still counts against the pool's limits.
-	gone map[string]resources.Vector
 	// requests and shapes are read once per pod.
 	requests map[*corev1.Pod]resources.Vector
 	shapes   map[*corev1.Pod]*shape
@@ -91,7 +92,7 @@ type destination struct {
 
 func newSimulator(e *evaluation) *simulator {
 	s := &simulator{
-		gone: map[string]resources.Vector{}, uninitialized: map[string]bool{}, window: map[string]bool{},
+		uninitialized: map[string]bool{}, window: map[string]bool{},
 		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		classes: map[string]*shapeClass{},
 		prune:   !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
@@ -133,7 +134,7 @@ func newSimulator(e *evaluation) *simulator {
 		s.byRoom[i] = i
 	}
 	slices.SortStableFunc(s.byRoom, func(a, b int) int { return cmp.Compare(s.dest[b].room.CPU(), s.dest[a].room.CPU()) })
-	s.capacity = maps.Clone(s.gone)
+	s.capacity = map[string]resources.Vector{}
 	fixed := slices.Concat(s.pending, s.displaced)
 	for i, d := range s.dest {
 		s.capacity[d.info.poolName] = s.capacity[d.info.poolName].Add(d.capacity)
@@ -145,12 +146,11 @@ func newSimulator(e *evaluation) *simulator {
 }
 
 // addNode files one node: a deleting node gives its pods to every
-// simulation and its capacity to its pool's limits; any other is a
-// destination.
+// simulation (and, as in Karpenter, nothing to its pool's limits); any
+// other is a destination.
 func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	capacity := resources.FromList(n.in.Node.Capacity)
 	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
-		s.gone[n.poolName] = s.gone[n.poolName].Add(capacity)
 		for _, p := range n.reschedulable {
 			if s.movable(p) {
 				s.displaced = append(s.displaced, p)
@@ -227,8 +227,8 @@ type outcome struct {
 // run simulates removing the candidates. Nodes that none of the pods being
 // placed could land on are left out: the solver would try them and place
 // nothing there, since a node's room only shrinks during a solve. One
-// untolerated placeholder per NodePool carries their capacity, and the
-// candidates', so that NodePool limits count as in a solve over every node.
+// untolerated placeholder per NodePool carries their capacity, so that
+// NodePool limits count as in a solve over every node but the candidates.
 // With a price limit, new nodes may only be of types whose cheapest
 // offering is below it. With oneClaim, a simulation that could only succeed
 // with several new nodes is answered without a solve (see cannotFit).
@@ -286,6 +286,11 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 		d := s.dest[i]
 		in.Nodes = append(in.Nodes, d.node)
 		if d.info.poolName != "" {
+			elsewhere[d.info.poolName] = elsewhere[d.info.poolName].Sub(d.capacity)
+		}
+	}
+	for _, d := range s.dest {
+		if leaving[d.info] && d.info.poolName != "" {
 			elsewhere[d.info.poolName] = elsewhere[d.info.poolName].Sub(d.capacity)
 		}
 	}
