@@ -53,13 +53,14 @@ func karpenterTypes(c instancetypes.Catalog) []*cloudprovider.InstanceType {
 }
 
 // cheapest is the type and price of the cheapest available offering of
-// the options that reqs allow; "" when none does. Ties go to the first
-// option, then the first offering.
+// the options that reqs allow; "" when none does. Types of equal price go
+// by name: which of them launches is the cloud's choice, not the
+// scheduler's, and the two sides order equal-priced options differently.
 func cheapest(options []*cloudprovider.InstanceType, reqs karpsched.Requirements) (string, float64) {
 	name, best := "", 0.0
 	for _, it := range options {
 		for _, o := range it.Offerings.Available().Compatible(reqs) {
-			if name == "" || o.Price < best {
+			if name == "" || o.Price < best || o.Price == best && it.Name < name {
 				name, best = it.Name, o.Price
 			}
 		}
