@@ -365,6 +365,7 @@ func (g *gen) nodePools() {
 		for _, t := range []string{karpv1.ConditionTypeValidationSucceeded, karpv1.ConditionTypeNodeClassReady, status.ConditionReady} {
 			np.StatusConditions().SetTrue(t)
 		}
+		fixTimes(np.Status.Conditions)
 		g.c.NodePools = append(g.c.NodePools, np)
 	}
 	g.pools = g.c.NodePools
@@ -444,10 +445,12 @@ func (g *gen) existing() {
 		}
 		claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "karpenter.sh/v1", Kind: "NodePool", Name: np.Name, UID: np.UID}}
 		claim.StatusConditions().SetTrue(karpv1.ConditionTypeLaunched)
+		fixTimes(claim.Status.Conditions)
 		if i < nodes {
 			claim.Status.NodeName = name
 			claim.StatusConditions().SetTrue(karpv1.ConditionTypeRegistered)
 			claim.StatusConditions().SetTrue(karpv1.ConditionTypeInitialized)
+			fixTimes(claim.Status.Conditions)
 			nodeLabels := copyMap(labels)
 			nodeLabels[karpv1.NodeRegisteredLabelKey] = "true"
 			nodeLabels[karpv1.NodeInitializedLabelKey] = "true"
@@ -799,4 +802,12 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// fixTimes sets the conditions' transition times, which SetTrue takes from
+// the clock, to one fixed time, so that a seed gives the same objects.
+func fixTimes(conds []status.Condition) {
+	for i := range conds {
+		conds[i].LastTransitionTime = metav1.Unix(1_700_000_000, 0)
+	}
 }
