@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Upstream's volume specs: a storage class provisioning in zones 2 and 3
@@ -33,9 +34,15 @@ func volumeWorld() *world {
 	return w
 }
 
+// pvc is a claim of class; one that names a volume is stamped bound, as
+// upstream's test.PersistentVolumeClaim stamps it.
 func pvc(name string, class *string, volume string) *corev1.PersistentVolumeClaim {
-	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+	c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: class, VolumeName: volume}}
+	if volume != "" {
+		c.Annotations = map[string]string{scheduling.AnnotationBindCompleted: "yes"}
+	}
+	return c
 }
 
 // pv is a CSI volume of class, pinned by terms when given.

@@ -40,6 +40,11 @@ func claim(name, class, volume string) *corev1.PersistentVolumeClaim {
 		c.Spec.StorageClassName = &class
 	}
 	c.Spec.VolumeName = volume
+	if volume != "" {
+		// Upstream's test.PersistentVolumeClaim stamps a claim that names
+		// a volume as bound.
+		c.Annotations = map[string]string{scheduling.AnnotationBindCompleted: "yes"}
+	}
 	return c
 }
 

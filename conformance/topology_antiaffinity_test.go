@@ -247,7 +247,8 @@ var _ = register("topology",
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 				MatchExpressions: []corev1.NodeSelectorRequirement{req(apis.LabelTopologyZone, corev1.NodeSelectorOpIn, "test-zone-1")}}}}},
 		}}
-		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "test-pvc", Namespace: "default"},
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "test-pvc", Namespace: "default",
+			Annotations: map[string]string{scheduling.AnnotationBindCompleted: "yes"}},
 			Spec: corev1.PersistentVolumeClaimSpec{VolumeName: pv.Name}}
 		withPVC := ppod("with-pvc", labelled("app", "test"), spreads(cs), func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{

@@ -181,8 +181,13 @@ func (v *volumes) claimOf(p *corev1.Pod, vol corev1.Volume) (*corev1.PersistentV
 	return nil, nil
 }
 
+// AnnotationBindCompleted is the annotation Kubernetes' volume binder sets
+// on a PersistentVolumeClaim once it is bound to the volume it names.
+const AnnotationBindCompleted = "pv.kubernetes.io/bind-completed"
+
 // claimRequirements also refuses what kube-scheduler refuses, and so
 // Karpenter: a claim being deleted or Lost, a bound volume being deleted,
+// a claim that names a volume without the binder's AnnotationBindCompleted,
 // and an unbound claim of a storage class that binds Immediately (its
 // volume is made without regard to the pod, which must wait for it).
 func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1.NodeSelectorRequirement, string, error) {
@@ -199,6 +204,12 @@ func (v *volumes) claimRequirements(c *corev1.PersistentVolumeClaim) ([][]corev1
 		}
 		if pv.DeletionTimestamp != nil {
 			return nil, "", fmt.Errorf("PersistentVolume %q of claim %s is being deleted", name, c.Name)
+		}
+		// kube-scheduler takes a claim that names a volume as bound only
+		// once the binder has stamped it so, and Karpenter ignores a pod
+		// whose claim is not (volumetopology.go, ValidatePersistentVolumeClaims).
+		if _, ok := c.Annotations[AnnotationBindCompleted]; !ok {
+			return nil, "", fmt.Errorf("PersistentVolumeClaim %s names PersistentVolume %q but lacks the %s annotation of a completed binding", c.Name, name, AnnotationBindCompleted)
 		}
 		return pvRequirements(pv), pvDriver(pv), nil
 	}

@@ -25,6 +25,10 @@ func withClaim(volume, claim string) podOption {
 func pvc(name, volume, class string) *corev1.PersistentVolumeClaim {
 	c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}}
 	c.Spec.VolumeName = volume
+	if volume != "" {
+		// A bound claim, as the volume binder leaves it.
+		c.Annotations = map[string]string{AnnotationBindCompleted: "yes"}
+	}
 	if class != "" {
 		c.Spec.StorageClassName = &class
 	}
