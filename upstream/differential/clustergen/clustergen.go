@@ -56,6 +56,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	"github.com/awslabs/operatorpkg/status"
@@ -89,6 +90,30 @@ type Cluster struct {
 	Catalog []byte
 	// Types is Catalog read back (instancetypes.ReadJSON).
 	Types instancetypes.Catalog
+}
+
+// Objects are the cluster's objects in the order a dump of it lists them:
+// the configuration, nodes and claims, DaemonSets, volumes, bound pods,
+// then pending pods. They are the cluster's own, not copies.
+func (c *Cluster) Objects() []client.Object {
+	var objs []client.Object
+	objs = appendObjects(objs, c.NodeClasses)
+	objs = appendObjects(objs, c.NodePools)
+	objs = appendObjects(objs, c.Nodes)
+	objs = appendObjects(objs, c.NodeClaims)
+	objs = appendObjects(objs, c.DaemonSets)
+	objs = appendObjects(objs, c.StorageClasses)
+	objs = appendObjects(objs, c.PVs)
+	objs = appendObjects(objs, c.PVCs)
+	objs = appendObjects(objs, c.Bound)
+	return appendObjects(objs, c.Pending)
+}
+
+func appendObjects[T client.Object](objs []client.Object, in []T) []client.Object {
+	for _, o := range in {
+		objs = append(objs, o)
+	}
+	return objs
 }
 
 // Features summarizes what a cluster uses, for divergence reports.

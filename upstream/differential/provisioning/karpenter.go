@@ -84,35 +84,8 @@ func RunKarpenter(c *clustergen.Cluster) (Decision, error) {
 	cloud := awsCloud{cp}
 
 	var objs []client.Object
-	for _, o := range c.NodeClasses {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.NodePools {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.Nodes {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.NodeClaims {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.Pending {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.Bound {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.DaemonSets {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.StorageClasses {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.PVs {
-		objs = append(objs, o.DeepCopy())
-	}
-	for _, o := range c.PVCs {
-		objs = append(objs, o.DeepCopy())
+	for _, o := range c.Objects() {
+		objs = append(objs, o.DeepCopyObject().(client.Object))
 	}
 	var kube client.Client = fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
 		WithIndex(&corev1.Pod{}, "spec.nodeName", func(o client.Object) []string { return []string{o.(*corev1.Pod).Spec.NodeName} }).

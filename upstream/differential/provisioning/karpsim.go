@@ -19,37 +19,7 @@ import (
 // YAML is the cluster as one multi-document YAML stream, as kubectl get -o
 // yaml of each object would print it.
 func YAML(c *clustergen.Cluster) ([]byte, error) {
-	var objs []any
-	for _, o := range c.NodeClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range c.NodePools {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Nodes {
-		objs = append(objs, o)
-	}
-	for _, o := range c.NodeClaims {
-		objs = append(objs, o)
-	}
-	for _, o := range c.DaemonSets {
-		objs = append(objs, o)
-	}
-	for _, o := range c.StorageClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range c.PVs {
-		objs = append(objs, o)
-	}
-	for _, o := range c.PVCs {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Bound {
-		objs = append(objs, o)
-	}
-	for _, o := range c.Pending {
-		objs = append(objs, o)
-	}
+	objs := c.Objects()
 	var buf bytes.Buffer
 	for _, o := range objs {
 		data, err := yaml.Marshal(o)
