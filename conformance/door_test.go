@@ -185,7 +185,7 @@ func setIfAbsent(tree map[string]any, v any, path ...string) {
 // pools writes the NodePools, each naming the EC2NodeClass whose catalog
 // is its instance types: the name it gives when every pool of that name
 // has the same types, else "door-<pool>".
-func (f *doorFile) pools(pools []scheduling.NodePool) {
+func (f *doorFile) pools(pools []scheduling.Pool) {
 	if len(pools) == 0 {
 		f.err = inexpressible("no NodePool: given none, karpsim plans with its default NodePool")
 		return
@@ -501,7 +501,7 @@ func solveThroughDoor(in scheduling.Input) (scheduling.Result, error) {
 		return scheduling.Result{}, err
 	}
 	f.pools(in.NodePools)
-	pools := poolsByName(in.NodePools, func(p scheduling.NodePool) *apis.NodePool { return p.NodePool })
+	pools := poolsByName(in.NodePools, func(p scheduling.Pool) *apis.NodePool { return p.NodePool })
 	for _, n := range in.Nodes {
 		obj, err := f.node(n, pools)
 		if err != nil {
@@ -540,12 +540,9 @@ func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidat
 	if err := f.writeDefaultSpread(opts.Scheduling.DefaultSpread); err != nil {
 		return consolidation.Decision{}, err
 	}
-	pools := make([]scheduling.NodePool, len(c.NodePools))
-	for i, p := range c.NodePools {
-		pools[i] = scheduling.NodePool{NodePool: p.NodePool, InstanceTypes: p.InstanceTypes}
-	}
+	pools := slices.Clone(c.NodePools)
 	f.pools(pools)
-	byName := poolsByName(pools, func(p scheduling.NodePool) *apis.NodePool { return p.NodePool })
+	byName := poolsByName(pools, func(p scheduling.Pool) *apis.NodePool { return p.NodePool })
 	for _, n := range c.Nodes {
 		obj, claim, err := f.disruptionNode(n, byName, now)
 		if err != nil {

@@ -152,7 +152,7 @@ func (w *draWorld) input(pods ...*corev1.Pod) (scheduling.Input, error) {
 	if len(problems) > 0 {
 		return scheduling.Input{}, fmt.Errorf("dra refuses the objects: %v", problems)
 	}
-	in := scheduling.Input{NodePools: []scheduling.NodePool{{NodePool: schedPool(), InstanceTypes: tr.Catalog(w.catalog)}},
+	in := scheduling.Input{NodePools: []scheduling.Pool{{NodePool: schedPool(), InstanceTypes: tr.Catalog(w.catalog)}},
 		Options: scheduling.Options{DRA: true}}
 	for _, n := range w.nodes {
 		it, _ := w.catalog.Get(n.Labels[apis.LabelInstanceType])

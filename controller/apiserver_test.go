@@ -231,7 +231,7 @@ func TestWrittenObjectsPassKarpentersCRDs(t *testing.T) {
 		np = np.DeepCopy()
 		np.UID = "3f1e0c55-0d4b-4f6a-9a8e-6b8f7f6d2c10"
 		for i, shape := range planShapes {
-			res := scheduling.Solve(scheduling.Input{Pods: shape.pods(np.Name), NodePools: []scheduling.NodePool{{NodePool: np, InstanceTypes: catalog}}})
+			res := scheduling.Solve(scheduling.Input{Pods: shape.pods(np.Name), NodePools: []scheduling.Pool{{NodePool: np, InstanceTypes: catalog}}})
 			for j, claim := range res.NodeClaims {
 				it, ok := catalog.Get(claim.InstanceType)
 				require.True(t, ok)
@@ -260,7 +260,7 @@ func TestWrittenObjectsPassKarpentersCRDs(t *testing.T) {
 		p.Spec.NodeSelector["karpenter.k8s.aws/instance-family"] = "m5"
 	}
 	res := scheduling.Solve(scheduling.Input{Pods: pods, Options: scheduling.Options{MinValuesBestEffort: true},
-		NodePools: []scheduling.NodePool{{NodePool: short, InstanceTypes: catalog}}})
+		NodePools: []scheduling.Pool{{NodePool: short, InstanceTypes: catalog}}})
 	require.NotEmpty(t, res.NodeClaims, "%+v", res.Unschedulable)
 	for j, claim := range res.NodeClaims {
 		require.Equal(t, map[string]int{"karpenter.k8s.aws/instance-category": 1, apis.LabelInstanceType: len(claim.InstanceTypeOptions)},
