@@ -1,0 +1,3 @@
+{{- define "karpsim.labels" -}}
+app.kubernetes.io/name: karpsim
+{{- end -}}
