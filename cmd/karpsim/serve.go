@@ -52,8 +52,9 @@ karpsim_view_stale); informers relist when it is back, and the advisor evaluates
 		Example: `  # Serve on :8080 for the current kubeconfig context
   karpsim serve --kubeconfig ~/.kube/config
 
-  # In a pod: its service account's cluster (see deploy/)
-  karpsim serve --listen :8080`,
+  # Another context of the kubeconfig, on another port (in a pod, without
+  # --kubeconfig or --context, it watches the cluster it runs in: see deploy/)
+  karpsim serve --context prod --listen :9090`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := opts.check(); err != nil {
