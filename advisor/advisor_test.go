@@ -121,7 +121,7 @@ func TestStaleWhileTheAPIServerDoesNotAnswer(t *testing.T) {
 	<-a.Ready()
 	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
-	assert.Contains(t, get(t, srv.URL+"/metrics"), "karpsim_view_stale 0")
+	assert.Contains(t, get(t, srv.URL+"/metrics"), "\nkarpsim_view_stale 0\n")
 
 	mu.Lock()
 	down = errors.New("connection refused")
@@ -129,7 +129,7 @@ func TestStaleWhileTheAPIServerDoesNotAnswer(t *testing.T) {
 	s := waitFor(t, a, "stale", func(s Status) bool { return s.Stale })
 	assert.Contains(t, s.Error, "connection refused")
 	assert.False(t, s.StaleSince.IsZero())
-	assert.Contains(t, get(t, srv.URL+"/metrics"), "karpsim_view_stale 1")
+	assert.Contains(t, get(t, srv.URL+"/metrics"), "\nkarpsim_view_stale 1\n")
 	assert.Contains(t, get(t, srv.URL+"/api/status"), `"stale": true`)
 
 	evaluations := s.Evaluations
@@ -138,7 +138,7 @@ func TestStaleWhileTheAPIServerDoesNotAnswer(t *testing.T) {
 	mu.Unlock()
 	s = waitFor(t, a, "fresh again", func(s Status) bool { return !s.Stale })
 	assert.Greater(t, s.Evaluations, evaluations, "recovering evaluates at once")
-	assert.Contains(t, get(t, srv.URL+"/metrics"), "karpsim_view_stale 0")
+	assert.Contains(t, get(t, srv.URL+"/metrics"), "\nkarpsim_view_stale 0\n")
 }
 
 func get(t *testing.T, url string) string {

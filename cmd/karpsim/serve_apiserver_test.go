@@ -28,7 +28,8 @@ import (
 // ServiceAccount (through impersonation: only the read-only ClusterRole
 // karpsim-read), and has a real Prometheus server scrape it: a query sees
 // each node's reason, and a pod created during the test shows in
-// karpsim_pending_pods. It skips, saying how to install them, without etcd
+// karpsim_pending_pods; and when the API server stops, serve says its view
+// is stale until it is back, then follows changes again. It skips, saying how to install them, without etcd
 // and kube-apiserver, Karpenter's CRDs or Prometheus.
 func TestServeAgainstARealAPIServer(t *testing.T) {
 	if testing.Short() {
@@ -69,7 +70,7 @@ current-context: karpsim
 	_, metrics := httpGet(t, base+"/metrics")
 	assert.Contains(t, metrics, `karpsim_node_not_disrupted{node="ip-10-0-1-10.ec2.internal",nodepool="default",reason="do-not-disrupt"} 1`)
 	assert.Contains(t, metrics, `karpsim_node_not_disrupted{node="ip-10-0-2-11.ec2.internal",nodepool="default",reason="pdb"} 1`)
-	assert.Contains(t, metrics, "karpsim_view_stale 0")
+	assert.Contains(t, metrics, "\nkarpsim_view_stale 0\n")
 
 	prometheus := startPrometheus(t, strings.TrimPrefix(base, "http://"))
 	eventually(t, 60*time.Second, "Prometheus has scraped the reasons", func() bool {
@@ -87,7 +88,7 @@ current-context: karpsim
 	created := time.Now()
 	eventually(t, 5*time.Second, "the pod in serve's metrics", func() bool {
 		_, m := httpGet(t, base+"/metrics")
-		return strings.Contains(m, "karpsim_pending_pods 2")
+		return strings.Contains(m, "\nkarpsim_pending_pods 2\n")
 	})
 	t.Logf("the created pod showed in /metrics after %s", time.Since(created).Round(time.Millisecond))
 	eventually(t, 30*time.Second, "Prometheus sees the pending pod", func() bool {
@@ -96,9 +97,35 @@ current-context: karpsim
 	})
 	assert.NotEmpty(t, promQuery(t, prometheus, `karpsim_provisioning_plan_nodeclaims > 0`), "a NodeClaim for the pending pods")
 
+	// The API server goes away: the view is marked stale, on the page's
+	// JSON and in the metrics, and the last answer stays. When it is back,
+	// the informers watch again and a pod created then shows.
+	s.Stop()
+	eventually(t, 30*time.Second, "stale while the API server is down", func() bool {
+		_, m := httpGet(t, base+"/metrics")
+		return strings.Contains(m, "\nkarpsim_view_stale 1\n")
+	})
+	_, status := httpGet(t, base+"/api/status")
+	assert.Contains(t, status, `"stale": true`)
+	assert.Contains(t, status, `"name": "ip-10-0-1-10.ec2.internal"`, "the last answer stays")
+	s.Restart(t)
+	eventually(t, 30*time.Second, "fresh again once the API server is back", func() bool {
+		_, m := httpGet(t, base+"/metrics")
+		return strings.Contains(m, "\nkarpsim_view_stale 0\n")
+	})
+	second := pending.DeepCopy()
+	second.Name, second.ResourceVersion = "api-1", ""
+	_, err = s.Admin.Core.CoreV1().Pods("shop").Create(context.Background(), second, metav1.CreateOptions{})
+	require.NoError(t, err)
+	eventually(t, 60*time.Second, "a pod created after the restart in serve's metrics", func() bool {
+		_, m := httpGet(t, base+"/metrics")
+		return strings.Contains(m, "\nkarpsim_pending_pods 3\n")
+	})
+
 	code, stderr := stop()
 	assert.Equal(t, 0, code, stderr)
 	assert.NotContains(t, stderr, "forbidden", "the read-only ClusterRole is all serve needs")
+	assert.Contains(t, stderr, "the API server does not answer", "serve logs the outage")
 }
 
 // startPrometheus runs Debian's prometheus scraping target every second and

@@ -97,9 +97,9 @@ func TestServeAnswersAndFollowsChanges(t *testing.T) {
 	_, status := httpGet(t, base+"/api/status")
 	assert.Contains(t, status, `"name": "ip-10-0-1-10.ec2.internal"`)
 	_, metrics := httpGet(t, base+"/metrics")
-	assert.Contains(t, metrics, "karpsim_pending_pods 0")
+	assert.Contains(t, metrics, "\nkarpsim_pending_pods 0\n")
 	assert.Contains(t, metrics, `karpsim_disruption_candidate_nodes{method="emptiness"}`)
-	assert.Contains(t, metrics, "karpsim_view_stale 0")
+	assert.Contains(t, metrics, "\nkarpsim_view_stale 0\n")
 
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "late", Namespace: "default"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x",
@@ -109,7 +109,7 @@ func TestServeAnswersAndFollowsChanges(t *testing.T) {
 	require.NoError(t, err)
 	eventually(t, 5*time.Second, "the new pod in karpsim_pending_pods", func() bool {
 		_, m := httpGet(t, base+"/metrics")
-		return strings.Contains(m, "karpsim_pending_pods 1")
+		return strings.Contains(m, "\nkarpsim_pending_pods 1\n")
 	})
 	for _, a := range fakes.Core.Actions()[writes+1:] {
 		assert.Contains(t, []string{"list", "watch", "get"}, a.GetVerb(), "serve only reads: %v", a)

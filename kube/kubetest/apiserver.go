@@ -41,6 +41,9 @@ type APIServer struct {
 	URL   string
 	Admin kube.Clients
 	dir   string
+	// apiserver is the kube-apiserver process, which Stop and Restart
+	// replace.
+	apiserver *process
 }
 
 // HowToInstall says how to get the servers the integration tests need.
@@ -67,14 +70,14 @@ func StartAPIServer(t testing.TB) *APIServer {
 	writeKey(t, key)
 	tokens := filepath.Join(dir, "tokens.csv")
 	must(t, os.WriteFile(tokens, []byte(AdminToken+",admin,admin,system:masters\n"+DevToken+",dev,dev\n"), 0o600))
-	start(t, dir, "kube-apiserver", apiserver,
+	s := &APIServer{URL: "https://127.0.0.1:" + securePort, dir: dir}
+	s.apiserver = start(t, dir, "kube-apiserver", apiserver,
 		"--etcd-servers", "http://127.0.0.1:"+clientPort, "--cert-dir", filepath.Join(dir, "certs"),
 		"--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1", "--secure-port", securePort,
 		"--service-cluster-ip-range", "10.0.0.0/24", "--service-account-issuer", "https://karpsim.test",
 		"--service-account-key-file", key, "--service-account-signing-key-file", key,
 		"--token-auth-file", tokens, "--authorization-mode", "RBAC",
 		"--disable-admission-plugins", "ServiceAccount")
-	s := &APIServer{URL: "https://127.0.0.1:" + securePort, dir: dir}
 	var err error
 	if s.Admin, err = kube.NewClients(s.RESTConfig(AdminToken)); err != nil {
 		t.Fatal(err)
@@ -106,23 +109,60 @@ func findServers() (etcd, apiserver string) {
 	return etcd, apiserver
 }
 
+// process is a server the test started: its command line, its log and,
+// while it runs, its process.
+type process struct {
+	path string
+	args []string
+	log  *os.File
+	cmd  *exec.Cmd
+}
+
 // start runs a server until the test ends, its output in dir/name.log.
-func start(t testing.TB, dir, name, path string, args ...string) {
+func start(t testing.TB, dir, name, path string, args ...string) *process {
 	t.Helper()
 	log, err := os.Create(filepath.Join(dir, name+".log"))
 	must(t, err)
-	cmd := exec.Command(path, args...)
-	cmd.Stdout, cmd.Stderr = log, log
-	must(t, cmd.Start())
+	p := &process{path: path, args: args, log: log}
+	p.run(t)
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		p.stop()
 		log.Close()
 		if t.Failed() {
 			out, _ := os.ReadFile(log.Name())
 			t.Logf("%s log (last 2000 bytes):\n%s", name, out[max(0, len(out)-2000):])
 		}
 	})
+	return p
+}
+
+func (p *process) run(t testing.TB) {
+	t.Helper()
+	p.cmd = exec.Command(p.path, p.args...)
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	must(t, p.cmd.Start())
+}
+
+func (p *process) stop() {
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}
+
+// Stop kills kube-apiserver (etcd keeps running): clients get connection
+// errors until Restart.
+func (s *APIServer) Stop() { s.apiserver.stop() }
+
+// Restart starts kube-apiserver again on the same address and etcd, and
+// waits until it is ready: the objects are as they were.
+func (s *APIServer) Restart(t testing.TB) {
+	t.Helper()
+	s.apiserver.stop()
+	s.apiserver.run(t)
+	s.waitReady(t)
 }
 
 func (s *APIServer) waitReady(t testing.TB) {
