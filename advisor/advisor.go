@@ -210,7 +210,7 @@ func (a *Advisor) evaluate(repack bool) {
 }
 
 // answer reads the cluster and evaluates it, recording the time taken.
-func (a *Advisor) answer(now time.Time, repack bool) (*Answer, error) {
+func (a *Advisor) answer(now time.Time, withRepack bool) (*Answer, error) {
 	state, err := a.state()
 	if err != nil {
 		return nil, err
@@ -222,13 +222,13 @@ func (a *Advisor) answer(now time.Time, repack bool) (*Answer, error) {
 		}
 	}
 	start := time.Now()
-	answer, err := Evaluate(set, a.cfg.Options, now)
+	answer, in, err := evaluate(set, a.cfg.Options, now)
 	a.observe("changes", start, err)
-	if err != nil || !repack {
+	if err != nil || !withRepack {
 		return answer, err
 	}
 	start = time.Now()
-	answer.Repack, err = EvaluateRepack(set, a.cfg.Options, now)
+	answer.Repack, err = repack(in, answer.Nodes, now)
 	a.observe("repack", start, err)
 	if err != nil {
 		return nil, fmt.Errorf("repack: %w", err)

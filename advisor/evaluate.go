@@ -34,19 +34,26 @@ type Options struct {
 // plan for the pending pods, and the disruption command. It leaves Repack
 // nil (see EvaluateRepack). The set is not changed.
 func Evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, error) {
+	a, _, err := evaluate(set, opts, now)
+	return a, err
+}
+
+// evaluate is Evaluate, also returning the solver's input for the pending
+// pods, which the repack starts from.
+func evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, scheduling.Input, error) {
 	if set == nil {
-		return nil, errors.New("advisor: no objects (nil Set)")
+		return nil, scheduling.Input{}, errors.New("advisor: no objects (nil Set)")
 	}
 	start := time.Now()
 	snap, err := snapshot.FromSet(set, opts.Snapshot)
 	if err != nil {
-		return nil, err
+		return nil, scheduling.Input{}, err
 	}
 	in := snap.Input(scheduling.Options{})
 	plan := scheduling.Solve(in)
 	d, err := snapshot.ForDisruption(set, opts.Snapshot, now)
 	if err != nil {
-		return nil, err
+		return nil, scheduling.Input{}, err
 	}
 	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.SpotToSpot,
 		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
@@ -60,11 +67,11 @@ func Evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, error) 
 	}
 	a.Nodes, err = nodeRows(d.Cluster, set.Nodes, decision)
 	if err != nil {
-		return nil, err
+		return nil, scheduling.Input{}, err
 	}
 	a.Cost, a.PerHour = costGroups(a.Nodes)
 	a.Took = time.Since(start)
-	return a, nil
+	return a, in, nil
 }
 
 // nodeRows is a row per node of the cluster, with its price from its
@@ -172,27 +179,22 @@ func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 // Nodes Karpenter does not manage keep their pods. It costs a few solves of
 // the whole cluster, so Advisor runs it on its period, not on every change.
 func EvaluateRepack(set *manifests.Set, opts Options, now time.Time) (*Repack, error) {
-	if set == nil {
-		return nil, errors.New("advisor: no objects (nil Set)")
-	}
-	snap, err := snapshot.FromSet(set, opts.Snapshot)
+	a, in, err := evaluate(set, opts, now)
 	if err != nil {
 		return nil, err
 	}
-	in := snap.Input(scheduling.Options{})
-	managed, kept, pods := 0.0, make([]*scheduling.Node, 0, len(in.Nodes)), slices.Clone(in.Pods)
-	d, err := snapshot.ForDisruption(set, opts.Snapshot, now)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := nodeRows(d.Cluster, set.Nodes, consolidation.Decision{})
-	if err != nil {
-		return nil, err
-	}
-	price := map[string]float64{}
+	return repack(in, a.Nodes, now)
+}
+
+// repack weighs the nodes of rows (their prices) against plans from
+// scratch, starting from in, the input for the pending pods, which it does
+// not change.
+func repack(in scheduling.Input, rows []NodeRow, now time.Time) (*Repack, error) {
+	price := make(map[string]float64, len(rows))
 	for _, r := range rows {
 		price[r.Name] = r.PerHour
 	}
+	managed, kept, pods := 0.0, make([]*scheduling.Node, 0, len(in.Nodes)), slices.Clone(in.Pods)
 	for _, n := range in.Nodes {
 		if n.NodePool == "" {
 			kept = append(kept, n)
@@ -200,7 +202,7 @@ func EvaluateRepack(set *manifests.Set, opts Options, now time.Time) (*Repack, e
 		}
 		managed += price[n.Name]
 		for _, p := range n.Pods {
-			if !daemonPod(p) {
+			if !apis.IsDaemonSetPod(p) {
 				pods = append(pods, p)
 			}
 		}
@@ -220,14 +222,4 @@ func EvaluateRepack(set *manifests.Set, opts Options, now time.Time) (*Repack, e
 		Unschedulable: o.Result.Summary.UnschedulablePods}
 	r.SavingPerHour = round6(max(0, r.ManagedPerHour-r.OptimizedPerHour))
 	return r, nil
-}
-
-// daemonPod reports a pod a DaemonSet owns: it stays with its node.
-func daemonPod(p *corev1.Pod) bool {
-	for _, o := range p.OwnerReferences {
-		if o.Kind == "DaemonSet" {
-			return true
-		}
-	}
-	return false
 }

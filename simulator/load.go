@@ -188,16 +188,9 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 }
 
 func (s *sim) offeringPrice(np *apis.NodePool, instanceType, zone, capacityType string) float64 {
-	it, ok := s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name].Get(instanceType)
-	if !ok {
-		return 0
-	}
-	for _, o := range it.Offerings {
-		if o.Zone == zone && o.CapacityType == capacityType {
-			return o.Price
-		}
-	}
-	return 0
+	it, _ := s.catalogs[np.Spec.Template.Spec.NodeClassRef.Name].Get(instanceType)
+	price, _ := it.NodePrice(map[string]string{apis.LabelTopologyZone: zone, apis.LabelCapacityType: capacityType})
+	return price
 }
 
 // loadPods imports bound and pending pods; pods expanded from Deployments
