@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/karpsim/karpsim/cloud"
-	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/simulator"
 )
 
@@ -31,9 +30,6 @@ type Config struct {
 	// answers again the advisor evaluates at once.
 	Probe      func(context.Context) error
 	ProbeEvery time.Duration
-	// Edit, when set, changes each read of the cluster before it is
-	// evaluated (the CLI puts --nodepool-file edits here).
-	Edit func(*manifests.Set) error
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Logf, when set, is told of each failed evaluation and probe.
@@ -216,11 +212,6 @@ func (a *Advisor) answer(now time.Time, withRepack bool) (*Answer, error) {
 		return nil, err
 	}
 	set := simulator.StateSet(state)
-	if a.cfg.Edit != nil {
-		if err := a.cfg.Edit(set); err != nil {
-			return nil, err
-		}
-	}
 	start := time.Now()
 	answer, in, err := evaluate(set, a.cfg.Options, now)
 	a.observe("changes", start, err)
