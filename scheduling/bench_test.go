@@ -34,9 +34,11 @@ func BenchmarkSolveGeneric(b *testing.B) {
 				in := Input{Pods: genericPods(n, 1), NodePools: []Pool{{NodePool: newPool("default"), InstanceTypes: c.catalog}}}
 				b.ReportAllocs()
 				var r Result
+				costs := MeasurePodCosts(n)
 				for b.Loop() {
 					r = Solve(in)
 				}
+				costs.Report(b)
 				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
 				b.ReportMetric(float64(len(r.NodeClaims)), "nodes")
 				if r.Summary.UnschedulablePods > 0 {

@@ -25,13 +25,16 @@ func benchPool() []scheduling.Pool {
 }
 
 // reportSolve runs the solve b.N times and reports pods/s, nodes and cost
-// (the sum of the launched offerings' prices, as Karpenter's figures count).
+// (the sum of the launched offerings' prices, as Karpenter's figures count),
+// and the bytes and allocations per pod.
 func reportSolve(b *testing.B, in scheduling.Input) {
 	b.ReportAllocs()
 	var r scheduling.Result
+	costs := scheduling.MeasurePodCosts(len(in.Pods))
 	for b.Loop() {
 		r = scheduling.Solve(in)
 	}
+	costs.Report(b)
 	b.ReportMetric(float64(len(in.Pods))*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
 	b.ReportMetric(float64(len(r.NodeClaims)), "nodes")
 	b.ReportMetric(r.Summary.PricePerHour, "cost")
