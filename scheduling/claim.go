@@ -338,10 +338,41 @@ func (c *claim) settle() {
 		return
 	}
 	if c.shared {
-		c.options, c.shared = slices.Clone(c.options), false
+		c.options, c.shared = c.settledShared()
+	} else {
+		c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	}
-	c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	c.stale, c.cheapest = false, -1
+}
+
+// settledShared is settle for options the claim shares with its template:
+// the options that hold the requests, as a run of the shared slice when
+// they form one (the types too small are most often the cheapest, first),
+// and shared stays set; otherwise as a slice of the claim's own, of just
+// their number.
+func (c *claim) settledShared() ([]*typeOption, bool) {
+	first, last, n := -1, -1, 0
+	for i, o := range c.options {
+		if c.requests.Fits(o.room) {
+			if first < 0 {
+				first = i
+			}
+			last, n = i, n+1
+		}
+	}
+	if n == 0 {
+		return c.options[:0:0], false
+	}
+	if last-first+1 == n {
+		return c.options[first : last+1 : last+1], true
+	}
+	kept := make([]*typeOption, 0, n)
+	for _, o := range c.options[first : last+1] {
+		if c.requests.Fits(o.room) {
+			kept = append(kept, o)
+		}
+	}
+	return kept, false
 }
 
 // roomier prefers, as the witness, the option with the most CPU room, then
