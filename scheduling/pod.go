@@ -26,13 +26,10 @@ type podInfo struct {
 	// strict are the required terms only: the domains the pod allows for
 	// topology. Only set for pods with topology constraints.
 	strict requirements.Requirements
-	groups []*topologyGroup // the topology groups the pod's constraints form
-	// inverse are the inverse anti-affinity groups that select the pod.
-	inverse []*inverseGroup
-	// groupDomains and inverseDomains are the domains the pod's required
-	// terms allow on each group's key, in the same order, read once.
-	groupDomains, inverseDomains []requirements.Requirement
-	hostPorts                    []hostPort
+	// topo is what topology asks of the pod, shared with the pods like it;
+	// nil when topology does not concern it.
+	topo      *podTopology
+	hostPorts []hostPort
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// volumeReqs are the requirements of those volumes that were added to

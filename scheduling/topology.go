@@ -26,10 +26,18 @@ type topology struct {
 	// converting its selector and printing its signature again.
 	terms        map[string]*topologyGroup
 	inverseTerms map[string]*inverseGroup
-	// keyBuf and keyLabels are termKey's scratch space, values record's.
+	// spreads remember the group of each spread constraint by its raw
+	// form and what it reads of its pod (see spreadKey).
+	spreads map[string]*topologyGroup
+	// shapes are the pods' podTopology values, by what they hold (see
+	// setShape): pods of one workload share one.
+	shapes map[string]*podTopology
+	// keyBuf and keyLabels are termKey's and spreadKey's scratch space,
+	// values record's, scratch setShape's.
 	keyBuf    []byte
 	keyLabels []string
 	values    []string
+	scratch   shapeScratch
 	// order is groups in creation order, for deterministic recording.
 	order []*topologyGroup
 	// inverse are the required anti-affinity terms of pods, counted where
@@ -63,11 +71,12 @@ type domainSource struct {
 // already bound in the cluster. It returns nil when no pod, to place or
 // bound, has a topology constraint: the solver then skips topology.
 func newTopology(s *solver) *topology {
-	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
+	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, spreads: map[string]*topologyGroup{}, shapes: map[string]*podTopology{},
+		sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
 			if hasRequiredAntiAffinity(p) && apis.IsActive(p) {
-				t.addInverse(p, e.labels)
+				t.addInverse(p, apis.PodKey(p), e.labels)
 			}
 		}
 	}
@@ -89,19 +98,6 @@ func newTopology(s *solver) *topology {
 	return t
 }
 
-// selectingInverse lists the inverse groups that select the pod. Inverse
-// groups all exist once the pods are attached: relaxation never changes a
-// pod's required anti-affinity.
-func (t *topology) selectingInverse(p *corev1.Pod) []*inverseGroup {
-	var out []*inverseGroup
-	for _, g := range t.inverse {
-		if g.selects(p) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
 // attach gives the pod its groups, creating and counting new ones, and the
 // inverse groups of its own required anti-affinity terms.
 //
@@ -118,31 +114,24 @@ func (t *topology) attach(p *podInfo) {
 			p.strict = strict
 		}
 	}
-	p.groups = t.groupsOf(pod, slices.Grow(p.groups[:0], constraintCount(pod)), t.s.prefs)
+	t.scratch.groups = t.groupsOf(pod, t.scratch.groups[:0], t.s.prefs)
 	if hasRequiredAntiAffinity(pod) {
-		t.addInverse(pod, requirements.Requirements{})
+		t.addInverse(pod, p.key, requirements.Requirements{})
 	}
-	t.setInverse(p)
+	t.setShape(p, t.scratch.groups)
 }
 
 // setInverse records the inverse groups that select the pod, and the
-// domains the pod allows on every group's key.
+// domains the pod allows on every group's key. Inverse groups all exist
+// once the pods are attached: relaxation never changes a pod's required
+// anti-affinity.
 func (t *topology) setInverse(p *podInfo) {
-	p.inverse = t.selectingInverse(p.pod)
-	p.groupDomains = slices.Grow(p.groupDomains[:0], len(p.groups))
-	p.inverseDomains = slices.Grow(p.inverseDomains[:0], len(p.inverse))
-	for _, g := range p.groups {
-		p.groupDomains = append(p.groupDomains, p.strict.Get(g.key))
-	}
-	for _, g := range p.inverse {
-		p.inverseDomains = append(p.inverseDomains, p.strict.Get(g.key))
-	}
+	t.setShape(p, p.topology().groups)
 }
 
 // addInverse registers the pod as an owner of the inverse groups of its
 // required anti-affinity terms, counted in its node's domains if it is bound.
-func (t *topology) addInverse(p *corev1.Pod, nodeLabels requirements.Requirements) {
-	key := apis.PodKey(p)
+func (t *topology) addInverse(p *corev1.Pod, key string, nodeLabels requirements.Requirements) {
 	for _, term := range p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
 		ig := t.inverseGroup(p, term)
 		ig.owners[key] = true
@@ -169,7 +158,7 @@ func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inv
 		}
 	}
 	if ig == nil {
-		g.claimHosts = t.claimHosts
+		g.claimHosts, g.id = t.claimHosts, len(t.inverse)
 		ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
 		t.registerDomains(g)
 		t.inverse = append(t.inverse, ig)
@@ -187,7 +176,7 @@ func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inv
 func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup, prefs requirements.Preferences) []*topologyGroup {
 	for _, c := range p.Spec.TopologySpreadConstraints {
 		if counts(c, prefs) {
-			dst = append(dst, t.counted(t.spreadGroup(p, c)))
+			dst = append(dst, t.countedSpreadGroup(p, c))
 		}
 	}
 	preferred := prefs == requirements.WithPreferences
@@ -218,25 +207,13 @@ func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup, prefs requireme
 	return dst
 }
 
-// constraintCount is how many groups groupsOf gives the pod at most.
-func constraintCount(p *corev1.Pod) int {
-	n := len(p.Spec.TopologySpreadConstraints)
-	if a := p.Spec.Affinity; a != nil && a.PodAffinity != nil {
-		n += len(a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	if a := p.Spec.Affinity; a != nil && a.PodAntiAffinity != nil {
-		n += len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) + len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution)
-	}
-	return n
-}
-
 // counted returns the group with g's signature, counting g as a new group
 // if there is none yet.
 func (t *topology) counted(g *topologyGroup) *topologyGroup {
 	if existing, ok := t.groups[g.signature]; ok {
 		return existing
 	}
-	g.claimHosts = t.claimHosts
+	g.claimHosts, g.id = t.claimHosts, len(t.order)
 	t.count(g)
 	t.groups[g.signature] = g
 	t.order = append(t.order, g)
@@ -281,28 +258,7 @@ func (t *topology) termKey(kind groupKind, p *corev1.Pod, term corev1.PodAffinit
 			b = appendKeyString(b, n)
 		}
 	}
-	if sel := term.LabelSelector; sel == nil {
-		b = append(b, '-')
-	} else {
-		keys := t.keyLabels[:0]
-		for k := range sel.MatchLabels {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		t.keyLabels = keys
-		b = strconv.AppendInt(append(b, 'l'), int64(len(keys)), 10)
-		for _, k := range keys {
-			b = appendKeyString(appendKeyString(b, k), sel.MatchLabels[k])
-		}
-		b = strconv.AppendInt(append(b, 'e'), int64(len(sel.MatchExpressions)), 10)
-		for _, e := range sel.MatchExpressions {
-			b = appendKeyString(appendKeyString(b, e.Key), string(e.Operator))
-			b = strconv.AppendInt(append(b, 'v'), int64(len(e.Values)), 10)
-			for _, v := range e.Values {
-				b = appendKeyString(b, v)
-			}
-		}
-	}
+	b = t.appendSelectorKey(b, term.LabelSelector)
 	t.keyBuf = b
 	return b, true
 }
@@ -313,8 +269,10 @@ func appendKeyString(b []byte, s string) []byte {
 	return append(append(b, ':'), s...)
 }
 
-func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint) *topologyGroup {
-	selector, _ := t.selector(p, c.LabelSelector)
+// spreadGroup builds (without counting) the group of a spread constraint;
+// clean is false when it warned about the pod.
+func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint) (g *topologyGroup, clean bool) {
+	selector, clean := t.selector(p, c.LabelSelector)
 	for _, key := range c.MatchLabelKeys {
 		if value, ok := p.Labels[key]; ok {
 			if r, err := labels.NewRequirement(key, selection.In, []string{value}); err == nil {
@@ -329,7 +287,7 @@ func (t *topology) spreadGroup(p *corev1.Pod, c corev1.TopologySpreadConstraint)
 	if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor {
 		filter.honorTaints, filter.tolerations = true, p.Spec.Tolerations
 	}
-	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{apis.NamespaceOf(p.Namespace)}, selector, c.MaxSkew, c.MinDomains, filter)
+	return newTopologyGroup(spreadGroup, c.TopologyKey, []string{apis.NamespaceOf(p.Namespace)}, selector, c.MaxSkew, c.MinDomains, filter), clean
 }
 
 // termGroup builds (without counting) the group of a pod (anti-)affinity
@@ -479,18 +437,19 @@ func (t *topology) registerClaim(hostname string) {
 // taints, one requirement per group; it returns the group at fault when
 // some group leaves no domain.
 func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined, dst []requirements.Requirement) ([]requirements.Requirement, *topologyGroup) {
-	for i, g := range p.groups {
-		next := g.next(p.pod, p.groupDomains[i], reqs.Get(g.key))
+	pt := p.topology()
+	for i, g := range pt.groups {
+		next := g.next(p.pod, pt.groupDomains[i], reqs.Get(g.key))
 		if next.Len() == 0 {
 			return dst, g
 		}
 		dst = append(dst, next)
 	}
-	for i, g := range p.inverse {
+	for i, g := range pt.inverse {
 		if !g.filter.matches(taints, reqs, undefined) {
 			continue
 		}
-		next := g.next(p.pod, p.inverseDomains[i], reqs.Get(g.key))
+		next := g.next(p.pod, pt.inverseDomains[i], reqs.Get(g.key))
 		if next.Len() == 0 {
 			return dst, g.topologyGroup
 		}
@@ -517,7 +476,8 @@ func admits(reqs requirements.Requirements, topoReqs []requirements.Requirement,
 // exceed its skew (its global minimum is always 0). It lets the solver skip
 // most claims without building requirements.
 func (t *topology) rejectsHost(p *podInfo, hostname string) bool {
-	for _, g := range p.groups {
+	pt := p.topology()
+	for _, g := range pt.groups {
 		if g.key != apis.LabelHostname {
 			continue
 		}
@@ -536,7 +496,7 @@ func (t *topology) rejectsHost(p *podInfo, hostname string) bool {
 			}
 		}
 	}
-	for _, g := range p.inverse {
+	for _, g := range pt.inverse {
 		if g.key == apis.LabelHostname && g.counts[hostname] > 0 {
 			return true
 		}
@@ -578,12 +538,13 @@ func (t *topology) rejectsAllClaims(p *podInfo, claims int) bool {
 	if claims == 0 {
 		return false
 	}
-	for _, g := range p.groups {
+	pt := p.topology()
+	for _, g := range pt.groups {
 		if g.kind == antiAffinityGroup && g.key == apis.LabelHostname && g.occupiedClaims >= claims {
 			return true
 		}
 	}
-	for _, g := range p.inverse {
+	for _, g := range pt.inverse {
 		if g.key == apis.LabelHostname && g.occupiedClaims >= claims {
 			return true
 		}
@@ -606,7 +567,8 @@ type affinityAnswer struct {
 // (see claim.excludes). The entries' domain slices are reused.
 func (t *topology) affinityAnswers(p *podInfo, dst []affinityAnswer) []affinityAnswer {
 	dst = dst[:0]
-	for i, g := range p.groups {
+	pt := p.topology()
+	for i, g := range pt.groups {
 		if g.kind != affinityGroup {
 			continue
 		}
@@ -617,7 +579,7 @@ func (t *topology) affinityAnswers(p *podInfo, dst []affinityAnswer) []affinityA
 			dst = append(dst, affinityAnswer{})
 		}
 		a := &dst[n]
-		a.key, a.domains = g.key, g.occupied(p.groupDomains[i], a.domains[:0])
+		a.key, a.domains = g.key, g.occupied(pt.groupDomains[i], a.domains[:0])
 		if len(a.domains) == 0 {
 			dst = dst[:n]
 		}
@@ -627,7 +589,7 @@ func (t *topology) affinityAnswers(p *podInfo, dst []affinityAnswer) []affinityA
 
 // constrains reports whether placing the pod involves topology at all.
 func (t *topology) constrains(p *podInfo) bool {
-	return len(p.groups) > 0 || len(p.inverse) > 0
+	return p.topo != nil
 }
 
 func hasRequiredAntiAffinity(p *corev1.Pod) bool {

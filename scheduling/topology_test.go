@@ -271,10 +271,10 @@ func TestTermGroupsFoundByKeyEqualFreshOnes(t *testing.T) {
 	fresh := &topology{}
 	signatures := map[string]string{}
 	for _, p := range s.pods {
-		require.Len(t, p.groups, 1+len(terms))
+		require.Len(t, p.topology().groups, 1+len(terms))
 		for i, term := range append([]corev1.PodAffinityTerm{podAffinityTerm(apis.LabelHostname, "nginx")}, terms...) {
 			g, _ := fresh.termGroup(antiAffinityGroup, p.pod, term)
-			assert.Equal(t, g.signature, p.groups[i].signature, "pod %s, term %d", p.key, i)
+			assert.Equal(t, g.signature, p.topology().groups[i].signature, "pod %s, term %d", p.key, i)
 			if key, ok := s.topo.termKey(antiAffinityGroup, p.pod, term); ok {
 				if signature, seen := signatures[string(key)]; seen {
 					assert.Equal(t, signature, g.signature, "pod %s, term %d", p.key, i)

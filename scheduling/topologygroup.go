@@ -39,6 +39,9 @@ type topologyGroup struct {
 	minDomains *int32
 	filter     nodeFilter
 	signature  string
+	// id numbers the group among the solve's groups, or among its inverse
+	// groups (see setShape).
+	id int
 
 	domains []string // sorted
 	counts  map[string]int32
