@@ -179,6 +179,12 @@ func (r Requirement) Bounds() (gte int64, hasGte bool, lte int64, hasLte bool) {
 	return r.gte, r.hasGte, r.lte, r.hasLte
 }
 
+// IsOnly reports whether r is In(r.Key(), value): it allows value alone,
+// without minValues.
+func (r Requirement) IsOnly(value string) bool {
+	return !r.complement && len(r.values) == 1 && r.values[0] == value && r.minValues == 0 && !r.hasGte && !r.hasLte
+}
+
 // Has reports whether value is allowed.
 func (r Requirement) Has(value string) bool {
 	_, found := slices.BinarySearch(r.values, value)
@@ -265,7 +271,7 @@ func (r Requirement) Intersection(other Requirement) Requirement {
 		out.values = intersection(r.values, other.values)
 	}
 	if out.hasGte || out.hasLte {
-		out.values = slices.DeleteFunc(out.values, func(v string) bool { return !out.withinBounds(v) })
+		out.values = out.keepWithinBounds(out.values)
 	}
 	if !out.complement {
 		out.hasGte, out.hasLte, out.gte, out.lte = false, false, 0, 0
@@ -443,6 +449,38 @@ func minBound(hasA bool, a int64, hasB bool, b int64) (bool, int64) {
 	}
 }
 
+// keepWithinBounds returns the values within r's bounds: values itself
+// when all are, which may be another requirement's (values are never
+// changed in place), or a new slice.
+func (r Requirement) keepWithinBounds(values []string) []string {
+	i := slices.IndexFunc(values, func(v string) bool { return !r.withinBounds(v) })
+	if i < 0 {
+		return values
+	}
+	out := slices.Clone(values[:i])
+	for _, v := range values[i+1:] {
+		if r.withinBounds(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// within reports whether r.Intersection(other) is r itself: r is a finite
+// set without bounds, other allows each of its values, and other asks for
+// no more minValues. Checked without allocating.
+func (r *Requirement) within(other *Requirement) bool {
+	if r.complement || r.hasGte || r.hasLte || r.minValues < other.minValues {
+		return false
+	}
+	for _, v := range r.values {
+		if !other.Has(v) {
+			return false
+		}
+	}
+	return true
+}
+
 func sortedUnique(values []string) []string {
 	if len(values) == 0 {
 		return nil
@@ -473,7 +511,12 @@ func union(a, b []string) []string {
 	return append(out, b[j:]...)
 }
 
+// intersection returns the values both sorted sets hold: a itself when b
+// holds all of a (values are never changed in place).
 func intersection(a, b []string) []string {
+	if isSubset(a, b) {
+		return a
+	}
 	var out []string
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
@@ -491,8 +534,31 @@ func intersection(a, b []string) []string {
 	return out
 }
 
-// difference returns the values of a that are not in b.
+// isSubset reports whether the sorted set b holds every value of the
+// sorted set a.
+func isSubset(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	j := 0
+	for _, v := range a {
+		for j < len(b) && b[j] < v {
+			j++
+		}
+		if j == len(b) || b[j] != v {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+// difference returns the values of a that are not in b: a itself when b
+// holds none of them (values are never changed in place).
 func difference(a, b []string) []string {
+	if len(b) == 0 {
+		return a
+	}
 	var out []string
 	j := 0
 	for _, v := range a {

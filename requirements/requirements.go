@@ -136,7 +136,7 @@ func (r Requirements) Lookup(key string) (Requirement, bool) {
 // Add returns r with reqs added; a requirement on a key r already has is
 // intersected with it. r itself is unchanged.
 func (r Requirements) Add(reqs ...Requirement) Requirements {
-	if len(reqs) == 0 {
+	if len(reqs) == 0 || r.narrowedBy(reqs) {
 		return r
 	}
 	sorted := slices.Clone(reqs)
@@ -152,6 +152,9 @@ func (r Requirements) Intersect(other Requirements) Requirements {
 	}
 	if len(r.items) == 0 {
 		return other
+	}
+	if r.narrowedBy(other.items) {
+		return r
 	}
 	out := make([]Requirement, 0, len(r.items)+len(other.items))
 	i, j := 0, 0
@@ -173,6 +176,20 @@ func (r Requirements) Intersect(other Requirements) Requirements {
 	out = append(out, r.items[i:]...)
 	out = append(out, other.items[j:]...)
 	return Requirements{items: out}
+}
+
+// narrowedBy reports, without allocating, whether adding reqs (in any
+// order, several on one key allowed) leaves r as it is: r constrains each
+// key, and each of r's requirements is within what reqs allow on its key
+// (see Requirement.within). Add and Intersect then return r itself.
+func (r Requirements) narrowedBy(reqs []Requirement) bool {
+	for i := range reqs {
+		j, found := r.index(reqs[i].key)
+		if !found || !r.items[j].within(&reqs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Without returns r less the requirements on the given keys.
