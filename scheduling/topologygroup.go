@@ -195,7 +195,7 @@ func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requir
 	if best == "" {
 		return g.in(nil)
 	}
-	return g.in([]string{best})
+	return g.inOne(best, nodeDomains)
 }
 
 // minCount is the smallest count among the domains the pod allows; always 0
@@ -229,6 +229,9 @@ func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requ
 			options = g.firstDomain(podDomains.Has)
 		}
 	}
+	if len(options) == 1 {
+		return g.inOne(options[0], nodeDomains)
+	}
 	return g.in(options)
 }
 
@@ -256,13 +259,27 @@ func (g *topologyGroup) firstDomain(ok func(string) bool) []string {
 // nextAntiAffinity allows only the domains with no selected pod (of those
 // the node allows: see candidates).
 func (g *topologyGroup) nextAntiAffinity(podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
-	var options []string
+	var buf [4]string // on the stack: in copies what it keeps
+	options := buf[:0]
 	for _, d := range g.candidates(nodeDomains) {
 		if g.counts[d] == 0 && podDomains.Has(d) {
 			options = append(options, d)
 		}
 	}
+	if len(options) == 1 {
+		return g.inOne(options[0], nodeDomains)
+	}
 	return g.in(options)
+}
+
+// inOne is the requirement "key In [value]": the node's own requirement
+// when it is just that (a claim's hostname, a zonal claim's zone), shared
+// rather than built, or in's.
+func (g *topologyGroup) inOne(value string, nodeDomains requirements.Requirement) requirements.Requirement {
+	if nodeDomains.IsOnly(value) && nodeDomains.Key() == g.key {
+		return nodeDomains
+	}
+	return g.in([]string{value})
 }
 
 // in is the requirement "key In values", DoesNotExist when there are none;
