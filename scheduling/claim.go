@@ -121,7 +121,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		if topo != nil && topo.rejectsHost(p, c.name) {
 			return checkTopology
 		}
-		if !c.requests.Add(p.requests).Fits(c.maxRoom) {
+		if !c.requests.Add(*p.requests).Fits(c.maxRoom) {
 			return checkInstanceTypes
 		}
 	}
@@ -149,7 +149,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		}
 		reqs, changed = reqs.Add(topoReqs...), true
 	}
-	requests := c.requests.Add(p.requests)
+	requests := c.requests.Add(*p.requests)
 	// Every option meets the claim's requirements so far: only the keys
 	// that changed need checking, and offerings only if their keys did.
 	var keys []string

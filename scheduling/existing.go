@@ -106,7 +106,7 @@ func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase 
 		if slices.ContainsFunc(d.daemonReqs(), func(reqs requirements.Requirements) bool {
 			return b.labels.CompatibleFast(reqs, requirements.DenyUndefined)
 		}) {
-			expected = expected.Add(d.requests)
+			expected = expected.Add(*d.requests)
 		}
 	}
 	remainingDaemons := expected.Sub(boundDaemons).Max(resources.Vector{})
@@ -130,9 +130,9 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	if topo != nil {
 		topo.record(p, e.labels, e.node.Taints, requirements.DenyUndefined)
 	}
-	e.room = e.room.Sub(p.requests)
+	e.room = e.room.Sub(*p.requests)
 	e.hostPorts = append(e.hostPorts, p.hostPorts...)
-	e.volumes.add(p.volumes)
+	e.volumes.add(p.volumes())
 	e.placed = append(e.placed, p)
 	return true
 }
@@ -185,10 +185,10 @@ func (e *existingNode) evaluate(p *podInfo, topo *topology, why *error) check {
 // volumeLimitsExceeded checks the pod's volumes against the node's CSI
 // attach limits.
 func (e *existingNode) volumeLimitsExceeded(p *podInfo) error {
-	if len(p.volumes) == 0 || len(e.node.VolumeLimits) == 0 {
+	if len(p.volumes()) == 0 || len(e.node.VolumeLimits) == 0 {
 		return nil
 	}
-	return e.volumes.exceeds(p.volumes, e.node.VolumeLimits)
+	return e.volumes.exceeds(p.volumes(), e.node.VolumeLimits)
 }
 
 // nodeRequirements are the node's labels as requirements, read from known

@@ -171,7 +171,7 @@ func (s *solver) placeBalanced(sorted []*podInfo) []*podInfo {
 	// each run of them in the sorted order is one group, taken in order.
 	var groups [][]*podInfo
 	for i, p := range sorted {
-		if i == 0 || !p.requests.Equal(sorted[i-1].requests) {
+		if i == 0 || !p.requests.Equal(*sorted[i-1].requests) {
 			groups = append(groups, nil)
 		}
 		groups[len(groups)-1] = append(groups[len(groups)-1], p)
@@ -256,18 +256,18 @@ func (c *claim) extraPrice(p *podInfo, s *solver) float64 {
 	}
 	// Pods of one workload ask for the same: the answer for the last
 	// pod holds until the claim changes.
-	if c.extra.valid && c.extra.requests.Equal(p.requests) {
+	if c.extra.valid && c.extra.requests.Equal(*p.requests) {
 		return c.extra.price
 	}
 	price := c.extraPriceScan(p)
-	c.extra.valid, c.extra.requests, c.extra.price = true, p.requests, price
+	c.extra.valid, c.extra.requests, c.extra.price = true, *p.requests, price
 	return price
 }
 
 // extraPriceScan is extraPrice for a pod the claim's slack does not hold:
 // the cheapest option that would hold it, less the claim's price now.
 func (c *claim) extraPriceScan(p *podInfo) float64 {
-	after := c.requests.Add(p.requests)
+	after := c.requests.Add(*p.requests)
 	current, next := c.prices[c.options[c.cheapest].index], math.Inf(1)
 	for _, o := range c.options[c.cheapest+1:] {
 		if after.Fits(o.room) {

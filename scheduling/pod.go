@@ -14,14 +14,18 @@ import (
 )
 
 // podInfo is what the checks need of a pod, computed once per pod and again
-// when relaxation changes it.
+// when relaxation changes it. A solve holds one per pod, so it keeps what
+// pods of one workload have alike shared rather than copied (requests,
+// topology), and what few pods have (volumes, DaemonSet terms) apart.
 type podInfo struct {
 	// pod is the pod being placed: the original, or a relaxed copy.
 	pod *corev1.Pod
 	key string // namespace/name
 	// invalid, when set, says why the pod can never be placed.
-	invalid  error
-	requests resources.Vector
+	invalid error
+	// requests are shared with the pods that ask for the same: read, never
+	// changed.
+	requests *resources.Vector
 	reqs     requirements.Requirements // required terms plus the heaviest preference
 	// strict are the required terms only: the domains the pod allows for
 	// topology. Only set for pods with topology constraints.
@@ -30,14 +34,21 @@ type podInfo struct {
 	// nil when topology does not concern it.
 	topo      *podTopology
 	hostPorts []hostPort
+	// relaxations counts the preference relaxations applied so far.
+	relaxations int
+	// more holds what few pods have; nil for most.
+	more *podMore
+}
+
+// podMore is what a podInfo holds for the few pods that attach persistent
+// volumes or run as DaemonSets.
+type podMore struct {
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// volumeReqs are the requirements of those volumes that were added to
 	// the pod's required node affinity: they constrain where it goes, but
 	// not which nodes its spread constraints count (Karpenter issue 2777).
 	volumeReqs []corev1.NodeSelectorRequirement
-	// relaxations counts the preference relaxations applied so far.
-	relaxations int
 	// daemonTerms are, for a DaemonSet pod with several required
 	// node-affinity terms, the requirements of each (with its nodeSelector),
 	// in order: Karpenter tries them in turn when deciding where the
@@ -45,11 +56,39 @@ type podInfo struct {
 	daemonTerms []requirements.Requirements
 }
 
+// volumes are the persistent volumes the pod attaches.
+func (info *podInfo) volumes() []volumeUse {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.volumes
+}
+
+// volumeReqs are the requirements the pod's volumes added to its node
+// affinity.
+func (info *podInfo) volumeReqs() []corev1.NodeSelectorRequirement {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.volumeReqs
+}
+
+// setVolumes records the pod's volumes and the requirements they added.
+func (info *podInfo) setVolumes(uses []volumeUse, reqs []corev1.NodeSelectorRequirement) {
+	if len(uses) == 0 && len(reqs) == 0 {
+		return
+	}
+	if info.more == nil {
+		info.more = &podMore{}
+	}
+	info.more.volumes, info.more.volumeReqs = uses, reqs
+}
+
 // daemonReqs are the alternative requirements of a DaemonSet pod: one per
 // required node-affinity term, or its only requirements.
 func (info *podInfo) daemonReqs() []requirements.Requirements {
-	if len(info.daemonTerms) > 0 {
-		return info.daemonTerms
+	if info.more != nil && len(info.more.daemonTerms) > 0 {
+		return info.more.daemonTerms
 	}
 	return []requirements.Requirements{info.reqs}
 }
@@ -64,22 +103,29 @@ var ErrDRAIgnored = errors.New("the pod claims devices through ResourceClaims, a
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
 // invalid rather than returned: the pod is reported unschedulable with them.
 func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
-	return readPod(pod, apis.PodKey(pod), prefs)
+	return readPod(pod, apis.PodKey(pod), prefs, nil)
 }
 
 // readPod is newPodInfo for a pod whose key is known, such as a relaxed
-// copy, which has its original's.
-func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences) *podInfo {
+// copy, which has its original's, sharing its requests with the equal ones
+// shared holds (a new Vector without).
+func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences, shared *resources.Interner) *podInfo {
 	info := &podInfo{}
-	info.read(pod, key, prefs)
+	info.read(pod, key, prefs, shared)
 	return info
 }
 
 // read sets info to what readPod returns, for a solve that allocates its
 // pods' infos together.
-func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences) {
+func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences, shared *resources.Interner) {
 	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
-	info.requests, info.invalid = resources.PodRequests(pod)
+	requests, err := resources.PodRequests(pod)
+	if info.invalid = err; shared != nil {
+		info.requests = shared.Intern(requests)
+	} else {
+		own := requests
+		info.requests = &own
+	}
 	if info.invalid != nil {
 		return
 	}

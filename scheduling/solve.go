@@ -95,18 +95,23 @@ func withoutMatchFields(p *corev1.Pod) *corev1.Pod {
 func readDaemon(d *corev1.Pod) *podInfo {
 	pod := withoutMatchFields(d)
 	info := &podInfo{pod: pod, key: apis.PodKey(pod), hostPorts: podHostPorts(pod)}
-	info.requests, info.invalid = resources.PodRequests(pod)
+	requests, err := resources.PodRequests(pod)
+	info.requests, info.invalid = &requests, err
 	if info.invalid == nil {
 		info.reqs, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
 	}
 	if a := pod.Spec.Affinity; info.invalid == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		if terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(terms) > 1 {
+			var alternatives []requirements.Requirements
 			for i := range terms {
 				one := pod.DeepCopy()
 				one.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms = terms[i : i+1]
 				if reqs, err := requirements.FromPod(one, requirements.StrictOnly); err == nil {
-					info.daemonTerms = append(info.daemonTerms, reqs)
+					alternatives = append(alternatives, reqs)
 				}
+			}
+			if len(alternatives) > 0 {
+				info.more = &podMore{daemonTerms: alternatives}
 			}
 		}
 	}
@@ -126,7 +131,9 @@ type solver struct {
 	// PreferNoSchedule taint: only then does relaxation tolerate them.
 	relaxPreferNoSchedule bool
 	// scratch is reused by claim.tryAdd to filter instance types.
-	scratch  scratchSpace
+	scratch scratchSpace
+	// requests holds the pods' requests, one Vector per distinct value.
+	requests resources.Interner
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
@@ -172,7 +179,7 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 		// as it drops the pod's own (Karpenter injects them at ingestion).
 		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
 		s.pods[i] = &infos[i]
-		readWithVolumes(s.pods[i], pod, s.prefs, vols)
+		readWithVolumes(s.pods[i], pod, s.prefs, vols, &s.requests)
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
@@ -183,20 +190,20 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 // readWithVolumes reads a pod into info with the requirements of its
 // volumes added to its node affinity, as Karpenter injects them before
 // scheduling.
-func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes) {
+func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes, shared *resources.Interner) {
 	alts, uses, err := vols.forPod(pod)
 	if err != nil {
-		info.read(pod, apis.PodKey(pod), prefs)
+		info.read(pod, apis.PodKey(pod), prefs, shared)
 		info.invalid = err
 		return
 	}
 	if len(alts) > 0 {
 		pod = withVolumeRequirements(pod, alts)
 	}
-	info.read(pod, apis.PodKey(pod), prefs)
+	info.read(pod, apis.PodKey(pod), prefs, shared)
 	// Every expression any alternative added: withoutVolumeRequirements takes
 	// them out of each term again, for the spreads, which do not read them.
-	info.volumes, info.volumeReqs = uses, slices.Concat(alts...)
+	info.setVolumes(uses, slices.Concat(alts...))
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -250,12 +257,12 @@ func (s *solver) try(p *podInfo) error {
 		if !ok {
 			return s.reason(current, err)
 		}
-		next := readPod(relaxed, current.key, s.prefs)
+		next := readPod(relaxed, current.key, s.prefs, &s.requests)
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}
 		next.relaxations = current.relaxations + 1
-		next.volumes, next.volumeReqs = current.volumes, current.volumeReqs
+		next.more = current.more
 		if s.topo != nil {
 			s.topo.attach(next)
 		}

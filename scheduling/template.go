@@ -136,7 +136,7 @@ func compileTemplate(p Pool, daemons []*podInfo) *template {
 		var ports []hostPort
 		for _, d := range compatibleDaemons {
 			if t.daemonRuns(d, it) {
-				overhead = overhead.Add(d.requests)
+				overhead = overhead.Add(*d.requests)
 				ports = append(ports, d.hostPorts...)
 			}
 		}

@@ -107,8 +107,8 @@ func newTopology(s *solver) *topology {
 // domains are read from the pod without them.
 func (t *topology) attach(p *podInfo) {
 	pod := p.pod
-	if len(p.volumeReqs) > 0 {
-		pod = withoutVolumeRequirements(p.pod, p.volumeReqs)
+	if len(p.volumeReqs()) > 0 {
+		pod = withoutVolumeRequirements(p.pod, p.volumeReqs())
 		// strict is only read for pods with topology terms.
 		if strict, err := requirements.FromPod(pod, requirements.StrictOnly); err == nil && p.strict.Len() > 0 {
 			p.strict = strict
