@@ -48,8 +48,9 @@ type topology struct {
 	sources  map[string][]domainSource
 	s        *solver
 	warnings []string
-	// claimHosts are the claims' placeholder hostnames.
-	claimHosts map[string]bool
+	// index numbers the groups' domains and knows the claims' placeholder
+	// hostnames.
+	index *domainIndex
 }
 
 // inverseGroup is an anti-affinity group owned by the pods whose term it is.
@@ -72,7 +73,7 @@ type domainSource struct {
 // bound, has a topology constraint: the solver then skips topology.
 func newTopology(s *solver) *topology {
 	t := &topology{groups: map[string]*topologyGroup{}, terms: map[string]*topologyGroup{}, inverseTerms: map[string]*inverseGroup{}, spreads: map[string]*topologyGroup{}, shapes: map[string]*podTopology{},
-		sources: map[string][]domainSource{}, s: s, claimHosts: map[string]bool{}}
+		sources: map[string][]domainSource{}, s: s, index: newDomainIndex()}
 	for _, e := range s.existing {
 		for _, p := range e.node.Pods {
 			if hasRequiredAntiAffinity(p) && apis.IsActive(p) {
@@ -158,7 +159,7 @@ func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inv
 		}
 	}
 	if ig == nil {
-		g.claimHosts, g.id = t.claimHosts, len(t.inverse)
+		g.index, g.id = t.index, len(t.inverse)
 		ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
 		t.registerDomains(g)
 		t.inverse = append(t.inverse, ig)
@@ -213,7 +214,7 @@ func (t *topology) counted(g *topologyGroup) *topologyGroup {
 	if existing, ok := t.groups[g.signature]; ok {
 		return existing
 	}
-	g.claimHosts, g.id = t.claimHosts, len(t.order)
+	g.index, g.id = t.index, len(t.order)
 	t.count(g)
 	t.groups[g.signature] = g
 	t.order = append(t.order, g)
@@ -416,7 +417,7 @@ func (t *topology) domainSources(key string) []domainSource {
 // registerClaim makes a new claim's placeholder hostname a domain of every
 // hostname group.
 func (t *topology) registerClaim(hostname string) {
-	t.claimHosts[hostname] = true
+	t.index.markClaim(hostname)
 	for _, g := range t.order {
 		if g.key == apis.LabelHostname {
 			g.register(hostname)
@@ -483,7 +484,7 @@ func (t *topology) rejectsHost(p *podInfo, hostname string) bool {
 		}
 		switch g.kind {
 		case antiAffinityGroup:
-			if g.counts[hostname] > 0 {
+			if g.count(hostname) > 0 {
 				return true
 			}
 		case spreadGroup:
@@ -491,13 +492,13 @@ func (t *topology) rejectsHost(p *podInfo, hostname string) bool {
 			if g.selects(p.pod) {
 				self = 1
 			}
-			if g.counts[hostname]+self > g.maxSkew {
+			if g.count(hostname)+self > g.maxSkew {
 				return true
 			}
 		}
 	}
 	for _, g := range pt.inverse {
-		if g.key == apis.LabelHostname && g.counts[hostname] > 0 {
+		if g.key == apis.LabelHostname && g.count(hostname) > 0 {
 			return true
 		}
 	}

@@ -44,18 +44,70 @@ type topologyGroup struct {
 	id int
 
 	domains []string // sorted
-	counts  map[string]int32
+	// counts holds, by the domain's number in index, one more than the
+	// pods counted there: 0 for a domain the group has not registered.
+	counts []int32
 	// buf is reused by candidates.
 	buf []string
 	// single memoizes the requirement "key In [domain]" per domain, the
 	// answer of most calls, so that answering allocates nothing.
 	single map[string]requirements.Requirement
-	// claimHosts are the placeholder hostnames of claims (shared by every
-	// group of a solve), and occupiedClaims how many of them count a pod
-	// here: when it reaches the number of claims, hostname anti-affinity
-	// rejects every claim.
-	claimHosts     map[string]bool
+	// index numbers the domains and knows the placeholder hostnames of
+	// claims (shared by every group of a solve), and occupiedClaims is how
+	// many of those count a pod here: when it reaches the number of claims,
+	// hostname anti-affinity rejects every claim.
+	index          *domainIndex
 	occupiedClaims int
+}
+
+// domainIndex numbers the domains of a solve's topology groups, shared by
+// all of them, so that each group counts its pods in a slice rather than a
+// map of its own (hostname groups hold every claim and node); it also
+// knows which domains are claims' placeholder hostnames.
+type domainIndex struct {
+	ids map[string]int32
+	// claim tells, by number, the claims' placeholder hostnames.
+	claim []bool
+}
+
+func newDomainIndex() *domainIndex { return &domainIndex{ids: map[string]int32{}} }
+
+// id returns the domain's number, numbering it if it is new.
+func (x *domainIndex) id(domain string) int32 {
+	if id, ok := x.ids[domain]; ok {
+		return id
+	}
+	id := int32(len(x.claim))
+	x.ids[domain] = id
+	x.claim = append(x.claim, false)
+	return id
+}
+
+// markClaim records that the domain is a claim's placeholder hostname.
+func (x *domainIndex) markClaim(hostname string) {
+	x.claim[x.id(hostname)] = true
+}
+
+// lookup returns the group's entry for the domain, 0 when it has none.
+func (g *topologyGroup) lookup(domain string) int32 {
+	if g.index == nil {
+		return 0
+	}
+	id, ok := g.index.ids[domain]
+	if !ok || int(id) >= len(g.counts) {
+		return 0
+	}
+	return g.counts[id]
+}
+
+// count is how many selected pods the group counts in the domain.
+func (g *topologyGroup) count(domain string) int32 {
+	return max(g.lookup(domain)-1, 0)
+}
+
+// registered reports whether the domain is one of the group's.
+func (g *topologyGroup) registered(domain string) bool {
+	return g.lookup(domain) > 0
 }
 
 // nodeFilter says which nodes a spread constraint counts: with
@@ -96,7 +148,7 @@ func (f nodeFilter) String() string {
 func newTopologyGroup(kind groupKind, key string, namespaces []string, selector labels.Selector, maxSkew int32, minDomains *int32, filter nodeFilter) *topologyGroup {
 	slices.Sort(namespaces)
 	namespaces = slices.Compact(namespaces)
-	g := &topologyGroup{kind: kind, key: key, namespaces: namespaces, selector: selector, maxSkew: maxSkew, minDomains: minDomains, filter: filter, counts: map[string]int32{}}
+	g := &topologyGroup{kind: kind, key: key, namespaces: namespaces, selector: selector, maxSkew: maxSkew, minDomains: minDomains, filter: filter}
 	min := "-"
 	if minDomains != nil {
 		min = fmt.Sprint(*minDomains)
@@ -107,22 +159,35 @@ func newTopologyGroup(kind groupKind, key string, namespaces []string, selector 
 
 // register adds a domain with no pods, if it is new.
 func (g *topologyGroup) register(domain string) {
-	if _, ok := g.counts[domain]; ok {
-		return
+	g.entry(domain)
+}
+
+// entry registers the domain if it is new and returns its entry in counts.
+func (g *topologyGroup) entry(domain string) *int32 {
+	if g.index == nil {
+		g.index = newDomainIndex()
+	}
+	id := g.index.id(domain)
+	if int(id) >= len(g.counts) {
+		g.counts = append(g.counts, make([]int32, int(id)+1-len(g.counts))...)
+	}
+	if c := &g.counts[id]; *c > 0 {
+		return c
 	}
 	i, _ := slices.BinarySearch(g.domains, domain)
 	g.domains = slices.Insert(g.domains, i, domain)
-	g.counts[domain] = 0
+	g.counts[id] = 1
+	return &g.counts[id]
 }
 
 // record counts one more pod in each of the domains.
 func (g *topologyGroup) record(domains ...string) {
 	for _, d := range domains {
-		g.register(d)
-		if g.counts[d] == 0 && g.claimHosts[d] {
+		c := g.entry(d)
+		if *c == 1 && g.index.claim[g.index.ids[d]] {
 			g.occupiedClaims++
 		}
-		g.counts[d]++
+		*c++
 	}
 }
 
@@ -167,7 +232,7 @@ func (g *topologyGroup) candidates(nodeDomains requirements.Requirement) []strin
 	g.buf = nodeDomains.AppendValues(g.buf[:0])
 	out := g.buf[:0]
 	for _, d := range g.buf {
-		if _, ok := g.counts[d]; ok {
+		if g.registered(d) {
 			out = append(out, d)
 		}
 	}
@@ -188,7 +253,7 @@ func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requir
 		if !nodeDomains.Has(d) {
 			continue
 		}
-		if count := g.counts[d] + self; count-min <= g.maxSkew && count < bestCount {
+		if count := g.count(d) + self; count-min <= g.maxSkew && count < bestCount {
 			best, bestCount = d, count
 		}
 	}
@@ -209,7 +274,7 @@ func (g *topologyGroup) minCount(podDomains requirements.Requirement) int32 {
 	for _, d := range g.domains {
 		if podDomains.Has(d) {
 			eligible++
-			min = minInt32(min, g.counts[d])
+			min = minInt32(min, g.count(d))
 		}
 	}
 	if g.minDomains != nil && eligible < *g.minDomains {
@@ -240,7 +305,7 @@ func (g *topologyGroup) nextAffinity(p *corev1.Pod, podDomains, nodeDomains requ
 // the node.
 func (g *topologyGroup) occupied(podDomains requirements.Requirement, dst []string) []string {
 	for _, d := range g.domains {
-		if podDomains.Has(d) && g.counts[d] > 0 {
+		if podDomains.Has(d) && g.count(d) > 0 {
 			dst = append(dst, d)
 		}
 	}
@@ -262,7 +327,7 @@ func (g *topologyGroup) nextAntiAffinity(podDomains, nodeDomains requirements.Re
 	var buf [4]string // on the stack: in copies what it keeps
 	options := buf[:0]
 	for _, d := range g.candidates(nodeDomains) {
-		if g.counts[d] == 0 && podDomains.Has(d) {
+		if g.count(d) == 0 && podDomains.Has(d) {
 			options = append(options, d)
 		}
 	}
@@ -310,7 +375,7 @@ func (g *topologyGroup) describe() string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(g.domains)-5))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s=%d", d, g.counts[d]))
+		parts = append(parts, fmt.Sprintf("%s=%d", d, g.count(d)))
 	}
 	return fmt.Sprintf("%s on %s (counts %s)", g.kind, g.key, strings.Join(parts, ", "))
 }
