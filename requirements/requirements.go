@@ -139,6 +139,11 @@ func (r Requirements) Add(reqs ...Requirement) Requirements {
 	if len(reqs) == 0 || r.narrowedBy(reqs) {
 		return r
 	}
+	if len(r.items) > 0 && sortedByUniqueKey(reqs) {
+		// Intersect with a non-empty receiver returns it or a new slice,
+		// never reqs itself, which the caller may reuse.
+		return r.Intersect(Requirements{items: reqs})
+	}
 	sorted := slices.Clone(reqs)
 	slices.SortStableFunc(sorted, func(a, b Requirement) int { return strings.Compare(a.key, b.key) })
 	return r.Intersect(Requirements{items: intersectRuns(sorted)})
@@ -176,6 +181,17 @@ func (r Requirements) Intersect(other Requirements) Requirements {
 	out = append(out, r.items[i:]...)
 	out = append(out, other.items[j:]...)
 	return Requirements{items: out}
+}
+
+// sortedByUniqueKey reports whether reqs are in strictly increasing key
+// order: a set as Requirements holds one.
+func sortedByUniqueKey(reqs []Requirement) bool {
+	for i := 1; i < len(reqs); i++ {
+		if reqs[i-1].key >= reqs[i].key {
+			return false
+		}
+	}
+	return true
 }
 
 // narrowedBy reports, without allocating, whether adding reqs (in any
