@@ -126,7 +126,13 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price
 		// EC2 is offered the options' offerings of the capacity type launched.
 		k := instancetypes.LaunchRank(launch.offering.CapacityType)
-		out.LaunchOptions = []string{}
+		n := 0
+		for _, p := range fleet {
+			if rule.allows(p, k) {
+				n++
+			}
+		}
+		out.LaunchOptions = make([]string, 0, n)
 		for _, p := range fleet {
 			if rule.allows(p, k) {
 				out.LaunchOptions = append(out.LaunchOptions, p.option.it.Name)

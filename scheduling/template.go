@@ -128,6 +128,8 @@ func compileTemplate(p Pool, daemons []*podInfo) *template {
 	offerings := newOfferingFilter(t.requirements)
 	types := withVariants(p.InstanceTypes)
 	t.variants = len(types) != len(p.InstanceTypes)
+	// The options are allocated together: most types make one.
+	slab := make([]typeOption, 0, len(types))
 	for _, it := range types {
 		if !it.Requirements.IntersectsFast(t.requirements) || !offerings.hasOffering(it) {
 			continue
@@ -141,7 +143,8 @@ func compileTemplate(p Pool, daemons []*podInfo) *template {
 			}
 		}
 		t.daemonPorts = t.daemonPorts || len(ports) > 0
-		t.options = append(t.options, &typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
+		slab = append(slab, typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
+		t.options = append(t.options, &slab[len(slab)-1])
 	}
 	if len(t.options) == 0 {
 		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)
@@ -162,6 +165,11 @@ func compileTemplate(p Pool, daemons []*podInfo) *template {
 func withVariants(cat instancetypes.Catalog) []*instancetypes.InstanceType {
 	var out []*instancetypes.InstanceType
 	for i, it := range cat {
+		if out == nil && !slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.Override != nil }) {
+			// No offering overrides anything: the type is its only
+			// variant, and asking would allocate the list saying so.
+			continue
+		}
 		variants := it.Variants()
 		if len(variants) == 1 && out == nil {
 			continue
