@@ -338,10 +338,39 @@ func (r Requirement) isNegative() bool {
 // NodeSelectorRequirements expresses r as node selector requirements whose
 // intersection is r: one for the set, and one per bound.
 func (r Requirement) NodeSelectorRequirements() []corev1.NodeSelectorRequirement {
-	var out []corev1.NodeSelectorRequirement
+	out, _ := r.appendNodeSelectorRequirements(nil, nil)
+	return out
+}
+
+// selectorTerms is how many node selector requirements express r.
+func (r *Requirement) selectorTerms() int {
+	n := 0
+	if !(r.Operator() == corev1.NodeSelectorOpExists && (r.hasGte || r.hasLte)) {
+		n++
+	}
+	if r.hasGte {
+		n++
+	}
+	if r.hasLte {
+		n++
+	}
+	return n
+}
+
+// appendNodeSelectorRequirements appends r's node selector requirements to
+// out, their set's values appended to values and held there (nil when it
+// has none). Each requirement's Values are capped at their length, so that
+// appending to one never reaches another's.
+func (r *Requirement) appendNodeSelectorRequirements(out []corev1.NodeSelectorRequirement, values []string) ([]corev1.NodeSelectorRequirement, []string) {
 	op := r.Operator()
 	if !(op == corev1.NodeSelectorOpExists && (r.hasGte || r.hasLte)) {
-		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: op, Values: r.Values()})
+		var own []string
+		if len(r.values) > 0 {
+			start := len(values)
+			values = append(values, r.values...)
+			own = values[start:len(values):len(values)]
+		}
+		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: op, Values: own})
 	}
 	if r.hasGte {
 		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: OpGte, Values: []string{strconv.FormatInt(r.gte, 10)}})
@@ -349,7 +378,7 @@ func (r Requirement) NodeSelectorRequirements() []corev1.NodeSelectorRequirement
 	if r.hasLte {
 		out = append(out, corev1.NodeSelectorRequirement{Key: r.key, Operator: OpLte, Values: []string{strconv.FormatInt(r.lte, 10)}})
 	}
-	return out
+	return out, values
 }
 
 // String prints the requirement the way Karpenter's messages do, e.g.

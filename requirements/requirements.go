@@ -424,9 +424,22 @@ func (r Requirements) HasMinValues() bool {
 // NodeSelectorRequirements expresses r as node selector requirements, sorted
 // by key.
 func (r Requirements) NodeSelectorRequirements() []corev1.NodeSelectorRequirement {
-	var out []corev1.NodeSelectorRequirement
-	for _, item := range r.items {
-		out = append(out, item.NodeSelectorRequirements()...)
+	if len(r.items) == 0 {
+		return nil
+	}
+	// One slice for the requirements and one for all their values.
+	terms, count := 0, 0
+	for i := range r.items {
+		terms += r.items[i].selectorTerms()
+		count += len(r.items[i].values)
+	}
+	out := make([]corev1.NodeSelectorRequirement, 0, terms)
+	var values []string
+	if count > 0 {
+		values = make([]string, 0, count)
+	}
+	for i := range r.items {
+		out, values = r.items[i].appendNodeSelectorRequirements(out, values)
 	}
 	return out
 }

@@ -79,3 +79,30 @@ func TestNarrowingNothingAllocatesNothing(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// NodeSelectorRequirements hold every requirement's values in one slice,
+// each capped at its length: the caller may append to one without reaching
+// the next, and a requirement without values has none (nil).
+func TestNodeSelectorRequirementsKeepTheirValuesApart(t *testing.T) {
+	r := NewRequirements(In("a", "1", "2"), In("b", "3"), Exists("c"), mustNew("d", OpGte, "4"), NotIn("e", "5"))
+	out := r.NodeSelectorRequirements()
+	if len(out) != 5 {
+		t.Fatalf("got %d requirements: %v", len(out), out)
+	}
+	if out[2].Values != nil {
+		t.Errorf("Exists has values %#v", out[2].Values)
+	}
+	_ = append(out[0].Values, "x")
+	if got := out[1].Values; len(got) != 1 || got[0] != "3" {
+		t.Errorf("appending to a's values changed b's: %v", got)
+	}
+	out[4].Values[0] = "changed"
+	if got := r.Get("e").Values(); got[0] != "5" {
+		t.Errorf("changing the output changed the requirement: %v", got)
+	}
+	for i, term := range out {
+		if term.Key != r.items[i].key {
+			t.Errorf("term %d is on %s, want %s", i, term.Key, r.items[i].key)
+		}
+	}
+}
