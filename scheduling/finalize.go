@@ -168,6 +168,9 @@ func (s *solver) optionNames(priced []*pricedOption, variants bool) []string {
 		}
 		return names
 	}
+	if names, ok := runNames(priced); ok {
+		return names
+	}
 	key := namesKey{len(priced), priced[0].option.it, priced[len(priced)-1].option.it}
 	if names, ok := s.names[key]; ok && sameNames(names, priced) {
 		return names
@@ -181,6 +184,30 @@ func (s *solver) optionNames(priced []*pricedOption, variants bool) []string {
 	}
 	s.names[key] = names
 	return names
+}
+
+// runNames returns, when the priced options are a run of one offering
+// filter's list (most claims keep the types their pods fit, the dearer
+// ones, whole), that run of the list's names: every claim's list is then
+// part of one.
+func runNames(priced []*pricedOption) ([]string, bool) {
+	list, first := priced[0].list, priced[0].pos
+	if list == nil {
+		return nil, false
+	}
+	for k, p := range priced {
+		if p.list != list || p.pos != first+k {
+			return nil, false
+		}
+	}
+	if list.names == nil {
+		list.names = make([]string, len(list.options))
+		for i := range list.options {
+			list.names[i] = list.options[i].option.it.Name
+		}
+	}
+	end := first + len(priced)
+	return list.names[first:end:end], true
 }
 
 // sameNames reports whether names are the names of the priced options.
@@ -198,6 +225,10 @@ func sameNames(names []string, priced []*pricedOption) bool {
 type pricedOption struct {
 	option   *typeOption
 	cheapest float64
+	// list and pos, for an option of a template's priced list (priceClaim),
+	// are that list and the option's place in it.
+	list *pricedList
+	pos  int
 	// best holds, per launch capacity type (instancetypes.LaunchOrder), the index of
 	// the cheapest allowed available offering, or -1.
 	best [instancetypes.LaunchCapacityTypes]int
@@ -248,14 +279,18 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 func (t *template) priceClaim(options []*typeOption, reqs requirements.Requirements, limit int, scratch *scratchSpace) []*pricedOption {
 	key := appendOfferingSignature(scratch.signature[:0], reqs)
 	scratch.signature = key
-	priced, ok := t.priced[string(key)]
+	list, ok := t.priced[string(key)]
 	if !ok {
-		priced = priceOptions(t.options, reqs, false)
-		if t.priced == nil {
-			t.priced = map[string][]pricedOption{}
+		list = &pricedList{options: priceOptions(t.options, reqs, false)}
+		for i := range list.options {
+			list.options[i].list, list.options[i].pos = list, i
 		}
-		t.priced[string(key)] = priced
+		if t.priced == nil {
+			t.priced = map[string]*pricedList{}
+		}
+		t.priced[string(key)] = list
 	}
+	priced := list.options
 	// A claim with as many options as the pool has them all.
 	every := len(options) == len(t.options)
 	keep := scratch.keep
@@ -277,6 +312,14 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 	}
 	scratch.keep, scratch.priced = keep, out
 	return out
+}
+
+// pricedList is a template's options priced and sorted under one offering
+// filter, with their names once a claim's options were a run of them
+// (runNames).
+type pricedList struct {
+	options []pricedOption
+	names   []string
 }
 
 // appendOfferingSignature appends to b what identifies what requirements

@@ -31,7 +31,7 @@ type template struct {
 	taints    []corev1.Taint
 	// priced memoizes the options priced and sorted under each offering
 	// filter claims of this pool have, keyed by appendOfferingSignature.
-	priced map[string][]pricedOption
+	priced map[string]*pricedList
 	// prices memoizes, for PackCheapest, the options' prices under each
 	// offering filter claims of this pool have.
 	prices map[string]optionPrices

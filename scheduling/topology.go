@@ -397,7 +397,8 @@ func (t *topology) domainSources(key string) []domainSource {
 			if r.Operator() != corev1.NodeSelectorOpIn {
 				continue
 			}
-			for _, d := range r.Values() {
+			t.values = r.AppendValues(t.values[:0])
+			for _, d := range t.values {
 				if !seen[d] {
 					seen[d] = true
 					src = append(src, domainSource{domain: d, taints: tmpl.taints})
