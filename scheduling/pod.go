@@ -107,25 +107,20 @@ func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
 }
 
 // readPod is newPodInfo for a pod whose key is known, such as a relaxed
-// copy, which has its original's, sharing its requests with the equal ones
-// shared holds (a new Vector without).
-func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences, shared *resources.Interner) *podInfo {
+// copy, which has its original's, sharing its requests and requirements
+// with the pods the cache has seen (nil: none).
+func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences, cache *podCache) *podInfo {
 	info := &podInfo{}
-	info.read(pod, key, prefs, shared)
+	info.read(pod, key, prefs, cache)
 	return info
 }
 
 // read sets info to what readPod returns, for a solve that allocates its
 // pods' infos together.
-func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences, shared *resources.Interner) {
+func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences, cache *podCache) {
 	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
 	requests, err := resources.PodRequests(pod)
-	if info.invalid = err; shared != nil {
-		info.requests = shared.Intern(requests)
-	} else {
-		own := requests
-		info.requests = &own
-	}
+	info.requests, info.invalid = cache.intern(requests), err
 	if info.invalid != nil {
 		return
 	}
@@ -136,7 +131,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	if info.invalid = validatePodLabels(pod); info.invalid != nil {
 		return
 	}
-	if info.reqs, info.invalid = requirements.FromPod(pod, prefs); info.invalid != nil {
+	if info.reqs, info.invalid = cache.fromPod(pod, prefs); info.invalid != nil {
 		return
 	}
 	// The domains the pod allows, for topology: read for every pod with
@@ -146,7 +141,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 		if prefs == requirements.StrictOnly {
 			info.strict = info.reqs
 		} else {
-			info.strict, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+			info.strict, info.invalid = cache.fromPod(pod, requirements.StrictOnly)
 		}
 	}
 }

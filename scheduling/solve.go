@@ -132,8 +132,8 @@ type solver struct {
 	relaxPreferNoSchedule bool
 	// scratch is reused by claim.tryAdd to filter instance types.
 	scratch scratchSpace
-	// requests holds the pods' requests, one Vector per distinct value.
-	requests resources.Interner
+	// shared holds what the pods share: requests and compiled requirements.
+	shared   podCache
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
@@ -179,7 +179,7 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 		// as it drops the pod's own (Karpenter injects them at ingestion).
 		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
 		s.pods[i] = &infos[i]
-		readWithVolumes(s.pods[i], pod, s.prefs, vols, &s.requests)
+		readWithVolumes(s.pods[i], pod, s.prefs, vols, &s.shared)
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
@@ -190,7 +190,7 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 // readWithVolumes reads a pod into info with the requirements of its
 // volumes added to its node affinity, as Karpenter injects them before
 // scheduling.
-func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes, shared *resources.Interner) {
+func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferences, vols *volumes, shared *podCache) {
 	alts, uses, err := vols.forPod(pod)
 	if err != nil {
 		info.read(pod, apis.PodKey(pod), prefs, shared)
@@ -257,7 +257,7 @@ func (s *solver) try(p *podInfo) error {
 		if !ok {
 			return s.reason(current, err)
 		}
-		next := readPod(relaxed, current.key, s.prefs, &s.requests)
+		next := readPod(relaxed, current.key, s.prefs, &s.shared)
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}

@@ -1,0 +1,106 @@
+package scheduling
+
+import (
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
+)
+
+// podCache is what the pods of a solve share rather than hold a copy each:
+// their requests, one Vector per distinct value, and their compiled node
+// requirements, one set per distinct form (pods of one workload state the
+// same nodeSelector and node affinity). What it hands out is read, never
+// changed.
+type podCache struct {
+	requests resources.Interner
+	compiled map[string]compiledRequirements
+	// key and keys are fromPod's scratch space.
+	key  []byte
+	keys []string
+}
+
+// compiledRequirements is what requirements.FromPod returned for a form.
+type compiledRequirements struct {
+	reqs requirements.Requirements
+	err  error
+}
+
+// intern returns the pod's requests, shared with the equal ones the cache
+// holds; a Vector of the pod's own without a cache.
+func (c *podCache) intern(requests resources.Vector) *resources.Vector {
+	if c == nil {
+		own := requests
+		return &own
+	}
+	return c.requests.Intern(requests)
+}
+
+// fromPod is requirements.FromPod, compiled once per form of what it reads
+// of a pod (its errors name no pod, so they are shared too). A pod without
+// nodeSelector and node affinity has no requirements, and needs no lookup.
+func (c *podCache) fromPod(pod *corev1.Pod, prefs requirements.Preferences) (requirements.Requirements, error) {
+	a := pod.Spec.Affinity
+	if c == nil || len(pod.Spec.NodeSelector) == 0 && (a == nil || a.NodeAffinity == nil) {
+		return requirements.FromPod(pod, prefs)
+	}
+	key := c.formKey(pod, prefs)
+	if hit, ok := c.compiled[string(key)]; ok {
+		return hit.reqs, hit.err
+	}
+	reqs, err := requirements.FromPod(pod, prefs)
+	if c.compiled == nil {
+		c.compiled = map[string]compiledRequirements{}
+	}
+	c.compiled[string(key)] = compiledRequirements{reqs, err}
+	return reqs, err
+}
+
+// formKey encodes everything requirements.FromPod reads of the pod under
+// prefs, each string prefixed with its length: its nodeSelector, and of
+// its node affinity the heaviest preferred term (WithPreferences) and the
+// first required term. The key is scratch space, good until the next call.
+func (c *podCache) formKey(pod *corev1.Pod, prefs requirements.Preferences) []byte {
+	keys := c.keys[:0]
+	for k := range pod.Spec.NodeSelector {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	c.keys = keys
+	b := strconv.AppendInt(append(c.key[:0], byte('0'+prefs)), int64(len(keys)), 10)
+	for _, k := range keys {
+		b = appendKeyString(appendKeyString(b, k), pod.Spec.NodeSelector[k])
+	}
+	a := pod.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil {
+		c.key = append(b, '-')
+		return c.key
+	}
+	if prefs == requirements.WithPreferences {
+		if term, ok := requirements.HeaviestPreferredTerm(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution); ok {
+			b = appendExpressionsKey(append(b, 'p'), term.Preference.MatchExpressions)
+		}
+	}
+	switch r := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution; {
+	case r == nil || len(r.NodeSelectorTerms) == 0:
+		b = append(b, '-')
+	case len(r.NodeSelectorTerms[0].MatchFields) > 0:
+		b = append(b, 'F')
+	default:
+		b = appendExpressionsKey(append(b, 'r'), r.NodeSelectorTerms[0].MatchExpressions)
+	}
+	c.key = b
+	return b
+}
+
+// appendExpressionsKey appends node selector requirements as they are.
+func appendExpressionsKey(b []byte, exprs []corev1.NodeSelectorRequirement) []byte {
+	b = strconv.AppendInt(b, int64(len(exprs)), 10)
+	for _, e := range exprs {
+		b = appendExpressionKey(b, e.Key, string(e.Operator), e.Values)
+	}
+	return b
+}
