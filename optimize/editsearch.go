@@ -44,10 +44,15 @@ type EditSearch struct {
 	pending     map[string]bool
 	committed   map[string]int
 	solved      map[string]*EditPlan
+	// skip, when set, says which sets need no solve: Search skips those
+	// whose plan cannot beat its best (editBounds).
+	skip func([]Edit) bool
 	// Tried counts the sets solved, and Rejected those whose plan would
 	// leave a pod pending that base schedules or launch less on a
 	// committed NodePool.
 	Tried, Rejected int
+	// Skipped counts the sets skip spared a solve.
+	Skipped int
 }
 
 // NewEditSearch returns a search of edits to in, whose plan by
@@ -141,6 +146,10 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 		return *p, true
 	}
 	s.solved[key] = nil
+	if s.skip != nil && s.skip(edits) {
+		s.Skipped++
+		return EditPlan{}, false
+	}
 	trial, changes := ApplyEdits(s.in, edits)
 	s.Tried++
 	// A plan dearer than base is never kept: its solve stops as soon as
