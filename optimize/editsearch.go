@@ -44,6 +44,9 @@ type EditSearch struct {
 	pending     map[string]bool
 	committed   map[string]int
 	solved      map[string]*EditPlan
+	// compiler compiles each set's NodePools, the ones the set leaves
+	// alone once for all the sets.
+	compiler *scheduling.Compiler
 	// skip, when set, says which sets need no solve: Search skips those
 	// whose plan cannot beat its best (editBounds).
 	skip func([]Edit) bool
@@ -58,7 +61,8 @@ type EditSearch struct {
 // NewEditSearch returns a search of edits to in, whose plan by
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
-	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{}}
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{},
+		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
 	}
@@ -155,7 +159,7 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 	// A plan dearer than base is never kept: its solve stops as soon as
 	// it certainly is.
 	trial.Options.StopAbovePrice = s.basePerHour
-	r := scheduling.Solve(trial)
+	r := s.compiler.Prepare(trial.NodePools).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		return EditPlan{}, false
 	}

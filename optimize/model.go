@@ -120,11 +120,6 @@ type shape struct {
 // unschedulable are left out, and so are pods no NodePool can take, as
 // well as invalid ones: a bound on fewer pods is still a bound.
 func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
-	m := &model{}
-	unschedulable := map[string]bool{}
-	for _, u := range r.Unschedulable {
-		unschedulable[u.Pod] = true
-	}
 	// A NodePool entry without its NodePool, or a nil pod, is a caller's
 	// slip a bound can leave out rather than fail on.
 	var nodePools []scheduling.Pool
@@ -139,7 +134,18 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 			daemons = append(daemons, d)
 		}
 	}
-	pools := scheduling.Prepare(nodePools, daemons, in.Options).Capacity()
+	return buildModelWith(in, r, scheduling.Prepare(nodePools, daemons, in.Options))
+}
+
+// buildModelWith is buildModel with the input's NodePools and DaemonSets
+// compiled already, by a caller that compiled them for its solves.
+func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.Prepared) (*model, error) {
+	m := &model{}
+	unschedulable := map[string]bool{}
+	for _, u := range r.Unschedulable {
+		unschedulable[u.Pod] = true
+	}
+	pools := prep.Capacity()
 	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return cmp.Compare(a.Name, b.Name) })
 	m.pools = readLimits(in, pools)
 

@@ -204,7 +204,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			return o.improve(in, prep, chosenPools, opts), nil
 		}
 	}
-	m, err := buildModel(in, base)
+	m, err := buildModelWith(in, base, prep)
 	if err != nil {
 		return o.finish(), err
 	}
