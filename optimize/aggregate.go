@@ -15,6 +15,9 @@ const maxUnionClasses = 4
 // that these columns only matter where the limits bind; whatever the
 // price, they only add options to a relaxation, which keeps it one.
 func artificialPrice(m *model) float64 {
+	if m.artificial > 0 {
+		return m.artificial
+	}
 	top := 0.0
 	for _, c := range m.columns {
 		top = max(top, c.price)

@@ -176,6 +176,7 @@ func NarrowingEdits(in scheduling.Input, base scheduling.Result, limit int) []Ed
 	all := slices.DeleteFunc(slices.Clone(in.NodePools), func(np scheduling.Pool) bool { return np.NodePool == nil })
 	var out []Edit
 	for _, np := range EditPools(in) {
+		launches := newPoolLaunches(np)
 		var edits []Edit
 		if l := launched[np.NodePool.Name]; len(l) > 0 {
 			edits = append(edits, cpuEdits(np.NodePool.Name, l)...)
@@ -188,7 +189,7 @@ func NarrowingEdits(in scheduling.Input, base scheduling.Result, limit int) []Ed
 			if len(out) == limit {
 				return out
 			}
-			if ChangesLaunches(np, e) {
+			if launches.changedBy(e) {
 				out = append(out, e)
 			}
 		}
@@ -199,14 +200,7 @@ func NarrowingEdits(in scheduling.Input, base scheduling.Result, limit int) []Ed
 // ChangesLaunches reports whether the edit changes what the NodePool may
 // launch (a weight always counts) and leaves it something to launch.
 func ChangesLaunches(np scheduling.Pool, e Edit) bool {
-	if e.Kind == KindPreferPool {
-		return true
-	}
-	before := offerings(np.NodePool, np.InstanceTypes)
-	edited := np.NodePool.DeepCopy()
-	e.Apply(edited)
-	after := offerings(edited, np.InstanceTypes)
-	return after != before && after != ""
+	return newPoolLaunches(np).changedBy(e)
 }
 
 // cpuEdits caps and floors the vCPUs below the largest and above the
@@ -349,27 +343,92 @@ func tighter(op corev1.NodeSelectorOperator, value string, values []string) bool
 	return v > old
 }
 
-// offerings names, in catalog order, every offering of every type the
-// NodePool's requirements admit: two NodePools with the same string
-// launch the same things.
-func offerings(np *apis.NodePool, catalog instancetypes.Catalog) string {
-	reqs, err := requirements.FromNodePool(np.Spec.Template)
-	if err != nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, it := range catalog {
-		if it == nil || !it.Requirements.IntersectsFast(reqs) {
-			continue
-		}
-		for _, o := range it.Offerings {
-			if o.Compatible(reqs) {
-				fmt.Fprintf(&b, "%s/%s/%s/%s;", it.Name, o.Zone, o.CapacityType, o.ReservationID)
-			}
-		}
-	}
-	return b.String()
+// poolLaunches is what a NodePool may launch as it is: every offering of
+// every type its requirements admit, one bit each, in catalog order, read
+// once for all the edits of the pool that ChangesLaunches weighs.
+type poolLaunches struct {
+	np scheduling.Pool
+	// first is, per catalog index, the bit of the type's first offering.
+	first  []int
+	before bitset
+	// types are the catalog indexes of the types before admits.
+	types []int
+	// valid is false when the NodePool's requirements do not read: it
+	// launches nothing as it is.
+	valid bool
 }
+
+func newPoolLaunches(np scheduling.Pool) *poolLaunches {
+	l := &poolLaunches{np: np, first: make([]int, len(np.InstanceTypes))}
+	n := 0
+	for i, it := range np.InstanceTypes {
+		l.first[i] = n
+		if it != nil {
+			n += len(it.Offerings)
+		}
+	}
+	l.before = newBitset(n)
+	reqs, err := requirements.FromNodePool(np.NodePool.Spec.Template)
+	if err != nil {
+		return l
+	}
+	l.valid = true
+	for i, it := range np.InstanceTypes {
+		if l.admit(l.before, i, it, reqs, true) {
+			l.types = append(l.types, i)
+		}
+	}
+	return l
+}
+
+// admit sets the bits of the type's offerings the requirements admit, if
+// they admit the type (and offerings, checking each offering's zone,
+// capacity type and reservation), and reports whether any was.
+func (l *poolLaunches) admit(bits bitset, i int, it *instancetypes.InstanceType, reqs requirements.Requirements, offerings bool) bool {
+	if it == nil || !it.Requirements.IntersectsFast(reqs) {
+		return false
+	}
+	any := false
+	for k, o := range it.Offerings {
+		if !offerings && l.before.has(l.first[i]+k) || offerings && o.Compatible(reqs) {
+			bits.set(l.first[i] + k)
+			any = true
+		}
+	}
+	return any
+}
+
+// changedBy reports whether the edit changes what the NodePool may
+// launch (a weight always counts) and leaves it something to launch.
+func (l *poolLaunches) changedBy(e Edit) bool {
+	if e.Kind == KindPreferPool {
+		return true
+	}
+	edited := l.np.NodePool.DeepCopy()
+	e.Apply(edited)
+	reqs, err := requirements.FromNodePool(edited.Spec.Template)
+	if err != nil {
+		return false
+	}
+	after := newBitset(len(l.before) * 64)
+	if l.valid && e.Op.Action == ActionRestrict {
+		// A restriction only takes offerings away: only those the pool
+		// launches now are read again, and their zone, capacity type and
+		// reservation only if the edit restricts one of those.
+		offerings := slices.Contains(offeringKeys, e.Op.Key)
+		for _, i := range l.types {
+			l.admit(after, i, l.np.InstanceTypes[i], reqs, offerings)
+		}
+	} else {
+		for i, it := range l.np.InstanceTypes {
+			l.admit(after, i, it, reqs, true)
+		}
+	}
+	return !slices.Equal(after, l.before) && slices.ContainsFunc(after, func(w uint64) bool { return w != 0 })
+}
+
+// offeringKeys are the labels an offering's compatibility reads.
+var offeringKeys = []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType}
 
 // launchedValues are the distinct values of key of the types, sorted.
 func launchedValues(types []*instancetypes.InstanceType, key string) []string {

@@ -44,16 +44,25 @@ type EditSearch struct {
 	pending     map[string]bool
 	committed   map[string]int
 	solved      map[string]*EditPlan
+	// compiler compiles each set's NodePools, the ones the set leaves
+	// alone once for all the sets.
+	compiler *scheduling.Compiler
+	// skip, when set, says which sets need no solve: Search skips those
+	// whose plan cannot beat its best (editBounds).
+	skip func([]Edit) bool
 	// Tried counts the sets solved, and Rejected those whose plan would
 	// leave a pod pending that base schedules or launch less on a
 	// committed NodePool.
 	Tried, Rejected int
+	// Skipped counts the sets skip spared a solve.
+	Skipped int
 }
 
 // NewEditSearch returns a search of edits to in, whose plan by
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
-	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{}}
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{},
+		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
 	}
@@ -141,12 +150,16 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 		return *p, true
 	}
 	s.solved[key] = nil
+	if s.skip != nil && s.skip(edits) {
+		s.Skipped++
+		return EditPlan{}, false
+	}
 	trial, changes := ApplyEdits(s.in, edits)
 	s.Tried++
 	// A plan dearer than base is never kept: its solve stops as soon as
 	// it certainly is.
 	trial.Options.StopAbovePrice = s.basePerHour
-	r := scheduling.Solve(trial)
+	r := s.compiler.Prepare(trial.NodePools).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		return EditPlan{}, false
 	}

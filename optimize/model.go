@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
@@ -26,6 +27,12 @@ type model struct {
 	// set per node. Indices into groups.
 	repel   [][]int
 	columns []column
+	// every are the columns before the dominated ones were dropped: a
+	// bound on a narrowing of the NodePools (editBounds) keeps those of
+	// them the narrowing keeps, whose dominating columns it may not.
+	every []column
+	// artificial, when set, is the price artificialPrice returns.
+	artificial float64
 	// free is the existing nodes' unrequested allocatable, summed; nodes
 	// is how many there are.
 	free  []float64
@@ -55,6 +62,7 @@ type column struct {
 	zone     string
 	capType  string
 	price    float64
+	it       *instancetypes.InstanceType
 	room     []float64 // per dim: allocatable less DaemonSet overhead
 	capacity resources.Vector
 	// shapes is which pod shapes may go on it, by shape index.
@@ -112,11 +120,6 @@ type shape struct {
 // unschedulable are left out, and so are pods no NodePool can take, as
 // well as invalid ones: a bound on fewer pods is still a bound.
 func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
-	m := &model{}
-	unschedulable := map[string]bool{}
-	for _, u := range r.Unschedulable {
-		unschedulable[u.Pod] = true
-	}
 	// A NodePool entry without its NodePool, or a nil pod, is a caller's
 	// slip a bound can leave out rather than fail on.
 	var nodePools []scheduling.Pool
@@ -131,7 +134,18 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 			daemons = append(daemons, d)
 		}
 	}
-	pools := scheduling.Prepare(nodePools, daemons, in.Options).Capacity()
+	return buildModelWith(in, r, scheduling.Prepare(nodePools, daemons, in.Options))
+}
+
+// buildModelWith is buildModel with the input's NodePools and DaemonSets
+// compiled already, by a caller that compiled them for its solves.
+func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.Prepared) (*model, error) {
+	m := &model{}
+	unschedulable := map[string]bool{}
+	for _, u := range r.Unschedulable {
+		unschedulable[u.Pod] = true
+	}
+	pools := prep.Capacity()
 	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return cmp.Compare(a.Name, b.Name) })
 	m.pools = readLimits(in, pools)
 
@@ -187,7 +201,8 @@ func buildModel(in scheduling.Input, r scheduling.Result) (*model, error) {
 		pods = append(pods, podShape{key: key, shape: i, repel: repelKey(pod), pod: pod})
 	}
 	m.dims = dimsOf(shapes)
-	m.columns = buildColumns(pools, m.pools, shapes, m.dims)
+	m.every = allColumns(pools, m.pools, shapes, m.dims)
+	m.columns = undominated(m.every, m.pools)
 
 	// Shapes no column takes are excluded; the others become groups, split
 	// by anti-affinity set.
@@ -396,13 +411,14 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 	return free
 }
 
-// buildColumns lists every (pool, instance type, offering) some shape may
-// go on, less the dominated ones: a column is dropped when a cheaper (or
-// equal, listed earlier) one takes every shape it takes, has as much room
-// in every dimension, and uses no more of any limit. Any packing of the
-// dropped column then fits the one kept, for no more money, so no bound
-// below loses anything by the drop.
-func buildColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
+// allColumns lists every (pool, instance type, offering) some shape may
+// go on, in order of price, then pool, type, zone and capacity type;
+// undominated then drops the dominated ones: a column is dropped when a
+// cheaper (or equal, listed earlier) one takes every shape it takes, has
+// as much room in every dimension, and uses no more of any limit. Any
+// packing of the dropped column then fits the one kept, for no more
+// money, so no bound below loses anything by the drop.
+func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
 	var all []column
 	for pi, pc := range pools {
 		for _, tc := range pc.Types {
@@ -428,7 +444,7 @@ func buildColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes [
 				if !o.Available || o.Price < 0 {
 					continue
 				}
-				c := column{pool: pi, name: it.Name, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
+				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
 				anyShape = false
 				for si := range shapes {
 					if typeOK.has(si) && o.Compatible(shapes[si].reqs[pi]) {
@@ -446,6 +462,12 @@ func buildColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes [
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
 			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType))
 	})
+	return all
+}
+
+// undominated are the columns, in price order, less those a kept one
+// dominates.
+func undominated(all []column, limits []poolLimits) []column {
 	var kept []column
 	for _, c := range all {
 		if !slices.ContainsFunc(kept, func(k column) bool { return dominates(&k, &c, limits) }) {

@@ -80,6 +80,11 @@ func lpNarrowings(in scheduling.Input, r scheduling.Result) ([]narrowing, error)
 	if err != nil {
 		return nil, err
 	}
+	return modelNarrowings(in, m)
+}
+
+// modelNarrowings is lpNarrowings with the model of the input built.
+func modelNarrowings(in scheduling.Input, m *model) ([]narrowing, error) {
 	var candidates [][]bool
 	for _, spread := range []bool{true, false} {
 		if spread && len(m.repel) == 0 {

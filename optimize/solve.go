@@ -204,7 +204,11 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			return o.improve(in, prep, chosenPools, opts), nil
 		}
 	}
-	narrowings, err := lpNarrowings(in, base)
+	m, err := buildModelWith(in, base, prep)
+	if err != nil {
+		return o.finish(), err
+	}
+	narrowings, err := modelNarrowings(in, m)
 	if err != nil {
 		return o.finish(), err
 	}
@@ -245,6 +249,11 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			limit = min(limit, budget)
 		}
 		s := NewEditSearch(in, base)
+		// A set of edits whose plan certainly costs no less than the best
+		// plan so far is not solved: the sets the search combines with it
+		// narrow the NodePools further, and cost no less either.
+		bounds, best := newEditBounds(in, m), o.PerHour
+		s.skip = func(edits []Edit) bool { return bounds.bound(edits)*(1-1e-9) >= best }
 		plans := s.Run(NarrowingEdits(in, base, limit), DefaultMaxEdits, nil)
 		if len(plans) > 0 {
 			p := plans[0]

@@ -87,9 +87,15 @@ type typeOption struct {
 // compileTemplates turns NodePools into templates, ordered by weight
 // (highest first) and then by name descending, as Karpenter orders them.
 func compileTemplates(pools []Pool, daemons []*podInfo, minValuesBestEffort bool) []*template {
+	return compileTemplatesWith(pools, func(p Pool) *template { return compileTemplate(p, daemons, nil) }, minValuesBestEffort)
+}
+
+// compileTemplatesWith is compileTemplates compiling each pool with
+// compile (see Compiler).
+func compileTemplatesWith(pools []Pool, compile func(Pool) *template, minValuesBestEffort bool) []*template {
 	templates := make([]*template, 0, len(pools))
 	for _, p := range pools {
-		t := compileTemplate(p, daemons)
+		t := compile(p)
 		t.bestEffort = minValuesBestEffort
 		templates = append(templates, t)
 	}
@@ -102,7 +108,10 @@ func compileTemplates(pools []Pool, daemons []*podInfo, minValuesBestEffort bool
 	return templates
 }
 
-func compileTemplate(p Pool, daemons []*podInfo) *template {
+// compileTemplate compiles the pool; undefined, when not nil, is what
+// the pool's catalog lets a claim leave undefined (its label keys), which
+// is read from the catalog otherwise.
+func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	// Karpenter provisions from neither a NodePool being deleted nor a
@@ -122,7 +131,10 @@ func compileTemplate(p Pool, daemons []*podInfo) *template {
 	}
 	t.requirements = reqs.Add(requirements.In(apis.LabelNodePool, np.Name))
 	t.daemonView = t.requirements.Add(requirements.In(apis.LabelNodeRegistered, "true"), requirements.In(apis.LabelNodeInitialized, "true"))
-	t.undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
+	if undefined == nil {
+		undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
+	}
+	t.undefined = undefined
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)

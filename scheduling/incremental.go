@@ -1,0 +1,82 @@
+package scheduling
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+)
+
+// Compiler compiles NodePools for a caller that solves one cluster under
+// many variations of its NodePools, as a search of NodePool edits does:
+// each variation changes one or two NodePools and keeps the others. A
+// Pool compiled before, the same *apis.NodePool with the same catalog
+// (the same instance types, in the same order), keeps its compiled form,
+// and a catalog's label keys are read once. The Pools, their NodePools
+// and catalogs must not change once compiled. A Compiler is not safe for
+// concurrent use.
+type Compiler struct {
+	daemons []*podInfo
+	opts    Options
+	pools   map[*apis.NodePool][]compiledPool
+	// keys are the catalogs read, by their first type and length.
+	keys map[catalogKey][]catalogKeys
+}
+
+type compiledPool struct {
+	catalog  instancetypes.Catalog
+	template *template
+}
+
+type catalogKey struct {
+	first *instancetypes.InstanceType
+	n     int
+}
+
+type catalogKeys struct {
+	catalog   instancetypes.Catalog
+	undefined requirements.Undefined
+}
+
+// NewCompiler returns a Compiler of NodePools with the DaemonSets and
+// options, as Prepare compiles them.
+func NewCompiler(daemonSets []*corev1.Pod, opts Options) *Compiler {
+	return &Compiler{daemons: readDaemons(daemonSets, opts.DRA), opts: opts, pools: map[*apis.NodePool][]compiledPool{}, keys: map[catalogKey][]catalogKeys{}}
+}
+
+// Prepare is Prepare(pools, daemonSets, opts) of the Compiler's, compiling
+// only the pools it has not compiled before.
+func (c *Compiler) Prepare(pools []Pool) *Prepared {
+	templates := compileTemplatesWith(pools, c.compile, c.opts.MinValuesBestEffort)
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts}
+}
+
+func (c *Compiler) compile(p Pool) *template {
+	same := func(cp compiledPool) bool { return slices.Equal(cp.catalog, p.InstanceTypes) }
+	if i := slices.IndexFunc(c.pools[p.NodePool], same); i >= 0 {
+		return c.pools[p.NodePool][i].template
+	}
+	t := compileTemplate(p, c.daemons, c.undefined(p.InstanceTypes))
+	c.pools[p.NodePool] = append(c.pools[p.NodePool], compiledPool{catalog: p.InstanceTypes, template: t})
+	return t
+}
+
+// undefined is what a claim may leave undefined with the catalog: the
+// well-known labels and the catalog's label keys.
+func (c *Compiler) undefined(catalog instancetypes.Catalog) requirements.Undefined {
+	var k catalogKey
+	if len(catalog) > 0 {
+		k = catalogKey{catalog[0], len(catalog)}
+	}
+	for _, known := range c.keys[k] {
+		if slices.Equal(known.catalog, catalog) {
+			return known.undefined
+		}
+	}
+	u := requirements.AllowUndefined(catalog.LabelKeys()...)
+	c.keys[k] = append(c.keys[k], catalogKeys{catalog: catalog, undefined: u})
+	return u
+}
