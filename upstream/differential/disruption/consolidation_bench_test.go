@@ -54,11 +54,11 @@ var benchNodes = flag.String("bench-nodes", "100,1000", "the cluster sizes Bench
 // of the time, as karpsim's reading of the YAML is on its side, and
 // reported as state-s/op.
 //
-// Metrics: cpu-s/op is this process's CPU time in the pass (Karpenter's
-// code, the client and the test binary), server-cpu-s/op that of
-// kube-apiserver and etcd in it (the candidates' pods are listed from the
-// API server); deleted and replacements are the decision, to compare with
-// karpsim's. Multi-node consolidation stops after a minute of wall time
+// Karpenter reads through an informer cache (see cached), as in a real
+// cluster. Metrics: cpu-s/op is this process's CPU time in the pass
+// (Karpenter's code, the cache and the test binary), server-cpu-s/op that
+// of kube-apiserver and etcd meanwhile; deleted and replacements are the
+// decision, to compare with karpsim's. Multi-node consolidation stops after a minute of wall time
 // (MultiNodeConsolidationTimeoutDuration, a real clock, not the fake one)
 // and returns what it had found: a pass near 60 s on a loaded machine may
 // have been cut short.
