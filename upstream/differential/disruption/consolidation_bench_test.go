@@ -360,8 +360,8 @@ func appendStrict[T any](raw []byte, to *[]*T) error {
 // node class), as the operator's manager reads in a real cluster. The
 // disruption suite reads through a direct client, which lists each
 // candidate's pods from the API server, every pod of the cluster each
-// time: on 1,000 nodes that alone took more than 20 minutes here. Stop it
-// when done.
+// time: on 1,000 nodes one pass had not ended after 19 minutes here. Stop
+// it when done.
 func (u *Upstream) cached() (*Upstream, func(), error) {
 	ctx, cancel := context.WithCancel(u.ctx)
 	c, err := cache.New(u.env.Config, cache.Options{Scheme: scheme.Scheme})
