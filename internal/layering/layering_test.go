@@ -17,7 +17,7 @@ var layer = map[string]int{
 	"apis": 0, "pricing": 0, "workloads": 0, "internal/clusterdump": 0, "internal/fields": 0, "internal/chromium": 0,
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
-	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3,
+	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3, "azure": 3,
 	"consolidation": 4, "optimize": 4, "kube": 4,
 	"snapshot": 5, "invariants": 5, "advise": 5,
 	"controller": 6, "clusterautoscaler": 6,
