@@ -10,7 +10,6 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/drift/internal/azurev1beta1"
-	"github.com/karpsim/karpsim/drift/internal/karpv1"
 )
 
 // AKSNodeClassHashVersion is the Azure provider's AKSNodeClassHashVersion
@@ -114,8 +113,8 @@ func mirrorZoneOverrides(in []apis.AKSLocalDNSZoneOverride) []azurev1beta1.Local
 	for i, o := range in {
 		out[i] = azurev1beta1.LocalDNSZoneOverride{Zone: o.Zone, QueryLogging: o.QueryLogging, Protocol: o.Protocol,
 			ForwardDestination: o.ForwardDestination, ForwardPolicy: o.ForwardPolicy, MaxConcurrent: o.MaxConcurrent,
-			CacheDuration: karpv1.NillableDuration{Duration: o.CacheDuration.Duration}, ServeStale: o.ServeStale,
-			ServeStaleDuration: karpv1.NillableDuration{Duration: o.ServeStaleDuration.Duration}}
+			CacheDuration: azurev1beta1.NillableDuration{Duration: o.CacheDuration.Duration}, ServeStale: o.ServeStale,
+			ServeStaleDuration: azurev1beta1.NillableDuration{Duration: o.ServeStaleDuration.Duration}}
 	}
 	return out
 }

@@ -47,6 +47,8 @@ type clusterOptions struct {
 	// inCluster reads the cluster karpsim runs in, through its service
 	// account (serve, without --kubeconfig or --context, in a pod).
 	inCluster bool
+	// cloud is --cloud: the cloud of the default NodePool.
+	cloud string
 }
 
 // readTimeout bounds reading a cluster: listing every kind once.
@@ -60,6 +62,7 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
 	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, EC2NodeClasses and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
 	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
+	addCloudFlag(cmd, &o.cloud)
 	addInputLimitFlags(cmd, &o.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
 	must(cmd.MarkFlagFilename("nodepool-file", manifestExtensions...))
@@ -77,6 +80,9 @@ func (o clusterOptions) check(files []string) error {
 	}
 	if slices.Contains(o.nodePoolFiles, "") || slices.Contains(o.nodePoolFiles, stdinPath) {
 		return fmt.Errorf("%w: --nodepool-file takes a file or folder", errUsage)
+	}
+	if err := checkCloud(o.cloud); err != nil {
+		return err
 	}
 	return o.limits.check(false)
 }
@@ -203,6 +209,7 @@ func replaceNamed[T any](list []T, obj T, name func(T) string) []T {
 // and says on stderr where instance types come from when the objects came
 // from a cluster: they never do come from it.
 func catalogOptions(o clusterOptions, opts *snapshot.Options, command string, stderr io.Writer) error {
+	opts.Cloud = o.cloud
 	if o.catalog != "" {
 		f, err := os.Open(o.catalog)
 		if err != nil {

@@ -41,8 +41,8 @@ func newDisruptCommand(env environment) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disrupt -f PATH... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
-		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and EC2NodeClasses
-and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
+		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and node classes
+(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
 single-node consolidation under the NodePools' budgets, each command with its replacements and
 savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
 It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.

@@ -70,7 +70,7 @@ func newExplainPodCommand(env environment) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "as plan --ignore-preferences")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "as plan --min-values-policy: Strict or BestEffort")
-	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.region, "region", "", "region of the instance types' offerings (default: us-east-1 on AWS, eastus on Azure)")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")

@@ -52,8 +52,8 @@ func newPlanCommand(env environment) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [-f PATH]... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why",
-		Long: `Plan reads NodePools, EC2NodeClasses, NodeClaims, Nodes, Pods, DaemonSets, PodDisruptionBudgets and
-workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
+		Long: `Plan reads NodePools, node classes (EC2NodeClasses or AKSNodeClasses), NodeClaims, Nodes, Pods,
+DaemonSets, PodDisruptionBudgets and workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
 NodePool, instance type and capacity type, pods bound to existing nodes, and why each unschedulable pod
 is unschedulable. Without -f, it plans the built-in example (inflate, 10 replicas, on the default
 NodePool) and says so on standard error. With --kubeconfig or --context it reads the objects from the
@@ -86,7 +86,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: GPU instance types offer their devices, pods' ResourceClaims request them (without it, Karpenter's default, pods that claim devices are unschedulable)")
-	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.region, "region", "", "region of the instance types' offerings (default: us-east-1 on AWS, eastus on Azure)")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addOfferingFlags(cmd, &opts.offers)
 	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsFeatureGatesUsage)
@@ -270,9 +270,6 @@ func (opts planOptions) check() error {
 	}
 	if opts.minValuesPolicy != "Strict" && opts.minValuesPolicy != "BestEffort" {
 		return fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)
-	}
-	if opts.region == "" {
-		return fmt.Errorf("%w: --region is empty", errUsage)
 	}
 	if opts.zones != "" && len(splitZones(opts.zones)) == 0 {
 		return fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)

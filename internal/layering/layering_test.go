@@ -18,7 +18,7 @@ var layer = map[string]int{
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3, "azure": 3,
-	"consolidation": 4, "optimize": 4, "kube": 4,
+	"consolidation": 4, "optimize": 4, "kube": 4, "provider": 4,
 	"snapshot": 5, "invariants": 5, "advise": 5,
 	"controller": 6, "clusterautoscaler": 6,
 	"simulator": 7,

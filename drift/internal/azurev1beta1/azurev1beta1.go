@@ -9,9 +9,9 @@
 package azurev1beta1
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"time"
 
-	"github.com/karpsim/karpsim/drift/internal/karpv1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // AKSNodeClassSpec is the hashed spec. ImageID is never set from YAML (the
@@ -71,8 +71,8 @@ type LocalDNSZoneOverride struct {
 	ForwardDestination string
 	ForwardPolicy      string
 	MaxConcurrent      *int32
-	CacheDuration      karpv1.NillableDuration
-	ServeStaleDuration karpv1.NillableDuration
+	CacheDuration      NillableDuration
+	ServeStaleDuration NillableDuration
 	ServeStale         string
 }
 
@@ -114,4 +114,11 @@ type SysctlConfiguration struct {
 	VMMaxMapCount                  *int32
 	VMSwappiness                   *int32
 	VMVfsCachePressure             *int32
+}
+
+// NillableDuration mirrors Karpenter's, which the zone overrides use:
+// the duration embedded, so the hashed field is named Duration; its raw
+// text is not hashed.
+type NillableDuration struct {
+	*time.Duration
 }
