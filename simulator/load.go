@@ -105,9 +105,17 @@ func (s *sim) load() error {
 		}
 		s.res.Warnings = append(s.res.Warnings, w)
 	}
+	s.cloud = provider.CloudAWS
+	if s.cfg.Snapshot.Cloud == provider.CloudAzure || (len(set.AKSNodeClasses) > 0 && len(set.EC2NodeClasses) == 0) {
+		s.cloud = provider.CloudAzure
+	}
 	if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && (s.sc.ClusterAutoscaler == nil || len(s.sc.ClusterAutoscaler.NodeGroups) == 0) {
+		groupType := clusterautoscaler.DefaultGroupInstanceType
+		if s.cloud == provider.CloudAzure {
+			groupType = azureDefaultGroupSize
+		}
 		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("no clusterAutoscaler.nodeGroups given: using the default node group %q (on-demand %s over every zone, min 0, max %d)",
-			clusterautoscaler.DefaultGroupName, clusterautoscaler.DefaultGroupInstanceType, clusterautoscaler.DefaultGroupMax))
+			clusterautoscaler.DefaultGroupName, groupType, clusterautoscaler.DefaultGroupMax))
 	}
 	// The EC2NodeClasses the controller reads for the AWS checks: the
 	// given ones, and the default one when the default NodePool is AWS's

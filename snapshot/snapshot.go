@@ -304,15 +304,22 @@ type builder struct {
 	held []*corev1.Pod
 }
 
+// Providers returns the providers FromSet resolves NodePools with: AWS's
+// catalogs from CatalogFor, Azure's from Azure in Azure.Region, else
+// Region; the default cloud Cloud.
+func (o Options) Providers() provider.Providers {
+	az := o.Azure
+	az.Region = cmp.Or(az.Region, o.Region)
+	return provider.Providers{Default: o.Cloud, AWS: &provider.AWS{CatalogFor: o.CatalogFor}, Azure: &az}
+}
+
 func newBuilder(in objects, opts Options) *builder {
-	az := opts.Azure
-	az.Region = cmp.Or(az.Region, opts.Region)
 	return &builder{
 		in:        in,
 		opts:      opts,
 		snap:      &Snapshot{},
 		catalogs:  map[string]instancetypes.Catalog{},
-		providers: provider.Providers{Default: opts.Cloud, AWS: &provider.AWS{CatalogFor: opts.CatalogFor}, Azure: &az},
+		providers: opts.Providers(),
 		classes:   map[string]provider.NodeClass{},
 		pools:     map[string]*apis.NodePool{},
 		nodes:     map[string]*scheduling.Node{},

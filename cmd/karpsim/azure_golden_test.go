@@ -17,9 +17,10 @@ var azureGoldens = filepath.Join("..", "..", "testdata", "azure")
 // TestAzureGolden runs `karpsim plan` and `karpsim disrupt` on every
 // scenario folder under testdata/azure/{plan,disrupt} (input.yaml, the
 // flags of an args file, README.md citing the upstream example) and
-// `karpsim simulate --check` on every testdata/azure/scenarios/NAME.yaml
-// (with NAME.md), comparing the JSON with expected.json or
-// NAME.expected.json; -update rewrites them.
+// `karpsim simulate --check` and `karpsim compare` on every
+// testdata/azure/scenarios/NAME.yaml (with NAME.md), comparing the JSON
+// with expected.json, NAME.expected.json or NAME.compare.json; -update
+// rewrites them.
 func TestAzureGolden(t *testing.T) {
 	t.Parallel()
 	for _, command := range []string{"plan", "disrupt"} {
@@ -58,6 +59,11 @@ func TestAzureGolden(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			matchGolden(t, base+".expected.json", stdout.Bytes(), "simulate of "+file)
+			stdout.Reset()
+			if code := run([]string{"compare", "-f", file, "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+				t.Fatalf("compare: exit %d: %s", code, stderr.String())
+			}
+			matchGolden(t, base+".compare.json", stdout.Bytes(), "compare of "+file)
 			if _, err := os.Stat(base + ".md"); err != nil {
 				t.Errorf("scenario %s has no %s.md saying why its timeline is Karpenter's", file, filepath.Base(base))
 			}
