@@ -102,3 +102,58 @@ func TestAzureCloudAndRegion(t *testing.T) {
 		t.Errorf("--cloud gcp: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// --nodepool-file replaces an AKSNodeClass by name, and its maxPods then
+// caps the pods per node: fifteen small pods fit one node of the default
+// 250 pods, and need two of 10.
+func TestAzureNodePoolFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	input, edit := filepath.Join(dir, "input.yaml"), filepath.Join(dir, "class.yaml")
+	const pool = `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general-purpose}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.azure.com, kind: AKSNodeClass, name: default}
+      requirements:
+      - {key: karpenter.azure.com/sku-family, operator: In, values: [D]}
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: karpenter.azure.com/v1beta1
+kind: AKSNodeClass
+metadata: {name: default}
+spec: {imageFamily: Ubuntu}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: small}
+spec:
+  replicas: 15
+  selector: {matchLabels: {app: small}}
+  template:
+    metadata: {labels: {app: small}}
+    spec:
+      containers: [{name: c, image: i, resources: {requests: {cpu: 10m, memory: 16Mi}}}]
+`
+	class := "apiVersion: karpenter.azure.com/v1beta1\nkind: AKSNodeClass\nmetadata: {name: default}\nspec: {imageFamily: AzureLinux, maxPods: 10}\n"
+	if err := os.WriteFile(input, []byte(pool), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(edit, []byte(class), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd("plan", "-f", input, "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"nodeClaims": 1,`) {
+		t.Fatalf("without the edit: exit %d, stderr %s, stdout %s", code, stderr, stdout)
+	}
+	code, stdout, stderr = runCmd("plan", "-f", input, "--nodepool-file", edit, "-o", "json")
+	if code != 0 || !strings.Contains(stderr, "--nodepool-file "+edit+": AKSNodeClass default applied") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"nodeClaims": 2,`) {
+		t.Errorf("fifteen pods on nodes of 10 pods need two NodeClaims:\n%s", stdout)
+	}
+}

@@ -60,7 +60,7 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from the cluster of this kubeconfig `PATH` instead of -f (read only: lists and watches, never writes)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
-	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, EC2NodeClasses and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
+	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, node classes (EC2NodeClasses, AKSNodeClasses) and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
 	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
 	addCloudFlag(cmd, &o.cloud)
 	addInputLimitFlags(cmd, &o.limits)
@@ -149,7 +149,7 @@ func readCluster(env environment, o clusterOptions, command string, stderr io.Wr
 	return set, "cluster " + where, nil
 }
 
-// applyNodePoolFiles puts the NodePools, EC2NodeClasses and NodeOverlays of the files
+// applyNodePoolFiles puts the NodePools, node classes and NodeOverlays of the files
 // over the Set's, by name, saying on stderr what each replaces or adds.
 func applyNodePoolFiles(set *manifests.Set, files []string, command string, stderr io.Writer) error {
 	for _, path := range files {
@@ -157,7 +157,7 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		if err != nil {
 			return err
 		}
-		if len(edit.NodePools)+len(edit.EC2NodeClasses)+len(edit.NodeOverlays) == 0 && edit.SchedulerConfig == nil {
+		if len(edit.NodePools)+len(edit.EC2NodeClasses)+len(edit.AKSNodeClasses)+len(edit.NodeOverlays) == 0 && edit.SchedulerConfig == nil {
 			return fmt.Errorf("--nodepool-file %s: no NodePool, EC2NodeClass, NodeOverlay or KubeSchedulerConfiguration in it", path)
 		}
 		for _, w := range edit.Warnings {
@@ -170,6 +170,10 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		for _, nc := range edit.EC2NodeClasses {
 			set.EC2NodeClasses = replaceNamed(set.EC2NodeClasses, nc, func(o *apis.EC2NodeClass) string { return o.Name })
 			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: EC2NodeClass %s applied\n", command, path, nc.Name)
+		}
+		for _, nc := range edit.AKSNodeClasses {
+			set.AKSNodeClasses = replaceNamed(set.AKSNodeClasses, nc, func(o *apis.AKSNodeClass) string { return o.Name })
+			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: AKSNodeClass %s applied\n", command, path, nc.Name)
 		}
 		for _, o := range edit.NodeOverlays {
 			set.NodeOverlays = replaceNamed(set.NodeOverlays, o, func(o *apis.NodeOverlay) string { return o.Name })
