@@ -43,7 +43,7 @@ func readSet(sc Scenario, given []manifests.Stream, limits manifests.Limits) (*m
 func StateSet(st cloud.ClusterState) *manifests.Set {
 	return &manifests.Set{
 		Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
-		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets,
+		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, AKSNodeClasses: st.AKSNodeClasses, DaemonSets: st.DaemonSets,
 		PersistentVolumeClaims: st.PersistentVolumeClaims, PersistentVolumes: st.PersistentVolumes, StorageClasses: st.StorageClasses,
 		NodeOverlays: st.NodeOverlays, CapacityBuffers: st.CapacityBuffers, PodTemplates: st.PodTemplates,
 		Services: st.Services, Deployments: st.Deployments, ReplicaSets: st.ReplicaSets, StatefulSets: st.StatefulSets,

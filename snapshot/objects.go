@@ -66,7 +66,7 @@ func setObjects(set *manifests.Set) objects {
 // them at Options.Origin.
 func stateObjects(s cloud.ClusterState) objects {
 	return objects{
-		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses,
+		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses, AKSNodeClasses: s.AKSNodeClasses,
 		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
 		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims,
 		StorageClasses: s.StorageClasses,

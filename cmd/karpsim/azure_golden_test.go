@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // azureGoldens is the tree of the Azure golden scenarios. They sit apart
@@ -155,5 +160,31 @@ spec:
 	}
 	if !strings.Contains(stdout, `"nodeClaims": 2,`) {
 		t.Errorf("fifteen pods on nodes of 10 pods need two NodeClaims:\n%s", stdout)
+	}
+}
+
+// A cluster on Azure read through its API server (fake clients holding the
+// golden's objects, EC2NodeClasses not served) decides what its file
+// decides: the live path reads AKSNodeClasses.
+func TestAzureClusterDecidesWhatTheFileDecides(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(azureGoldens, "disrupt", "image-drift")
+	env, f := fakeCluster(t, filepath.Join(dir, "input.yaml"))
+	ec2 := schema.GroupResource{Group: "karpenter.k8s.aws", Resource: "ec2nodeclasses"}
+	for _, verb := range []string{"list", "watch"} {
+		f.Dynamic.PrependReactor(verb, ec2.Resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+			return true, nil, apierrors.NewNotFound(ec2, "")
+		})
+	}
+	code, got, stderr := runEnv(env, "disrupt", "--context", "fake", "--at", "2026-03-03T12:00:00Z", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("the cluster decides otherwise than its file:\n%s", firstDifference(string(want), got))
 	}
 }
