@@ -25,3 +25,12 @@ func checkCloud(cloud string) error {
 	}
 	return nil
 }
+
+// addRegionFlag adds --region to a command that has no zones flags.
+func addRegionFlag(cmd *cobra.Command, region *string) {
+	cmd.Flags().StringVar(region, "region", "", regionUsage)
+	noCompletion(cmd, "region")
+}
+
+// regionUsage is --region's help.
+const regionUsage = "region of the instance types' offerings (default: us-east-1 on AWS, eastus on Azure)"
