@@ -61,7 +61,7 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from the cluster of this kubeconfig `PATH` instead of -f (read only: lists and watches, never writes)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
 	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, node classes (EC2NodeClasses, AKSNodeClasses) and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
-	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
+	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 or Azure model")
 	addCloudFlag(cmd, &o.cloud)
 	addInputLimitFlags(cmd, &o.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
@@ -225,6 +225,7 @@ func catalogOptions(o clusterOptions, opts *snapshot.Options, command string, st
 			return err
 		}
 		opts.Catalog = func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return catalog, nil }
+		opts.Azure.CatalogFor = func(*apis.AKSNodeClass) (instancetypes.Catalog, error) { return catalog, nil }
 	}
 	if !o.live() {
 		return nil
