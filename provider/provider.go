@@ -4,8 +4,11 @@
 // the Provider (karpenter.k8s.aws: AWS, karpenter.azure.com: Azure), and
 // the Provider says what the core needs of the class: whether it is ready,
 // the instance types it launches, and whether a NodeClaim launched from it
-// has drifted from it. Nothing above this package names a cloud's node
-// class to decide; snapshot, the CLI and the simulator go through For.
+// has drifted from it. snapshot resolves every NodePool through For, and
+// the CLI and the simulator pick the default cloud (and the Cluster
+// Autoscaler's catalog) by name with ByCloud. Karpenter's loop in package
+// controller still reads EC2NodeClasses itself: on Azure it runs
+// Karpenter's own drift checks without the provider's.
 package provider
 
 import (
