@@ -9,4 +9,14 @@
 // provider's resource SKU tables and on-demand price table, written by
 // internal/gen from a mirror of the provider's repository. The package
 // does no I/O.
+//
+// Where the provider's offerings carry labels of their own (placement
+// scope, scale set priority, ultra SSD), karpsim's offerings carry only a
+// zone and a capacity type: those labels are label choices of the size
+// (instancetypes.Spec.LabelChoices), so a NodePool requiring, say,
+// placement-scope regional is compatible with the size but does not by
+// itself confine the launch to zone "0". karpsim's instance types also
+// state every well-known label they lack as DoesNotExist (the AWS model),
+// where the provider leaves them undefined. conformance/azure records
+// both differences.
 package azure
