@@ -117,7 +117,7 @@ func (opts adviseOptions) check() error {
 func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	set, snap, err := setAndSnapshot(env, opts.plan, "advise", stdin, stderr, func() (*manifests.Set, error) {
 		fmt.Fprintln(stderr, "karpsim advise: no -f given: advising on the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-		return exampleSet()
+		return exampleSetFor(opts.plan.cluster.cloud)
 	})
 	if err != nil {
 		return err

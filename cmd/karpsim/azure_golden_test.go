@@ -102,6 +102,10 @@ func TestAzureCloudAndRegion(t *testing.T) {
 		!strings.Contains(stdout, `"instanceType": "Standard_`) {
 		t.Errorf("--cloud azure without a NodePool: exit %d, stderr %s, stdout %s", code, stderr, stdout)
 	}
+	code, stdout, stderr = runCmd("plan", "--cloud", "azure", "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"nodePool": "default"`) || !strings.Contains(stdout, `"instanceType": "Standard_`) {
+		t.Errorf("the built-in example with --cloud azure: exit %d, stderr %s, stdout %s", code, stderr, stdout)
+	}
 	code, _, stderr = runCmd("plan", "--cloud", "gcp")
 	if code == 0 || !strings.Contains(stderr, `--cloud: cloud "gcp" is not one karpsim models (use aws or azure)`) {
 		t.Errorf("--cloud gcp: exit %d, stderr %s", code, stderr)

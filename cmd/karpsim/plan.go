@@ -16,6 +16,7 @@ import (
 
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/optimize"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -215,7 +216,7 @@ func planSchedulingOptions(opts planOptions) scheduling.Options {
 // paths, or the built-in example) and builds the snapshot plan decides on.
 func planSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer) (*snapshot.Snapshot, error) {
 	return snapshotOrExample(env, opts, command, stdin, stderr, func() (*manifests.Set, error) {
-		return loadPlanInput(nil, stdin, stderr)
+		return loadPlanInput(nil, opts.cluster.cloud, stdin, stderr)
 	})
 }
 
@@ -280,30 +281,33 @@ func (opts planOptions) check() error {
 
 // loadPlanInput reads the manifests, or the built-in example when no path
 // was given.
-func loadPlanInput(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
+func loadPlanInput(files []string, cloud string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	if len(files) > 0 {
 		return loadManifests(files, limitOptions{}, stdin, stderr)
 	}
 	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-	return exampleSet()
+	return exampleSetFor(cloud)
 }
 
-// exampleSet is the built-in example: the inflate Deployment with karpsim's
-// default NodePool and EC2NodeClass given beside it, the objects a Set
-// without NodePools gets, so that the example plans as a user's file of
-// inflate alone would, with no warning that it gives no NodePool: the
-// example is karpsim's, and stderr has said what it is. The defaults' own
-// warnings are karpsim's concern too, and are dropped.
-func exampleSet() (*manifests.Set, error) {
+// exampleSet is the built-in example on AWS (see exampleSetFor).
+func exampleSet() (*manifests.Set, error) { return exampleSetFor(provider.CloudAWS) }
+
+// exampleSetFor is the built-in example: the inflate Deployment with karpsim's
+// default NodePool and node class of the cloud (--cloud) given beside it,
+// the objects a Set without NodePools gets, so that the example plans as a
+// user's file of inflate alone would, with no warning that it gives no
+// NodePool: the example is karpsim's, and stderr has said what it is. The
+// defaults' own warnings are karpsim's concern too, and are dropped.
+func exampleSetFor(cloud string) (*manifests.Set, error) {
 	set, err := manifests.Decode("example/inflate.yaml", exampleInflate)
 	if err != nil {
 		return nil, err
 	}
-	defaults, err := manifests.Decode("karpsim's default NodePool", snapshot.DefaultManifests())
+	defaults, err := manifests.Decode("karpsim's default NodePool", snapshot.DefaultManifestsFor(cloud))
 	if err != nil {
 		return nil, err
 	}
-	set.NodePools, set.EC2NodeClasses = defaults.NodePools, defaults.EC2NodeClasses
+	set.NodePools, set.EC2NodeClasses, set.AKSNodeClasses = defaults.NodePools, defaults.EC2NodeClasses, defaults.AKSNodeClasses
 	return set, nil
 }
 
