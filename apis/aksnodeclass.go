@@ -1,8 +1,7 @@
 package apis
 
 import (
-	"encoding/json"
-	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -221,22 +220,103 @@ func (in *AKSNodeClass) DeepCopy() *AKSNodeClass {
 	}
 	out := &AKSNodeClass{TypeMeta: in.TypeMeta}
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = copyThroughJSON(in.Spec)
-	out.Status = copyThroughJSON(in.Status)
+	out.Spec = in.Spec.DeepCopy()
+	out.Status = in.Status.DeepCopy()
 	return out
 }
 
-// copyThroughJSON copies a value of the AKSNodeClass's types, which hold
-// only JSON-marshalable fields that round-trip exactly (every field has a
-// JSON name and no custom encoding loses anything).
-func copyThroughJSON[T any](in T) T {
-	data, err := json.Marshal(in)
-	if err != nil {
-		panic(fmt.Sprintf("apis: copying %T: %v", in, err))
+// DeepCopy returns a copy of the spec that shares no memory with it.
+func (in AKSNodeClassSpec) DeepCopy() AKSNodeClassSpec {
+	out := in
+	out.VNETSubnetID = copyPtr(in.VNETSubnetID)
+	out.OSDiskSizeGB = copyPtr(in.OSDiskSizeGB)
+	out.ImageFamily = copyPtr(in.ImageFamily)
+	out.FIPSMode = copyPtr(in.FIPSMode)
+	out.Tags = copyMap(in.Tags)
+	if k := in.Kubelet; k != nil {
+		c := *k
+		c.CPUManagerPolicy, c.CPUCFSQuota = copyPtr(k.CPUManagerPolicy), copyPtr(k.CPUCFSQuota)
+		c.ImageGCHighThresholdPercent, c.ImageGCLowThresholdPercent = copyPtr(k.ImageGCHighThresholdPercent), copyPtr(k.ImageGCLowThresholdPercent)
+		c.TopologyManagerPolicy, c.AllowedUnsafeSysctls = copyPtr(k.TopologyManagerPolicy), slices.Clone(k.AllowedUnsafeSysctls)
+		c.ContainerLogMaxSize, c.ContainerLogMaxFiles = copyPtr(k.ContainerLogMaxSize), copyPtr(k.ContainerLogMaxFiles)
+		c.PodPidsLimit, c.FailSwapOn = copyPtr(k.PodPidsLimit), copyPtr(k.FailSwapOn)
+		out.Kubelet = &c
 	}
-	var out T
-	if err := json.Unmarshal(data, &out); err != nil {
-		panic(fmt.Sprintf("apis: copying %T: %v", in, err))
+	out.MaxPods = copyPtr(in.MaxPods)
+	if v := in.Security; v != nil {
+		out.Security = &AKSSecurity{EncryptionAtHost: copyPtr(v.EncryptionAtHost)}
 	}
+	if v := in.LocalDNS; v != nil {
+		out.LocalDNS = &AKSLocalDNS{Mode: v.Mode, VnetDNSOverrides: copyZoneOverrides(v.VnetDNSOverrides), KubeDNSOverrides: copyZoneOverrides(v.KubeDNSOverrides)}
+	}
+	if v := in.GPU; v != nil {
+		out.GPU = &AKSGPU{Mode: copyPtr(v.Mode)}
+	}
+	if v := in.ArtifactStreaming; v != nil {
+		out.ArtifactStreaming = &AKSArtifactStreaming{Enabled: copyPtr(v.Enabled)}
+	}
+	if v := in.LinuxOSConfig; v != nil {
+		c := AKSLinuxOSConfig{SwapFileSize: copyPtr(v.SwapFileSize), TransparentHugePageDefrag: copyPtr(v.TransparentHugePageDefrag),
+			TransparentHugePageEnabled: copyPtr(v.TransparentHugePageEnabled)}
+		if sc := v.Sysctls; sc != nil {
+			cp := sc.deepCopy()
+			c.Sysctls = &cp
+		}
+		out.LinuxOSConfig = &c
+	}
+	return out
+}
+
+func copyZoneOverrides(in []AKSLocalDNSZoneOverride) []AKSLocalDNSZoneOverride {
+	if in == nil {
+		return nil
+	}
+	out := make([]AKSLocalDNSZoneOverride, len(in))
+	for i, o := range in {
+		o.MaxConcurrent = copyPtr(o.MaxConcurrent)
+		o.CacheDuration, o.ServeStaleDuration = o.CacheDuration.DeepCopy(), o.ServeStaleDuration.DeepCopy()
+		out[i] = o
+	}
+	return out
+}
+
+// deepCopy copies every pointer of the sysctls.
+func (s AKSSysctlConfig) deepCopy() AKSSysctlConfig {
+	out := s
+	for _, p := range []**int32{&out.FsAioMaxNr, &out.FsFileMax, &out.FsInotifyMaxUserWatches, &out.FsNrOpen, &out.KernelThreadsMax,
+		&out.NetCoreNetdevMaxBacklog, &out.NetCoreOptmemMax, &out.NetCoreRmemDefault, &out.NetCoreRmemMax, &out.NetCoreSomaxconn,
+		&out.NetCoreWmemDefault, &out.NetCoreWmemMax, &out.NetIPv4NeighDefaultGcThresh1, &out.NetIPv4NeighDefaultGcThresh2,
+		&out.NetIPv4NeighDefaultGcThresh3, &out.NetIPv4TCPFinTimeout, &out.NetIPv4TCPKeepaliveProbes, &out.NetIPv4TCPKeepaliveTime,
+		&out.NetIPv4TCPMaxSynBacklog, &out.NetIPv4TCPMaxTwBuckets, &out.NetIPv4TCPKeepaliveIntvl, &out.NetNetfilterNfConntrackBuckets,
+		&out.NetNetfilterNfConntrackMax, &out.VMMaxMapCount, &out.VMSwappiness, &out.VMVfsCachePressure} {
+		*p = copyPtr(*p)
+	}
+	out.NetIPv4IPLocalPortRange, out.NetIPv4TCPTwReuse = copyPtr(s.NetIPv4IPLocalPortRange), copyPtr(s.NetIPv4TCPTwReuse)
+	return out
+}
+
+// DeepCopy returns a copy of the status that shares no memory with it.
+func (in AKSNodeClassStatus) DeepCopy() AKSNodeClassStatus {
+	out := in
+	if in.Images != nil {
+		out.Images = make([]AKSNodeImage, len(in.Images))
+		for i, img := range in.Images {
+			out.Images[i] = AKSNodeImage{ID: img.ID}
+			if img.Requirements != nil {
+				out.Images[i].Requirements = make([]corev1.NodeSelectorRequirement, len(img.Requirements))
+				for j := range img.Requirements {
+					img.Requirements[j].DeepCopyInto(&out.Images[i].Requirements[j])
+				}
+			}
+		}
+	}
+	out.KubernetesVersion = copyPtr(in.KubernetesVersion)
+	if in.Conditions != nil {
+		out.Conditions = make([]metav1.Condition, len(in.Conditions))
+		for i := range in.Conditions {
+			in.Conditions[i].DeepCopyInto(&out.Conditions[i])
+		}
+	}
+	out.LocalDNSState = copyPtr(in.LocalDNSState)
 	return out
 }
