@@ -205,11 +205,15 @@ var restrictedSizes = []string{
 // Catalog returns the VM sizes sold in region, modelled as Karpenter's
 // Azure provider models them for a node class with these settings.
 //
-// The sizes are those of the region's resource SKU table when the
-// embedded data has one (southcentralus, westcentralus); for the other
-// regions, those of the reference table (southcentralus) that the
-// region's price table prices, each in all of the region's zones if it is
-// zonal in the reference region, else regional. Sizes are then filtered
+// Each size's facts come from the best source that has it: the region's
+// own resource SKU table when the embedded data has one (southcentralus,
+// westcentralus: all its sizes, priced or not, with their zones); else
+// the reference table (southcentralus), for a size the region's price
+// table prices, in all of the region's zones if it is zonal in the
+// reference region, else regional; else the wider table of sizes whose
+// capabilities are partly derived from their names (DerivedFacts), for a
+// size the region's price table prices, in all of the region's zones.
+// Sizes are then filtered
 // as the provider does (filter): fewer than 2 vCPUs or 3.5 GiB, restricted,
 // confidential, constrained-vCPU and unregistered GPU sizes, and those the
 // settings rule out. Each size is offered on-demand and as spot in each of
@@ -233,22 +237,19 @@ func Catalog(region string, s Settings) (instancetypes.Catalog, error) {
 		return nil, fmt.Errorf("azure: unknown region %q: the embedded prices cover %d regions (azure.Regions(), or `karpsim instance-types --cloud azure --region R`): %s",
 			region, len(d.regionNames), strings.Join(d.regionNames, ", "))
 	}
-	records, own := d.tables[region]
-	if !own {
-		records = d.tables[referenceRegion]
-	}
 	spot := pricing.DefaultSpotModel()
 	var types []*instancetypes.InstanceType
-	for _, rec := range records {
+	for _, c := range d.candidates(region) {
+		rec := c.rec
 		price, priced := prices.OnDemand[rec.Name]
-		if !own && !priced {
+		if !c.own && !priced {
 			continue
 		}
 		if !priced || !rec.Known {
 			price = MissingPrice
 		}
 		zones := rec.Zones
-		if !own && len(zones) > 0 {
+		if !c.own && (len(zones) > 0 || len(rec.Derived) > 0) {
 			zones = prices.Zones
 		}
 		sz, err := parseVMSize(rec.Size)
@@ -262,6 +263,34 @@ func Catalog(region string, s Settings) (instancetypes.Catalog, error) {
 		types = append(types, it)
 	}
 	return instancetypes.NewCatalog(types...)
+}
+
+// candidate is a size record that may be sold in a region; own says it
+// comes from the region's own resource SKU table (and so is sold there
+// with its zones, priced or not).
+type candidate struct {
+	rec skuRecord
+	own bool
+}
+
+// candidates are the records of a region's sizes, by name, each from the
+// best source that has it: the region's own resource SKU table, the
+// reference region's table, then the sizes with derived facts.
+func (d *dataset) candidates(region string) []candidate {
+	var out []candidate
+	seen := map[string]bool{}
+	add := func(records []skuRecord, own bool) {
+		for _, rec := range records {
+			if !seen[rec.Name] {
+				seen[rec.Name] = true
+				out = append(out, candidate{rec: rec, own: own})
+			}
+		}
+	}
+	add(d.tables[region], true)
+	add(d.tables[referenceRegion], false)
+	add(d.wide, false)
+	return out
 }
 
 var defaultCatalog = sync.OnceValues(func() (instancetypes.Catalog, error) {

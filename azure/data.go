@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -20,6 +21,9 @@ var skusJSONL []byte
 
 //go:embed data/prices.json.gz
 var pricesGzip []byte
+
+//go:embed data/sizes.jsonl.gz
+var sizesGzip []byte
 
 // skuRecord is one line of data/skus.jsonl: one VM size as one region's
 // resource SKU table lists it. Field meanings are the resource SKU API's
@@ -50,6 +54,10 @@ type skuRecord struct {
 	Known                 bool     `json:"known"`
 	GPUManufacturer       string   `json:"gpuManufacturer"`
 	GPUOS                 []string `json:"gpuOS"`
+	// Derived names the capabilities of a record of data/sizes.jsonl.gz
+	// that were derived from the size's name, not read from a resource
+	// SKU table.
+	Derived []string `json:"derived"`
 }
 
 // regionData is one region of data/prices.json.gz.
@@ -69,41 +77,86 @@ type dataset struct {
 	regionNames []string
 	// tables are the resource SKU tables by region, each sorted by name.
 	tables map[string][]skuRecord
+	// wide are the sizes of data/sizes.jsonl.gz, in no resource SKU
+	// table, sorted by name.
+	wide []skuRecord
 }
 
 // referenceRegion is the region whose resource SKU table stands for the
 // regions without one: the newest table of the source.
 const referenceRegion = "southcentralus"
 
-var loadData = sync.OnceValues(func() (*dataset, error) {
-	d := &dataset{tables: map[string][]skuRecord{}}
-	sc := bufio.NewScanner(bytes.NewReader(skusJSONL))
+// readRecords parses JSON lines of size records; file names the file in
+// errors.
+func readRecords(file string, src []byte, each func(skuRecord) error) error {
+	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		var r skuRecord
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("data/skus.jsonl:%d: %w", line, err)
+			return fmt.Errorf("%s:%d: %w", file, line, err)
 		}
-		d.tables[r.Region] = append(d.tables[r.Region], r)
+		if err := each(r); err != nil {
+			return fmt.Errorf("%s:%d: %s: %w", file, line, r.Name, err)
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("data/skus.jsonl: %w", err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
+	return nil
+}
+
+// gunzip is the content of a gzipped embedded file.
+func gunzip(file string, src []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(src))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return body, nil
+}
+
+var loadData = sync.OnceValues(func() (*dataset, error) {
+	d := &dataset{tables: map[string][]skuRecord{}}
+	err := readRecords("data/skus.jsonl", skusJSONL, func(r skuRecord) error {
+		if len(r.Derived) > 0 {
+			return fmt.Errorf("a resource SKU table record has derived facts")
+		}
+		d.tables[r.Region] = append(d.tables[r.Region], r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sizes, err := gunzip("data/sizes.jsonl.gz", sizesGzip)
+	if err != nil {
+		return nil, err
+	}
+	err = readRecords("data/sizes.jsonl.gz", sizes, func(r skuRecord) error {
+		if r.Region != "" || len(r.Derived) == 0 {
+			return fmt.Errorf("a derived record has a region or no derived facts")
+		}
+		d.wide = append(d.wide, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(d.wide, func(i, j int) bool { return d.wide[i].Name < d.wide[j].Name })
 	for _, t := range d.tables {
 		sort.Slice(t, func(i, j int) bool { return t[i].Name < t[j].Name })
 	}
 	if _, ok := d.tables[referenceRegion]; !ok {
 		return nil, fmt.Errorf("data/skus.jsonl: no table for the reference region %s", referenceRegion)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(pricesGzip))
+	body, err := gunzip("data/prices.json.gz", pricesGzip)
 	if err != nil {
-		return nil, fmt.Errorf("data/prices.json.gz: %w", err)
-	}
-	body, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("data/prices.json.gz: %w", err)
+		return nil, err
 	}
 	var prices struct {
 		GeneratedAt string                `json:"generatedAt"`
@@ -142,4 +195,18 @@ func Regions() []string {
 // as the source table says.
 func PricesAsOf() string {
 	return mustData().generatedAt
+}
+
+// DerivedFacts names the capabilities of a VM size that the catalog
+// derives from Azure's size naming convention (or a documented default)
+// because no resource SKU table of the embedded data describes the size:
+// data/README.md lists the rules. It is nil for sizes a table describes
+// and for names the data does not hold.
+func DerivedFacts(name string) []string {
+	w := mustData().wide
+	i, ok := slices.BinarySearchFunc(w, name, func(r skuRecord, name string) int { return strings.Compare(r.Name, name) })
+	if !ok {
+		return nil
+	}
+	return slices.Clone(w[i].Derived)
 }

@@ -6,9 +6,12 @@
 // and offerings per zone and capacity type with prices.
 //
 // The facts are embedded (data/, described in data/README.md): the
-// provider's resource SKU tables and on-demand price table, written by
-// internal/gen from a mirror of the provider's repository. The package
-// does no I/O.
+// provider's resource SKU tables and on-demand price table, and, for the
+// sizes those tables lack, Cluster Autoscaler's table of Azure VM sizes
+// (vCPUs, memory, GPUs, architecture) with the other capabilities derived
+// from Azure's size naming convention or set to a conservative default
+// (DerivedFacts names them per size), written by internal/gen from
+// mirrors of both repositories. The package does no I/O.
 //
 // Where the provider's offerings carry labels of their own (placement
 // scope, scale set priority, ultra SSD), karpsim's offerings carry only a

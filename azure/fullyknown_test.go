@@ -54,7 +54,7 @@ func fullyKnownDump(t *testing.T) string {
 		for _, region := range Regions() {
 			c := mustCatalog(t, region, set.s)
 			for _, it := range c {
-				if len(derivedFacts(it.Name, region)) > 0 {
+				if len(DerivedFacts(it.Name)) > 0 {
 					continue
 				}
 				text := dumpInstanceType(it)
@@ -71,9 +71,32 @@ func fullyKnownDump(t *testing.T) string {
 	return b.String()
 }
 
+// blocks splits a dump into its entries: "settings region size" → the
+// digest line and any full-text lines under it.
+func blocks(dump string) (map[string]string, []string) {
+	out := map[string]string{}
+	var order []string
+	var key string
+	for _, line := range strings.SplitAfter(dump, "\n") {
+		if line == "" {
+			continue
+		}
+		if !strings.HasPrefix(line, "  ") {
+			f := strings.Fields(line)
+			key = strings.Join(f[:3], " ")
+			order = append(order, key)
+		}
+		out[key] += line
+	}
+	return out, order
+}
+
 // TestFullyKnownSizesUnchanged checks that the sizes the provider's
 // resource SKU tables describe in full build exactly as they did before
-// the wider size table was added: the golden was written before it.
+// the wider size table was added (the golden was written before it), in
+// every region and under both settings. The only entries allowed beyond
+// the golden's are westcentralus's sizes of the reference table that its
+// own table lacks, which the wider catalog now sells there when priced.
 func TestFullyKnownSizesUnchanged(t *testing.T) {
 	got := fullyKnownDump(t)
 	const path = "testdata/fullyknown.golden"
@@ -87,17 +110,32 @@ func TestFullyKnownSizesUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := range min(len(gl), len(wl)) {
-			if gl[i] != wl[i] {
-				t.Fatalf("line %d differs:\n got %s\nwant %s", i+1, gl[i], wl[i])
-			}
+	gotBlocks, gotOrder := blocks(got)
+	wantBlocks, wantOrder := blocks(string(want))
+	if len(wantOrder) < 700 {
+		t.Fatalf("the golden has %d entries; it was written with 768", len(wantOrder))
+	}
+	for _, key := range wantOrder {
+		if gotBlocks[key] != wantBlocks[key] {
+			t.Errorf("%s changed:\n got %q\nwant %q", key, gotBlocks[key], wantBlocks[key])
 		}
-		t.Fatalf("got %d lines, want %d", len(gl), len(wl))
+	}
+	d := mustData()
+	inTable := func(region, name string) bool {
+		return slices.ContainsFunc(d.tables[region], func(r skuRecord) bool { return r.Name == name })
+	}
+	var added int
+	for _, key := range gotOrder {
+		if _, ok := wantBlocks[key]; ok {
+			continue
+		}
+		f := strings.Fields(key)
+		if f[1] != "westcentralus" || inTable("westcentralus", f[2]) || !inTable(referenceRegion, f[2]) {
+			t.Errorf("%s is new and is not a reference-table size added to westcentralus", key)
+		}
+		added++
+	}
+	if added != 6 {
+		t.Errorf("%d entries beyond the golden, want 6 (3 sizes under 2 settings)", added)
 	}
 }
-
-// derivedFacts is a stand-in until the wider table exists: every size
-// is fully known.
-func derivedFacts(string, string) []string { return nil }

@@ -61,8 +61,10 @@ CPU, memory and ephemeral storage and the extended resources that are not accele
 -o json prints the JSON catalog format that --catalog reads, and -o yaml the same as YAML.
 
 With --cloud azure it lists the VM sizes Karpenter's Azure provider (AKS node auto-provisioning) would
-offer in --region (default eastus): the sizes of the provider's resource SKU tables that the region's
-embedded price table prices, filtered, labelled and sized as the provider does for a default AKSNodeClass
+offer in --region (default eastus): the sizes the region's embedded price table prices, with the facts of
+the provider's resource SKU tables, else of Cluster Autoscaler's Azure size table with the capabilities it
+lacks derived from the size's name (-o wide's DERIVED column counts them; data README of package azure),
+filtered, labelled and sized as the provider does for a default AKSNodeClass
 (Ubuntu, 128 GB OS disk), with pods per node from --network-plugin and --network-plugin-mode, offerings
 on-demand and spot in each of the region's zones (<region>-<n>) and the regional zone "0", and modelled
 spot prices. The same JSON shape as AWS's.`,
@@ -276,11 +278,15 @@ func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
 // overlaid, an OVERLAY column says what NodeOverlays changed. Wide adds the
 // allocatable CPU, memory and ephemeral storage (capacity less overhead)
 // and the extended resources that are not accelerators (ENIs for pods, EFA
-// devices).
+// devices), and for Azure sizes the number of capabilities derived from the
+// size's name (azure.DerivedFacts).
 func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid, wide bool) error {
 	reserved := slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool {
 		return slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved })
 	})
+	// Azure sizes whose capabilities are partly derived from their names
+	// get a column counting those capabilities.
+	derived := wide && slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool { return azure.DerivedFacts(it.Name) != nil })
 	type column struct {
 		header string
 		// shown says whether the table has the column.
@@ -309,6 +315,7 @@ func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlai
 		{"RESERVED $/H", reserved, price(apis.CapacityTypeReserved)},
 		{"ZONES", true, zonesAvailable},
 		{"OVERLAY", overlaid, overlayNote},
+		{"DERIVED", wide && derived, func(it *instancetypes.InstanceType) string { return strconv.Itoa(len(azure.DerivedFacts(it.Name))) }},
 	}
 	columns = slices.DeleteFunc(columns, func(c column) bool { return !c.shown })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

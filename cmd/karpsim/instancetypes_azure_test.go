@@ -61,3 +61,35 @@ func TestInstanceTypesAzureUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestInstanceTypesAzureDerivedColumn checks that -o wide counts the
+// derived capabilities of Azure sizes and that AWS tables have no such
+// column.
+func TestInstanceTypesAzureDerivedColumn(t *testing.T) {
+	code, table, stderr := runCmd("instance-types", "--cloud", "azure", "-o", "wide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(table, "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "DERIVED") {
+		t.Fatalf("header %q has no DERIVED column", lines[0])
+	}
+	for name, want := range map[string]string{"Standard_D2s_v3": "0", "Standard_D4ps_v5": "8"} {
+		var found bool
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == name {
+				found = true
+				if f[len(f)-1] != want {
+					t.Errorf("%s: DERIVED %s, want %s", name, f[len(f)-1], want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s is not in the eastus table", name)
+		}
+	}
+	code, table, stderr = runCmd("instance-types", "-o", "wide")
+	if code != 0 || strings.Contains(table, "DERIVED") {
+		t.Fatalf("exit %d, AWS wide table has a DERIVED column: %s", code, stderr)
+	}
+}

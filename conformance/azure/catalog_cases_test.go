@@ -34,6 +34,19 @@ var _ = register("filter",
 		c := catalogOf(t, fakeRegion, azure.Settings{ImageFamily: azure.ImageFamilyAzureLinux})
 		expectSizes(t, c, []string{"Standard_NC16as_T4_v3", "Standard_NC24ads_A100_v4"}, nil)
 	}},
+	conformanceCase{Name: "ubuntu-only-gpu", Run: func(t *T) {
+		// The whole catalog, with the sizes of derived facts: the provider's
+		// tables hold no Ubuntu-only GPU size.
+		whole := func(s azure.Settings) instancetypes.Catalog {
+			c, err := azure.Catalog(fakeRegion, s)
+			if err != nil {
+				t.Fatalf("azure.Catalog: %v", err)
+			}
+			return c
+		}
+		expectSizes(t, whole(azure.Settings{}), []string{"Standard_NV12s_v3"}, nil)
+		expectSizes(t, whole(azure.Settings{ImageFamily: azure.ImageFamilyAzureLinux}), []string{"Standard_NC16as_T4_v3"}, []string{"Standard_NV12s_v3"})
+	}},
 	conformanceCase{Name: "working-sizes", Run: func(t *T) {
 		for _, region := range azure.Regions() {
 			expectSizes(t, catalogOf(t, region, azure.Settings{}), nil, restrictedSizes)

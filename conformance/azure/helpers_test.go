@@ -31,6 +31,9 @@ func catalogOf(t *T, region string, s azure.Settings) instancetypes.Catalog {
 	if err != nil {
 		t.Fatalf("azure.Catalog(%s, %+v): %v", region, s, err)
 	}
+	// The suite's fake Azure API lists the sizes of its resource SKU
+	// tables only: leave out those the wider table adds.
+	c = slices.DeleteFunc(c, func(it *instancetypes.InstanceType) bool { return azure.DerivedFacts(it.Name) != nil })
 	if len(c) == 0 {
 		t.Fatalf("azure.Catalog(%s, %+v) is empty", region, s)
 	}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,9 +36,11 @@ import (
 func main() {
 	mirror := flag.String("mirror", "/work/.mirror/Azure+karpenter-provider-azure/repo", "bare git `DIR` of Azure/karpenter-provider-azure")
 	rev := flag.String("rev", "v1.14.2", "git `REV` to read")
+	caMirror := flag.String("ca-mirror", "/work/.mirror/kubernetes+autoscaler/repo", "bare git `DIR` of kubernetes/autoscaler")
+	caRev := flag.String("ca-rev", "55c37cd5eb550756c5ccc5a89e9068d77797e575", "git `REV` of kubernetes/autoscaler to read")
 	out := flag.String("out", "azure/data", "output `DIR`")
 	flag.Parse()
-	if err := run(*mirror, *rev, *out); err != nil {
+	if err := run(*mirror, *rev, *caMirror, *caRev, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -48,7 +51,7 @@ func main() {
 // reports them there (some, such as LowPriorityCapable and
 // UltraSSDAvailable, differ between regions).
 type sku struct {
-	Region string `json:"region"`
+	Region string `json:"region,omitempty"`
 	Name   string `json:"name"`
 	Size   string `json:"size"`
 	Family string `json:"family"`
@@ -82,19 +85,13 @@ type sku struct {
 	// GPUManufacturer and GPUOS are the size's entry in the GPU registry.
 	GPUManufacturer string   `json:"gpuManufacturer,omitempty"`
 	GPUOS           []string `json:"gpuOS,omitempty"`
+	// Derived names the capabilities derived from the size's name rather
+	// than read from a resource SKU table (sizes.jsonl.gz only).
+	Derived []string `json:"derived,omitempty"`
 }
 
-func run(mirror, rev, out string) error {
-	show := func(path string) ([]byte, error) {
-		cmd := exec.Command("git", "-C", mirror, "show", rev+":"+path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		b, err := cmd.Output()
-		if err != nil {
-			return nil, fmt.Errorf("git show %s:%s: %w: %s", rev, path, err, strings.TrimSpace(stderr.String()))
-		}
-		return b, nil
-	}
+func run(mirror, rev, caMirror, caRev, out string) error {
+	show := func(path string) ([]byte, error) { return gitShow(mirror, rev, path) }
 	commit, err := exec.Command("git", "-C", mirror, "rev-parse", rev+"^{commit}").Output()
 	if err != nil {
 		return fmt.Errorf("git rev-parse %s: %w", rev, err)
@@ -133,7 +130,27 @@ func run(mirror, rev, out string) error {
 		return err
 	}
 	registry := parseGPURegistry(gpus)
-	for _, s := range skus {
+	caSrc, err := gitShow(caMirror, caRev, caPath)
+	if err != nil {
+		return err
+	}
+	caTable, err := parseCASizes(caSrc)
+	if err != nil {
+		return fmt.Errorf("kubernetes/autoscaler %s: %w", caPath, err)
+	}
+	pricesSrc, err := show("pkg/providers/pricing/zz_generated.pricing.go")
+	if err != nil {
+		return err
+	}
+	prices, generatedAt, err := parsePrices(pricesSrc)
+	if err != nil {
+		return fmt.Errorf("pkg/providers/pricing/zz_generated.pricing.go: %w", err)
+	}
+	wide, skipped, err := wideSizes(caTable, skus, prices)
+	if err != nil {
+		return fmt.Errorf("kubernetes/autoscaler %s: %w", caPath, err)
+	}
+	for _, s := range append(slices.Collect(maps.Values(skus)), slices.Collect(maps.Values(wide))...) {
 		s.Known = knownNames[s.Name]
 		if g, ok := registry[strings.TrimSuffix(strings.ToLower(s.Name), "_promo")]; ok {
 			s.GPUManufacturer, s.GPUOS = g.manufacturer, g.os
@@ -147,25 +164,38 @@ func run(mirror, rev, out string) error {
 	if err != nil {
 		return fmt.Errorf("pkg/fake/locations.json: %w", err)
 	}
-	pricesSrc, err := show("pkg/providers/pricing/zz_generated.pricing.go")
-	if err != nil {
-		return err
-	}
-	prices, generatedAt, err := parsePrices(pricesSrc)
-	if err != nil {
-		return fmt.Errorf("pkg/providers/pricing/zz_generated.pricing.go: %w", err)
-	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	if err := writeSKUs(filepath.Join(out, "skus.jsonl"), skus); err != nil {
 		return err
 	}
+	if err := writeGzipLines(filepath.Join(out, "sizes.jsonl.gz"), wide); err != nil {
+		return err
+	}
 	if err := writePrices(filepath.Join(out, "prices.json.gz"), prices, regionZones, generatedAt); err != nil {
 		return err
 	}
+	caCommit, err := exec.Command("git", "-C", caMirror, "log", "-1", "--format=%H %cI", caRev).Output()
+	if err != nil {
+		return fmt.Errorf("git log %s: %w", caRev, err)
+	}
 	fmt.Printf("source %s (%s)\nSKU tables: %s\nsize records: %d, priced regions: %d\n", rev, strings.TrimSpace(string(commit)), strings.Join(skuFiles, ", "), len(skus), len(prices))
+	fmt.Printf("kubernetes/autoscaler %s (%s): %d sizes; %d priced sizes in no SKU table written with derived facts; %d priced sizes skipped (name outside the convention): %s\n",
+		caPath, strings.TrimSpace(string(caCommit)), len(caTable), len(wide), len(skipped), strings.Join(skipped, " "))
 	return nil
+}
+
+// gitShow is `git show REV:PATH` in the git directory mirror.
+func gitShow(mirror, rev, path string) ([]byte, error) {
+	cmd := exec.Command("git", "-C", mirror, "show", rev+":"+path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git show %s:%s: %w: %s", rev, path, err, strings.TrimSpace(stderr.String()))
+	}
+	return b, nil
 }
 
 var (
@@ -434,19 +464,49 @@ func parsePrices(src []byte) (map[string]map[string]float64, string, error) {
 }
 
 func writeSKUs(path string, skus map[string]*sku) error {
-	names := make([]string, 0, len(skus))
-	for name := range skus {
-		names = append(names, name)
+	b, err := jsonLines(skus)
+	if err != nil {
+		return err
 	}
-	slices.Sort(names)
+	return os.WriteFile(path, b, 0o644)
+}
+
+// jsonLines is one JSON line per record, by key.
+func jsonLines(skus map[string]*sku) ([]byte, error) {
+	names := slices.Sorted(maps.Keys(skus))
 	var buf bytes.Buffer
 	for _, name := range names {
 		b, err := json.Marshal(skus[name])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		buf.Write(b)
 		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
+}
+
+// writeGzipLines writes the records as gzipped JSON lines (the gzip
+// header carries no name or time, so the bytes are stable).
+func writeGzipLines(path string, skus map[string]*sku) error {
+	body, err := jsonLines(skus)
+	if err != nil {
+		return err
+	}
+	return writeGzip(path, body)
+}
+
+func writeGzip(path string, body []byte) error {
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(body); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
@@ -476,16 +536,5 @@ func writePrices(path string, prices map[string]map[string]float64, zones map[st
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(body); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return writeGzip(path, body)
 }
