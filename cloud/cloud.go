@@ -173,6 +173,8 @@ type ClusterState struct {
 	// from its scenario instead.
 	NodePools      []*apis.NodePool     `json:"nodePools,omitempty"`
 	EC2NodeClasses []*apis.EC2NodeClass `json:"ec2NodeClasses,omitempty"`
+	// AKSNodeClasses are the node classes of Karpenter's Azure provider.
+	AKSNodeClasses []*apis.AKSNodeClass `json:"aksNodeClasses,omitempty"`
 	DaemonSets     []*appsv1.DaemonSet  `json:"daemonSets,omitempty"`
 	// PersistentVolumeClaims, PersistentVolumes and StorageClasses decide
 	// where pods with volumes may run (a bound volume's zone, a class's

@@ -276,6 +276,7 @@ var kinds = map[string]kind{
 	"PodDisruptionBudget":   kindOf("PodDisruptionBudget", true, func(s *ClusterState) *[]*policyv1.PodDisruptionBudget { return &s.PDBs }),
 	"NodePool":              kindOf("NodePool", false, func(s *ClusterState) *[]*apis.NodePool { return &s.NodePools }),
 	"EC2NodeClass":          kindOf("EC2NodeClass", false, func(s *ClusterState) *[]*apis.EC2NodeClass { return &s.EC2NodeClasses }),
+	"AKSNodeClass":          kindOf("AKSNodeClass", false, func(s *ClusterState) *[]*apis.AKSNodeClass { return &s.AKSNodeClasses }),
 	"DaemonSet":             kindOf("DaemonSet", true, func(s *ClusterState) *[]*appsv1.DaemonSet { return &s.DaemonSets }),
 	"PersistentVolumeClaim": kindOf("PersistentVolumeClaim", true, func(s *ClusterState) *[]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
 	"PersistentVolume":      kindOf("PersistentVolume", false, func(s *ClusterState) *[]*corev1.PersistentVolume { return &s.PersistentVolumes }),

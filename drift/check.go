@@ -73,6 +73,14 @@ type Input struct {
 	// the AWS checks are skipped, as Karpenter skips them when the class
 	// cannot be resolved.
 	NodeClass *apis.EC2NodeClass
+	// AKSNodeClass is the pool's AKSNodeClass when the pool is Azure's
+	// (set it instead of NodeClass): the Azure provider's checks then run
+	// in place of the AWS ones.
+	AKSNodeClass *apis.AKSNodeClass
+	// KubeletVersion is the claim's node's status.nodeInfo.kubeletVersion,
+	// for the Azure provider's Kubernetes-version check; empty skips it, as
+	// the provider skips a claim whose node it cannot find.
+	KubeletVersion string
 	// InstanceTypes is the pool's catalog (see instancetypes.NewCatalog),
 	// every offering included whether available or not. nil skips the
 	// instance-type and AMI checks; an empty, non-nil catalog means the pool
@@ -133,7 +141,12 @@ func (r Result) String() string {
 // then the AWS provider's:
 //
 //   - InstanceProfileDrift, NodeClassDrift, AMIDrift, SecurityGroupDrift,
-//     SubnetDrift, CapacityReservationDrift.
+//     SubnetDrift, CapacityReservationDrift;
+//
+// or, when in.AKSNodeClass is set, the Azure provider's (for claims on
+// virtual machines):
+//
+//   - NodeClassDrift, K8sVersionDrift, ImageDrift.
 //
 // Where Karpenter would stop with an error (an EC2NodeClass whose status
 // lists no AMIs, say) the claim is reported not drifted and Detail says
@@ -149,7 +162,11 @@ func Check(in Input) Result {
 	if r, done := e.run((*evaluation).nodePoolHash, (*evaluation).requirements, (*evaluation).instanceType); done {
 		return r
 	}
-	if e.provider {
+	if e.provider && in.AKSNodeClass != nil {
+		if r, done := e.run((*evaluation).aksNodeClassHash, (*evaluation).k8sVersion, (*evaluation).image); done {
+			return r
+		}
+	} else if e.provider {
 		if r, done := e.run((*evaluation).instanceProfile, (*evaluation).nodeClassHash, (*evaluation).ami, (*evaluation).instance); done {
 			return r
 		}
@@ -204,13 +221,17 @@ func newEvaluation(in Input) (*evaluation, string) {
 	if in.NodeLabels != nil {
 		e.labels = in.NodeLabels
 	}
+	cloud, kind := "AWS", apis.KindEC2NodeClass
+	if ref := in.NodePool.Spec.Template.Spec.NodeClassRef; in.AKSNodeClass != nil || (ref != nil && ref.Group == apis.AzureGroup) {
+		cloud, kind = "Azure", apis.KindAKSNodeClass
+	}
 	switch {
-	case in.NodeClass == nil:
-		e.note("no EC2NodeClass given: AWS checks skipped")
+	case in.NodeClass == nil && in.AKSNodeClass == nil:
+		e.note("no %s given: %s checks skipped", kind, cloud)
 	case in.NodePool.Spec.Template.Spec.NodeClassRef == nil:
-		e.note("NodePool %q has no spec.template.spec.nodeClassRef: AWS checks skipped", in.NodePool.Name)
+		e.note("NodePool %q has no spec.template.spec.nodeClassRef: %s checks skipped", in.NodePool.Name, cloud)
 	case claim.Labels[apis.LabelNodePool] == "":
-		e.note("NodeClaim %q has no %s label: the AWS provider cannot find its NodePool and skips its checks", claim.Name, apis.LabelNodePool)
+		e.note("NodeClaim %q has no %s label: the %s provider cannot find its NodePool and skips its checks", claim.Name, apis.LabelNodePool, cloud)
 	default:
 		e.provider = true
 	}

@@ -26,6 +26,9 @@ type resource struct {
 	// (resource.k8s.io/v1, Kubernetes 1.34 on). The watcher skips such a
 	// kind when the server does not serve it, as a cluster without them.
 	optional bool
+	// quiet is true for an optional kind whose absence is the rule, not
+	// worth naming: Azure's node classes on any cluster not on Azure.
+	quiet bool
 }
 
 // name is the resource as kubectl and RBAC rules spell it:
@@ -41,6 +44,9 @@ var (
 	nodePools      = resource{kind: apis.KindNodePool, gvr: schema.GroupVersionResource{Group: apis.Group, Version: "v1", Resource: "nodepools"}, crd: true}
 	nodeClaims     = resource{kind: apis.KindNodeClaim, gvr: schema.GroupVersionResource{Group: apis.Group, Version: "v1", Resource: "nodeclaims"}, crd: true}
 	ec2NodeClasses = resource{kind: apis.KindEC2NodeClass, gvr: schema.GroupVersionResource{Group: apis.AWSGroup, Version: "v1", Resource: "ec2nodeclasses"}, crd: true}
+	// aksNodeClasses are Azure's node classes: a cluster serves them or
+	// EC2NodeClasses (see Watcher.check), or both.
+	aksNodeClasses = resource{kind: apis.KindAKSNodeClass, gvr: schema.GroupVersionResource{Group: apis.AzureGroup, Version: "v1beta1", Resource: "aksnodeclasses"}, crd: true, optional: true, quiet: true}
 
 	pods         = resource{kind: "Pod", gvr: schema.GroupVersionResource{Version: "v1", Resource: "pods"}}
 	nodes        = resource{kind: "Node", gvr: schema.GroupVersionResource{Version: "v1", Resource: "nodes"}}
@@ -76,7 +82,7 @@ const (
 
 // watched are the resources Watcher reads, in the order it checks them.
 var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, services, podTemplates, deployments, replicaSets, statefulSets,
-	nodePools, nodeClaims, ec2NodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates}
+	nodePools, nodeClaims, ec2NodeClasses, aksNodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates}
 
 // fallbacks are the versions read when a resource's is not served.
 var fallbacks = map[resource]resource{capacityBuffers: capacityBuffersV1A1}

@@ -183,6 +183,10 @@ func (w *Watcher) check(ctx context.Context) ([]resource, error) {
 		switch {
 		case err == nil:
 			served = append(served, r)
+		case r == ec2NodeClasses && apierrors.IsNotFound(err) && w.listOne(ctx, aksNodeClasses) == nil:
+			// A cluster on Azure serves AKSNodeClasses instead.
+			skipped = append(skipped, r.name()+": not served (the cluster's node classes are AKSNodeClasses)")
+		case r.quiet && (apierrors.IsNotFound(err) || apierrors.IsForbidden(err)):
 		case r.optional && apierrors.IsNotFound(err):
 			skipped = append(skipped, r.name()+": not served")
 		case r.optional && apierrors.IsForbidden(err):
@@ -406,6 +410,7 @@ func (w *Watcher) State() (cloud.ClusterState, error) {
 	s.NodePools = decoded[apis.NodePool](w.informers[nodePools.kind], apis.KindNodePool, &errs)
 	s.NodeClaims = decoded[apis.NodeClaim](w.informers[nodeClaims.kind], apis.KindNodeClaim, &errs)
 	s.EC2NodeClasses = decoded[apis.EC2NodeClass](w.informers[ec2NodeClasses.kind], apis.KindEC2NodeClass, &errs)
+	s.AKSNodeClasses = decoded[apis.AKSNodeClass](w.informers[aksNodeClasses.kind], apis.KindAKSNodeClass, &errs)
 	s.NodeOverlays = decoded[apis.NodeOverlay](w.informers[nodeOverlays.kind], apis.KindNodeOverlay, &errs)
 	s.CapacityBuffers = decoded[apis.CapacityBuffer](w.informers[capacityBuffers.kind], apis.KindBuffer, &errs)
 	if s.NodeClaims == nil {

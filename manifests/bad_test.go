@@ -166,7 +166,7 @@ var badManifests = []struct {
 	{name: "EC2NodeClass reference that does not exist", yaml: nodePool(map[string]string{"class": "gpu"}),
 		errors: []string{np + `spec.template.spec.nodeClassRef.name: EC2NodeClass "gpu" not found (EC2NodeClasses given: default)`}},
 	{name: "nodeClassRef to another provider's kind", yaml: strings.Replace(nodePool(nil), "kind: EC2NodeClass, name", "kind: AKSNodeClass, name", 1),
-		errors: []string{np + "spec.template.spec.nodeClassRef: group karpenter.k8s.aws, kind AKSNodeClass is not a node class karpsim simulates (use group karpenter.k8s.aws, kind EC2NodeClass)"}},
+		errors: []string{np + "spec.template.spec.nodeClassRef: group karpenter.k8s.aws, kind AKSNodeClass is not a node class karpsim simulates (use group karpenter.k8s.aws, kind EC2NodeClass, or group karpenter.azure.com, kind AKSNodeClass)"}},
 	{name: "every problem of one object is reported", yaml: nodePool(map[string]string{
 		"requirements": "[{key: kubernetes.io/hostname, operator: In}, {key: a, operator: Gt, values: [x]}]",
 		"spec":         "weight: 0", "disruption": `{consolidateAfter: 0s, budgets: [{nodes: "ten"}]}`}),

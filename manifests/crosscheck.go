@@ -18,6 +18,7 @@ func (l *loader) crossCheck() {
 	checkKind(l, apis.KindNodePool, s.NodePools)
 	checkKind(l, apis.KindNodeClaim, s.NodeClaims)
 	checkKind(l, apis.KindEC2NodeClass, s.EC2NodeClasses)
+	checkKind(l, apis.KindAKSNodeClass, s.AKSNodeClasses)
 	checkKind(l, apis.KindNodeOverlay, s.NodeOverlays)
 	checkKind(l, "Pod", s.Pods)
 	checkKind(l, "Deployment", s.Deployments)
@@ -103,38 +104,71 @@ func (l *loader) nodeClass(name string) *apis.EC2NodeClass {
 	return nil
 }
 
-// checkNodeClassRefs reports NodePools whose nodeClassRef names an
-// EC2NodeClass that was not given (unless the stream is a part), or a kind
-// of node class karpsim does not simulate. Missing group, kind or name were reported by validation.
+func (l *loader) aksNodeClass(name string) *apis.AKSNodeClass {
+	for _, nc := range l.set.AKSNodeClasses {
+		if nc.Name == name {
+			return nc
+		}
+	}
+	return nil
+}
+
+// checkNodeClassRefs reports NodePools whose nodeClassRef names a node
+// class that was not given (unless the stream is a part), or a kind of node
+// class karpsim does not simulate: EC2NodeClass (karpenter.k8s.aws) and
+// AKSNodeClass (karpenter.azure.com) are. Missing group, kind or name were
+// reported by validation. Node classes are known by name alone, so an
+// EC2NodeClass and an AKSNodeClass may not share one.
 func (l *loader) checkNodeClassRefs() {
 	const path = "spec.template.spec.nodeClassRef"
+	for _, nc := range l.set.AKSNodeClasses {
+		if nc.Name != "" && l.nodeClass(nc.Name) != nil {
+			l.fail(l.set.sources[nc], label(apis.KindAKSNodeClass, nc), "metadata.name", ErrDuplicate, fmt.Sprintf(
+				"an EC2NodeClass is also named %q: karpsim knows node classes by name, so give the two different names", nc.Name))
+		}
+	}
 	for _, np := range l.set.NodePools {
 		ref := np.Spec.Template.Spec.NodeClassRef
 		if ref == nil || ref.Name == "" || ref.Group == "" || ref.Kind == "" {
 			continue
 		}
 		src := l.set.sources[np]
-		if ref.Group != apis.AWSGroup || ref.Kind != apis.KindEC2NodeClass {
+		var found bool
+		switch {
+		case ref.Group == apis.AWSGroup && ref.Kind == apis.KindEC2NodeClass:
+			found = l.nodeClass(ref.Name) != nil
+		case ref.Group == apis.AzureGroup && ref.Kind == apis.KindAKSNodeClass:
+			found = l.aksNodeClass(ref.Name) != nil
+		default:
 			l.fail(src, label(apis.KindNodePool, np), path, ErrMissingReference, fmt.Sprintf(
-				"group %s, kind %s is not a node class karpsim simulates (use group %s, kind %s)", ref.Group, ref.Kind, apis.AWSGroup, apis.KindEC2NodeClass))
+				"group %s, kind %s is not a node class karpsim simulates (use group %s, kind %s, or group %s, kind %s)",
+				ref.Group, ref.Kind, apis.AWSGroup, apis.KindEC2NodeClass, apis.AzureGroup, apis.KindAKSNodeClass))
 			continue
 		}
-		if l.nodeClass(ref.Name) == nil && !l.part {
+		if !found && !l.part {
 			l.fail(src, label(apis.KindNodePool, np), path+".name", ErrMissingReference, fmt.Sprintf(
-				"EC2NodeClass %q not found (%s)", ref.Name, l.knownNodeClasses()))
+				"%s %q not found (%s)", ref.Kind, ref.Name, l.knownNodeClasses(ref.Kind)))
 		}
 	}
 }
 
-func (l *loader) knownNodeClasses() string {
+func (l *loader) knownNodeClasses(kind string) string {
 	var names []string
-	for _, nc := range l.set.EC2NodeClasses {
-		names = append(names, nc.Name)
+	plural := "EC2NodeClasses"
+	if kind == apis.KindAKSNodeClass {
+		plural = "AKSNodeClasses"
+		for _, nc := range l.set.AKSNodeClasses {
+			names = append(names, nc.Name)
+		}
+	} else {
+		for _, nc := range l.set.EC2NodeClasses {
+			names = append(names, nc.Name)
+		}
 	}
 	if len(names) == 0 {
-		return "no EC2NodeClass was given"
+		return "no " + kind + " was given"
 	}
-	return "EC2NodeClasses given: " + strings.Join(names, ", ")
+	return plural + " given: " + strings.Join(names, ", ")
 }
 
 // applyV1Beta1Kubelet moves kubelet settings that v1beta1 NodePools had

@@ -145,6 +145,7 @@ var karpenterKinds = map[string][]string{
 	apis.KindNodePool:                   {apis.GroupV1, apis.GroupV1B1},
 	apis.KindNodeClaim:                  {apis.GroupV1, apis.GroupV1B1},
 	apis.KindEC2NodeClass:               {apis.AWSGroupV1, apis.AWSGroupV1B},
+	apis.KindAKSNodeClass:               {apis.AzureGroupV1Beta1, apis.AzureGroupV1Alpha2},
 	apis.KindNodeOverlay:                {apis.GroupV1Alpha1},
 }
 

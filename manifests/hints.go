@@ -122,6 +122,8 @@ func karpenterType(kind, apiVersion string) reflect.Type {
 			return reflect.TypeFor[apis.EC2NodeClass]()
 		}
 		return reflect.TypeFor[apis.EC2NodeClassV1Beta1]()
+	case apis.KindAKSNodeClass:
+		return reflect.TypeFor[apis.AKSNodeClass]()
 	case apis.KindNodeOverlay:
 		return reflect.TypeFor[apis.NodeOverlay]()
 	case apis.KindKubeSchedulerConfiguration:

@@ -35,6 +35,8 @@ func (l *loader) decodeKarpenter(src Source, label, apiVersion, kind string, tre
 		}
 	case apis.KindEC2NodeClass:
 		obj, problems, unknown, changes = decodeEC2NodeClass(apiVersion, tree)
+	case apis.KindAKSNodeClass:
+		obj, problems, unknown, changes = decodeAKSNodeClass(apiVersion, tree)
 	case apis.KindNodeOverlay:
 		obj, problems, unknown = decodeNodeOverlay(tree)
 	case apis.KindKubeSchedulerConfiguration:
@@ -42,8 +44,12 @@ func (l *loader) decodeKarpenter(src Source, label, apiVersion, kind string, tre
 	}
 	l.warnUnknown(src, label, unknown)
 	l.noteUnknown(src, label, karpenterType(kind, apiVersion), unknown)
+	to := "v1"
+	if kind == apis.KindAKSNodeClass {
+		to = "v1beta1"
+	}
 	for _, c := range changes {
-		l.warn(src, label, "converted to v1: "+c.String())
+		l.warn(src, label, "converted to "+to+": "+c.String())
 	}
 	// A field's pattern error explains more than its decoding error, which
 	// explains more than what validation says of the value left after it.
@@ -70,6 +76,8 @@ func (l *loader) add(src Source, obj karpenterObject) {
 		l.set.NodeClaims = append(l.set.NodeClaims, o)
 	case *apis.EC2NodeClass:
 		l.set.EC2NodeClasses = append(l.set.EC2NodeClasses, o)
+	case *apis.AKSNodeClass:
+		l.set.AKSNodeClasses = append(l.set.AKSNodeClasses, o)
 	case *apis.NodeOverlay:
 		l.set.NodeOverlays = append(l.set.NodeOverlays, o)
 	case *apis.KubeSchedulerConfiguration:
@@ -138,6 +146,22 @@ func decodeEC2NodeClass(apiVersion string, tree map[string]any) (karpenterObject
 		return nil, problems, unknown, nil
 	}
 	nc, changes := old.ConvertToV1()
+	return nc, problems, unknown, changes
+}
+
+// decodeAKSNodeClass decodes an AKSNodeClass. v1alpha2 has v1beta1's
+// schema, so an object of either version decodes alike; a v1alpha2 one is
+// noted as converted.
+func decodeAKSNodeClass(apiVersion string, tree map[string]any) (karpenterObject, apis.FieldErrors, []string, []apis.Change) {
+	nc, problems, unknown := decodeTyped[apis.AKSNodeClass](tree)
+	if nc == nil {
+		return nil, problems, unknown, nil
+	}
+	var changes []apis.Change
+	if apiVersion == apis.AzureGroupV1Alpha2 {
+		nc.APIVersion = apis.AzureGroupV1Beta1
+		changes = []apis.Change{{Path: "apiVersion", Message: apis.AzureGroupV1Alpha2 + " → " + apis.AzureGroupV1Beta1}}
+	}
 	return nc, problems, unknown, changes
 }
 

@@ -347,6 +347,7 @@ func (l *loader) absorb(c *loader) {
 	d.NodePools = append(d.NodePools, s.NodePools...)
 	d.NodeClaims = append(d.NodeClaims, s.NodeClaims...)
 	d.EC2NodeClasses = append(d.EC2NodeClasses, s.EC2NodeClasses...)
+	d.AKSNodeClasses = append(d.AKSNodeClasses, s.AKSNodeClasses...)
 	d.NodeOverlays = append(d.NodeOverlays, s.NodeOverlays...)
 	if s.SchedulerConfig != nil {
 		if d.SchedulerConfig != nil {

@@ -22,6 +22,9 @@ type Set struct {
 	NodePools      []*apis.NodePool
 	NodeClaims     []*apis.NodeClaim
 	EC2NodeClasses []*apis.EC2NodeClass
+	// AKSNodeClasses are the Azure provider's node classes
+	// (karpenter.azure.com/v1beta1; v1alpha2 is read as v1beta1).
+	AKSNodeClasses []*apis.AKSNodeClass
 	// NodeOverlays are karpenter.sh/v1alpha1 NodeOverlays.
 	NodeOverlays []*apis.NodeOverlay
 	// SchedulerConfig is kube-scheduler's configuration, when given: its
@@ -68,7 +71,7 @@ func (s *Set) size() int {
 	if s.SchedulerConfig != nil {
 		configs = 1
 	}
-	return len(s.NodePools) + len(s.NodeClaims) + len(s.EC2NodeClasses) + len(s.Pods) + len(s.Deployments) +
+	return len(s.NodePools) + len(s.NodeClaims) + len(s.EC2NodeClasses) + len(s.AKSNodeClasses) + len(s.Pods) + len(s.Deployments) +
 		len(s.ReplicaSets) + len(s.StatefulSets) + len(s.Jobs) + len(s.DaemonSets) + len(s.PodDisruptionBudgets) +
 		len(s.Nodes) + len(s.PersistentVolumes) + len(s.PersistentVolumeClaims) + len(s.StorageClasses) +
 		len(s.PodTemplates) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates) +

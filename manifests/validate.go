@@ -22,7 +22,7 @@ import (
 func validateObject(kind string, o object) apis.FieldErrors {
 	var problems apis.FieldErrors
 	switch kind {
-	case apis.KindNodePool, apis.KindNodeClaim, apis.KindEC2NodeClass, apis.KindNodeOverlay:
+	case apis.KindNodePool, apis.KindNodeClaim, apis.KindEC2NodeClass, apis.KindAKSNodeClass, apis.KindNodeOverlay:
 	default:
 		problems = apis.ValidateObjectName(kind, o.GetNamespace(), o.GetName())
 	}

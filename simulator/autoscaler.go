@@ -3,14 +3,18 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 
+	"github.com/karpsim/karpsim/azure"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/provider"
 )
 
 // Autoscaler names the node autoscaler a run hosts.
@@ -166,6 +170,9 @@ func (s *sim) newCALoop() (loop, error) {
 	if s.sc.ClusterAutoscaler != nil {
 		spec = *s.sc.ClusterAutoscaler
 	}
+	if s.cloud == provider.CloudAzure && len(spec.NodeGroups) == 0 {
+		spec.NodeGroups = azureDefaultGroups(s.caCatalog)
+	}
 	a, err := clusterautoscaler.New(clusterautoscaler.Config{Spec: spec, Catalog: s.caCatalog, Cluster: caHost{s}, Launcher: s.launcher,
 		Timers: caHost{s}, Record: func(d clusterautoscaler.Decision) { s.decide(Decision(d)) }, Seed: s.sc.Seed,
 		Scheduling: s.cfg.Consolidation.Scheduling})
@@ -173,4 +180,28 @@ func (s *sim) newCALoop() (loop, error) {
 		return nil, fmt.Errorf("%w: clusterAutoscaler: %w", ErrInvalidScenario, err)
 	}
 	return caLoop{s: s, a: a}, nil
+}
+
+// azureDefaultGroupSize is the VM size of the default node group on Azure:
+// a scale set of 4 vCPUs and 16 GiB, as the default group on AWS is an
+// m5.xlarge Auto Scaling Group.
+const azureDefaultGroupSize = "Standard_D4s_v3"
+
+// azureDefaultGroups is the default node group on Azure: one on-demand VM
+// scale set of azureDefaultGroupSize over the size's zones (its regional
+// offering, zone "0", is not a zone a scale set spans), min 0, max
+// clusterautoscaler.DefaultGroupMax.
+func azureDefaultGroups(catalog instancetypes.Catalog) []clusterautoscaler.NodeGroup {
+	var zones []string
+	if it, ok := catalog.Get(azureDefaultGroupSize); ok {
+		for _, o := range it.Offerings {
+			if o.Zone != azure.RegionalZone && !slices.Contains(zones, o.Zone) {
+				zones = append(zones, o.Zone)
+			}
+		}
+	}
+	slices.Sort(zones)
+	groups := clusterautoscaler.DefaultNodeGroups(zones)
+	groups[0].InstanceTypes = []string{azureDefaultGroupSize}
+	return groups
 }

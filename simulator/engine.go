@@ -173,6 +173,11 @@ type sim struct {
 	// caCatalog is the catalog the Cluster Autoscaler's node groups name
 	// their instance types from; nil in a Karpenter run.
 	caCatalog instancetypes.Catalog
+	// cloud is the cloud of the run's cluster (provider.Clouds): Azure's
+	// when its NodePools name AKSNodeClasses and none EC2NodeClasses, or
+	// Config.Snapshot.Cloud says so. The Cluster Autoscaler's node groups
+	// are that cloud's: Auto Scaling Groups or VM scale sets.
+	cloud string
 	// util sums the utilization samples when Config.MeasureUtilization.
 	util utilizationSums
 
@@ -279,7 +284,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	}
 	if which == AutoscalerClusterAutoscaler {
 		s.res.Autoscaler = string(which)
-		if s.caCatalog, err = cfg.Snapshot.CatalogFor(nil); err != nil {
+		if s.caCatalog, err = cfg.Snapshot.Providers().ByCloud(s.cloud).Catalog(nil, nil); err != nil {
 			return nil, fmt.Errorf("simulator: the Cluster Autoscaler's catalog: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/karpsim/karpsim/clusterautoscaler"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -42,7 +43,7 @@ func readSet(sc Scenario, given []manifests.Stream, limits manifests.Limits) (*m
 func StateSet(st cloud.ClusterState) *manifests.Set {
 	return &manifests.Set{
 		Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
-		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, DaemonSets: st.DaemonSets,
+		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, AKSNodeClasses: st.AKSNodeClasses, DaemonSets: st.DaemonSets,
 		PersistentVolumeClaims: st.PersistentVolumeClaims, PersistentVolumes: st.PersistentVolumes, StorageClasses: st.StorageClasses,
 		NodeOverlays: st.NodeOverlays, CapacityBuffers: st.CapacityBuffers, PodTemplates: st.PodTemplates,
 		Services: st.Services, Deployments: st.Deployments, ReplicaSets: st.ReplicaSets, StatefulSets: st.StatefulSets,
@@ -54,6 +55,7 @@ func merge(dst, src *manifests.Set) {
 	dst.NodePools = append(dst.NodePools, src.NodePools...)
 	dst.NodeClaims = append(dst.NodeClaims, src.NodeClaims...)
 	dst.EC2NodeClasses = append(dst.EC2NodeClasses, src.EC2NodeClasses...)
+	dst.AKSNodeClasses = append(dst.AKSNodeClasses, src.AKSNodeClasses...)
 	dst.NodeOverlays = append(dst.NodeOverlays, src.NodeOverlays...)
 	dst.Services = append(dst.Services, src.Services...)
 	if dst.SchedulerConfig == nil {
@@ -103,12 +105,25 @@ func (s *sim) load() error {
 		}
 		s.res.Warnings = append(s.res.Warnings, w)
 	}
-	if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && (s.sc.ClusterAutoscaler == nil || len(s.sc.ClusterAutoscaler.NodeGroups) == 0) {
-		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("no clusterAutoscaler.nodeGroups given: using the default node group %q (on-demand %s over every zone, min 0, max %d)",
-			clusterautoscaler.DefaultGroupName, clusterautoscaler.DefaultGroupInstanceType, clusterautoscaler.DefaultGroupMax))
+	s.cloud = provider.CloudAWS
+	if s.cfg.Snapshot.Cloud == provider.CloudAzure || (len(set.AKSNodeClasses) > 0 && len(set.EC2NodeClasses) == 0) {
+		s.cloud = provider.CloudAzure
 	}
+	if s.cfg.Autoscaler == AutoscalerClusterAutoscaler && (s.sc.ClusterAutoscaler == nil || len(s.sc.ClusterAutoscaler.NodeGroups) == 0) {
+		groupType := clusterautoscaler.DefaultGroupInstanceType
+		if s.cloud == provider.CloudAzure {
+			groupType = azureDefaultGroupSize
+		}
+		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("no clusterAutoscaler.nodeGroups given: using the default node group %q (on-demand %s over every zone, min 0, max %d)",
+			clusterautoscaler.DefaultGroupName, groupType, clusterautoscaler.DefaultGroupMax))
+	}
+	// The EC2NodeClasses the controller reads for the AWS checks: the
+	// given ones, and the default one when the default NodePool is AWS's
+	// or nothing names a class of another cloud. A NodePool on Azure gets
+	// none: its claims run Karpenter's own drift checks alone.
 	classes := set.EC2NodeClasses
-	if snap.DefaultNodePool || len(classes) == 0 {
+	aws := s.cfg.Snapshot.Cloud == "" || s.cfg.Snapshot.Cloud == provider.CloudAWS
+	if (snap.DefaultNodePool && aws) || (len(classes) == 0 && len(set.AKSNodeClasses) == 0 && aws) {
 		def, err := manifests.Decode("default", snapshot.DefaultManifests())
 		if err != nil {
 			return err

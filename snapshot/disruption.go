@@ -66,8 +66,9 @@ type Expired struct {
 //   - InitializedAt: the claim's Initialized condition's lastTransitionTime,
 //     else the node's creationTimestamp; LastPodEventAt: the claim's
 //     status.lastPodEventTime;
-//   - Drift from drift.Check with the claim's NodePool, its EC2NodeClass and
-//     catalog at now; Since is the claim's Drifted condition's
+//   - Drift from the NodePool's provider (drift.Check) with the claim's
+//     NodePool, its node class and catalog, and the node's kubelet
+//     version, at now; Since is the claim's Drifted condition's
 //     lastTransitionTime when it is True, else now. The claim's labels are
 //     checked, as Karpenter does, unless it has no instance-type label; then
 //     the node's are.
@@ -252,12 +253,22 @@ func (b *builder) driftOf(n *consolidation.Node, now time.Time) *consolidation.D
 		return nil
 	}
 	className := b.nodeClassOf(np.Name, claim)
+	p, class := b.classNamed(className)
+	if class == nil {
+		// The class is unknown: the pool's cloud skips its own checks.
+		if pp, ok := b.providers.For(np.Spec.Template.Spec.NodeClassRef); ok {
+			p = pp
+		}
+	}
 	catalog, _ := b.catalogNamed(className)
-	in := drift.Input{NodeClaim: claim, NodePool: np, NodeClass: b.classes[className], InstanceTypes: catalog, Now: now}
+	in := drift.Input{NodeClaim: claim, NodePool: np, InstanceTypes: catalog, Now: now}
 	if claim.Labels[apis.LabelInstanceType] == "" {
 		in.NodeLabels = n.Node.Labels
 	}
-	r := drift.Check(in)
+	if obj := b.nodeObject(n.Node.Name); obj != nil {
+		in.KubeletVersion = obj.Status.NodeInfo.KubeletVersion
+	}
+	r := p.Drift(in, class)
 	if !r.Drifted {
 		return nil
 	}

@@ -25,7 +25,8 @@ import (
 func FuzzYAMLToPlan(f *testing.F) {
 	catalog := instancetypes.Fake(20)
 	opts := Options{MaxPods: 500, Catalog: func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return catalog, nil }}
-	for _, pattern := range []string{"../testdata/plan/*/input.yaml", "../testdata/seed-manifests/*.yaml"} {
+	opts.Azure.CatalogFor = func(*apis.AKSNodeClass) (instancetypes.Catalog, error) { return catalog, nil }
+	for _, pattern := range []string{"../testdata/plan/*/input.yaml", "../testdata/seed-manifests/*.yaml", "../testdata/azure/plan/*/input.yaml"} {
 		files, err := filepath.Glob(pattern)
 		if err != nil {
 			f.Fatal(err)

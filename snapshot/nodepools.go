@@ -12,23 +12,37 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
-// defaults holds the NodePool and EC2NodeClass used when the Set has no
-// NodePool: the "default" ones of the seed guide (testdata/seed-manifests).
+// defaults holds the NodePool and node class used when the Set has no
+// NodePool: on AWS the "default" ones of the seed guide
+// (testdata/seed-manifests), on Azure those of the Azure provider's
+// general-purpose example.
 //
-//go:embed defaults/*.yaml
+//go:embed defaults/*.yaml defaults/azure/*.yaml
 var defaults embed.FS
 
-// defaultFiles are the embedded files, EC2NodeClass first.
-var defaultFiles = []string{"defaults/001-ec2nodeclass-default.yaml", "defaults/001-nodepool-default.yaml"}
+// defaultFiles are the embedded files of each cloud, node class first.
+var defaultFiles = map[string][]string{
+	provider.CloudAWS:   {"defaults/001-ec2nodeclass-default.yaml", "defaults/001-nodepool-default.yaml"},
+	provider.CloudAzure: {"defaults/azure/001-aksnodeclass-default.yaml", "defaults/azure/001-nodepool-default.yaml"},
+}
 
 // DefaultManifests returns the embedded default EC2NodeClass and NodePool as
 // one YAML stream, the manifests FromSet uses when a Set has no NodePool.
-func DefaultManifests() []byte {
+func DefaultManifests() []byte { return DefaultManifestsFor(provider.CloudAWS) }
+
+// DefaultManifestsFor returns the embedded default node class and NodePool
+// of a cloud (provider.Clouds; AWS for any other) as one YAML stream.
+func DefaultManifestsFor(cloud string) []byte {
+	files, ok := defaultFiles[cloud]
+	if !ok {
+		files = defaultFiles[provider.CloudAWS]
+	}
 	var out []byte
-	for _, name := range defaultFiles {
+	for _, name := range files {
 		data, err := defaults.ReadFile(name)
 		if err != nil {
 			// The files are embedded at build time; a test reads them.
@@ -42,17 +56,20 @@ func DefaultManifests() []byte {
 	return out
 }
 
-// defaultSet decodes the embedded defaults. Their own warnings (the seed
-// NodePool leaves out consolidateAfter) are not the user's concern and are
-// dropped.
-func defaultSet() (*manifests.Set, error) {
-	return manifests.Decode("karpsim's default NodePool", DefaultManifests())
+// defaultSetFor decodes a cloud's embedded defaults. Their own warnings
+// (the seed NodePool leaves out consolidateAfter) are not the user's
+// concern and are dropped.
+func defaultSetFor(cloud string) (*manifests.Set, error) {
+	return manifests.Decode("karpsim's default NodePool", DefaultManifestsFor(cloud))
 }
 
-// addNodePools resolves each NodePool's EC2NodeClass and catalog, or the
+// addNodePools resolves each NodePool's node class and catalog, or the
 // default NodePool when the Set has none.
 func (b *builder) addNodePools() {
 	for _, nc := range b.in.EC2NodeClasses {
+		b.classes[nc.Name] = nc
+	}
+	for _, nc := range b.in.AKSNodeClasses {
 		b.classes[nc.Name] = nc
 	}
 	pools := b.in.NodePools
@@ -87,7 +104,7 @@ func (b *builder) addNodePools() {
 // notReady says why a NodePool is not Ready, or "" when it is. Karpenter
 // provisions only from Ready NodePools, and a NodePool is Ready only when
 // its node class is: a Ready condition in the NodePool's status, or else in
-// its EC2NodeClass's, that is not True says it is not. A NodePool whose
+// its node class's, that is not True says it is not. A NodePool whose
 // status has no Ready condition, as a file written by hand has none, is
 // taken as Ready.
 func (b *builder) notReady(np *apis.NodePool) string {
@@ -101,12 +118,26 @@ func (b *builder) notReady(np *apis.NodePool) string {
 	if ref == nil {
 		return ""
 	}
-	if nc := b.classes[ref.Name]; nc != nil {
-		if c := meta.FindStatusCondition(nc.Status.Conditions, readyCondition); c != nil && c.Status != metav1.ConditionTrue {
-			return conditionText(objectLabel(apis.KindEC2NodeClass, "", nc.Name)+" status.conditions", c)
+	if p, nc, ok := b.classOf(ref); ok && nc != nil {
+		if c := meta.FindStatusCondition(p.Conditions(nc), readyCondition); c != nil && c.Status != metav1.ConditionTrue {
+			return conditionText(objectLabel(p.Kind(), "", nc.GetName())+" status.conditions", c)
 		}
 	}
 	return ""
+}
+
+// classOf returns the provider of the nodeClassRef's group and the class
+// it names, nil when that provider has no class of that name. ok is false
+// for a group karpsim does not model.
+func (b *builder) classOf(ref *apis.NodeClassReference) (provider.Provider, provider.NodeClass, bool) {
+	p, ok := b.providers.For(ref)
+	if !ok {
+		return nil, nil, false
+	}
+	if nc, found := b.classes[ref.Name]; found && p.Owns(nc) {
+		return p, nc, true
+	}
+	return p, nil, true
 }
 
 // readyCondition is the condition type Karpenter's objects report
@@ -124,10 +155,12 @@ func conditionText(where string, c *metav1.Condition) string {
 	return text
 }
 
-// useDefaultNodePool returns the embedded default NodePool, with the Set's
-// EC2NodeClass named "default" when it has one, else the embedded one.
+// useDefaultNodePool returns the embedded default NodePool of the default
+// cloud, with the Set's node class named "default" when it has one of that
+// cloud's kind, else the embedded one.
 func (b *builder) useDefaultNodePool() []*apis.NodePool {
-	set, err := defaultSet()
+	p := b.providers.DefaultProvider()
+	set, err := defaultSetFor(p.Cloud())
 	if err != nil {
 		b.errs.Add(fmt.Errorf("snapshot: the embedded default NodePool does not load: %w", err))
 		return nil
@@ -135,16 +168,28 @@ func (b *builder) useDefaultNodePool() []*apis.NodePool {
 	np := set.NodePools[0]
 	name := np.Spec.Template.Spec.NodeClassRef.Name
 	b.snap.DefaultNodePool = true
-	if _, given := b.classes[name]; given {
-		b.warn(fmt.Sprintf("no NodePool given: using karpsim's default NodePool %q (instance categories c, m, r; amd64; spot or on-demand) with the given EC2NodeClass %q", np.Name, name))
+	summary := defaultSummaries[p.Cloud()]
+	if given, ok := b.classes[name]; ok && p.Owns(given) {
+		b.warn(fmt.Sprintf("no NodePool given: using karpsim's default NodePool %q (%s) with the given %s %q", np.Name, summary.pool, p.Kind(), name))
 	} else {
-		b.classes[name] = set.EC2NodeClasses[0]
-		b.warn(fmt.Sprintf("no NodePool given: using karpsim's default NodePool %q and EC2NodeClass %q (instance categories c, m, r; amd64; spot or on-demand; AL2023)", np.Name, name))
+		if p.Cloud() == provider.CloudAzure {
+			b.classes[name] = set.AKSNodeClasses[0]
+		} else {
+			b.classes[name] = set.EC2NodeClasses[0]
+		}
+		b.warn(fmt.Sprintf("no NodePool given: using karpsim's default NodePool %q and %s %q (%s; %s)", np.Name, p.Kind(), name, summary.pool, summary.class))
 	}
 	return set.NodePools
 }
 
-// poolCatalog returns the catalog of the NodePool's EC2NodeClass with the
+// defaultSummaries describe each cloud's default NodePool and node class
+// in the warning that says they are used.
+var defaultSummaries = map[string]struct{ pool, class string }{
+	provider.CloudAWS:   {"instance categories c, m, r; amd64; spot or on-demand", "AL2023"},
+	provider.CloudAzure: {"VM size family D; amd64; on-demand", "Ubuntu"},
+}
+
+// poolCatalog returns the catalog of the NodePool's node class with the
 // NodeOverlays applied, as Karpenter's cloud provider hands it to the
 // scheduler and to consolidation.
 func (b *builder) poolCatalog(np *apis.NodePool) (instancetypes.Catalog, bool) {
@@ -174,11 +219,11 @@ func (b *builder) applyOverlays() {
 		if ref == nil {
 			continue
 		}
-		nc, ok := b.classes[ref.Name]
-		if !ok {
+		p, nc, ok := b.classOf(ref)
+		if !ok || nc == nil {
 			continue
 		}
-		if c, ok := b.catalog(nc); ok {
+		if c, ok := b.catalog(p, nc); ok {
 			pools = append(pools, instancetypes.OverlayPool{Name: name, Labels: np.Spec.Template.ObjectMeta.Labels, Types: c})
 		}
 	}
@@ -191,48 +236,73 @@ func (b *builder) applyOverlays() {
 	}
 }
 
-// classCatalog returns the catalog of the NodePool's EC2NodeClass. manifests
+// classCatalog returns the catalog of the NodePool's node class. manifests
 // refuses a NodePool whose class is missing; a Set built otherwise gets a
 // clear error.
 func (b *builder) classCatalog(np *apis.NodePool) (instancetypes.Catalog, bool) {
 	label := objectLabel(apis.KindNodePool, "", np.Name)
 	ref := np.Spec.Template.Spec.NodeClassRef
 	if ref == nil || ref.Name == "" {
-		b.fail(np, manifests.ErrInvalid, label, "spec.template.spec.nodeClassRef", "required: the EC2NodeClass whose instance types the NodePool launches")
+		b.fail(np, manifests.ErrInvalid, label, "spec.template.spec.nodeClassRef", fmt.Sprintf("required: the %s whose instance types the NodePool launches", b.providers.DefaultProvider().Kind()))
 		return nil, false
 	}
-	nc, ok := b.classes[ref.Name]
-	if !ok {
-		b.fail(np, manifests.ErrMissingReference, label, "spec.template.spec.nodeClassRef.name", fmt.Sprintf("EC2NodeClass %q not found", ref.Name))
+	p, nc, ok := b.classOf(ref)
+	switch {
+	case !ok:
+		b.fail(np, manifests.ErrMissingReference, label, "spec.template.spec.nodeClassRef.group", fmt.Sprintf("%q is not the group of a node class karpsim simulates (use %s or %s)", ref.Group, apis.AWSGroup, apis.AzureGroup))
+		return nil, false
+	case nc == nil:
+		b.fail(np, manifests.ErrMissingReference, label, "spec.template.spec.nodeClassRef.name", fmt.Sprintf("%s %q not found", p.Kind(), ref.Name))
 		return nil, false
 	}
-	return b.catalog(nc)
+	return b.catalog(p, nc)
 }
 
-// catalog builds the catalog of an EC2NodeClass once; nil stands for the
-// default EC2NodeClass settings.
-func (b *builder) catalog(nc *apis.EC2NodeClass) (instancetypes.Catalog, bool) {
-	key := ""
+// defaultClassKey prefixes the catalogs' key of a cloud's default class
+// settings (a nil class), which no class name can take.
+const defaultClassKey = "\x00"
+
+// catalog builds the catalog of a node class once; nil stands for the
+// provider's default class settings.
+func (b *builder) catalog(p provider.Provider, nc provider.NodeClass) (instancetypes.Catalog, bool) {
+	key := defaultClassKey + p.Cloud()
 	if nc != nil {
-		key = nc.Name
+		key = nc.GetName()
 	}
 	if c, ok := b.catalogs[key]; ok {
 		return c, c != nil
 	}
-	c, err := b.opts.CatalogFor(nc, b.in.NodeOverlays...)
+	c, err := p.Catalog(nc, b.in.NodeOverlays)
 	if err != nil {
-		if nc == nil {
+		switch {
+		case nc != nil:
+			b.fail(nc, manifests.ErrInvalid, objectLabel(p.Kind(), "", nc.GetName()), "", fmt.Sprintf("cannot model its instance types: %v", err))
+		case p.Cloud() == provider.CloudAzure:
+			b.errs.Add(fmt.Errorf("snapshot: Azure VM sizes for region %q: %w", b.providers.Azure.RegionOrDefault(), err))
+		default:
 			b.errs.Add(fmt.Errorf("snapshot: instance types for region %q, zones %v: %w", b.opts.Region, b.opts.Zones, err))
-		} else {
-			b.fail(nc, manifests.ErrInvalid, objectLabel(apis.KindEC2NodeClass, "", nc.Name), "", fmt.Sprintf("cannot model its instance types: %v", err))
 		}
 	}
 	b.catalogs[key] = c
 	return c, c != nil
 }
 
-// catalogNamed returns the catalog of the EC2NodeClass called name, or of
-// the default settings when there is no such class.
+// classNamed returns the node class called name and its provider: the
+// default cloud's with a nil class when there is no such class.
+func (b *builder) classNamed(name string) (provider.Provider, provider.NodeClass) {
+	nc, ok := b.classes[name]
+	if ok {
+		for _, cloud := range provider.Clouds {
+			if p := b.providers.ByCloud(cloud); p.Owns(nc) {
+				return p, nc
+			}
+		}
+	}
+	return b.providers.DefaultProvider(), nil
+}
+
+// catalogNamed returns the catalog of the node class called name, or of
+// the default cloud's default settings when there is no such class.
 func (b *builder) catalogNamed(name string) (instancetypes.Catalog, bool) {
-	return b.catalog(b.classes[name])
+	return b.catalog(b.classNamed(name))
 }

@@ -19,6 +19,7 @@ type objects struct {
 	NodePools      []*apis.NodePool
 	NodeClaims     []*apis.NodeClaim
 	EC2NodeClasses []*apis.EC2NodeClass
+	AKSNodeClasses []*apis.AKSNodeClass
 	NodeOverlays   []*apis.NodeOverlay
 	// SchedulerConfig and Services give pods default spread constraints.
 	SchedulerConfig *apis.KubeSchedulerConfiguration
@@ -51,7 +52,7 @@ func (o objects) sourceOf(obj any) (manifests.Source, bool) {
 // setObjects are the objects of a Set, located by the Set's sources.
 func setObjects(set *manifests.Set) objects {
 	return objects{
-		NodePools: set.NodePools, NodeClaims: set.NodeClaims, EC2NodeClasses: set.EC2NodeClasses,
+		NodePools: set.NodePools, NodeClaims: set.NodeClaims, EC2NodeClasses: set.EC2NodeClasses, AKSNodeClasses: set.AKSNodeClasses,
 		NodeOverlays: set.NodeOverlays, SchedulerConfig: set.SchedulerConfig, Services: set.Services,
 		Pods: set.Pods, Deployments: set.Deployments, ReplicaSets: set.ReplicaSets, StatefulSets: set.StatefulSets,
 		Jobs: set.Jobs, DaemonSets: set.DaemonSets, PodDisruptionBudgets: set.PodDisruptionBudgets, Nodes: set.Nodes,
@@ -65,7 +66,7 @@ func setObjects(set *manifests.Set) objects {
 // them at Options.Origin.
 func stateObjects(s cloud.ClusterState) objects {
 	return objects{
-		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses,
+		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses, AKSNodeClasses: s.AKSNodeClasses,
 		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
 		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims,
 		StorageClasses: s.StorageClasses,

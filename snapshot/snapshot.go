@@ -30,6 +30,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,14 +40,26 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
 // Options configure FromSet. The zero value models us-east-1 with zones a,
 // b and c, as instancetypes.AWSOptions does.
 type Options struct {
-	// Region is the region of every catalog's offerings; default us-east-1.
+	// Region is the region of every catalog's offerings; default us-east-1
+	// on AWS, eastus on Azure (unless Azure.Region says otherwise).
 	Region string
+	// Cloud is the cloud of karpsim's default NodePool, used when the Set
+	// has none, and of nodes whose node class is unknown:
+	// provider.CloudAWS (the default) or provider.CloudAzure. A NodePool
+	// that names a node class is its class's cloud, by the group of its
+	// nodeClassRef.
+	Cloud string
+	// Azure configures the Azure provider: its region (default Region),
+	// the cluster's settings (network plugin, node resource group) and a
+	// catalog in place of the embedded model.
+	Azure provider.Azure
 	// Zones are the zones offerings are made in; default Region + a, b, c.
 	// An EC2NodeClass whose status lists subnets offers in their zones
 	// instead.
@@ -152,8 +165,8 @@ type Snapshot struct {
 	// Warnings say what FromSet worked around or left out, in the order
 	// found; the Set's own Warnings are not repeated here.
 	Warnings []string
-	// ClassCatalogs are the catalogs of the EC2NodeClasses the NodePools
-	// use, by class name, before any NodeOverlay: what the cloud sells.
+	// ClassCatalogs are the catalogs of the node classes (EC2NodeClasses,
+	// AKSNodeClasses) the NodePools use, by class name, before any NodeOverlay: what the cloud sells.
 	// NodePools' InstanceTypes are these with the overlays applied.
 	ClassCatalogs map[string]instancetypes.Catalog
 	// DefaultSpread is kube-scheduler's default spread constraints when a
@@ -264,14 +277,17 @@ type builder struct {
 	opts Options
 	snap *Snapshot
 	errs manifests.Problems
-	// catalogs are built once per EC2NodeClass name; "" is the catalog of
-	// the default EC2NodeClass settings, for nodes of unknown NodePools.
+	// catalogs are built once per node class name; "" is the catalog of
+	// the default cloud's default class settings, for nodes of unknown
+	// NodePools.
 	catalogs map[string]instancetypes.Catalog
+	// providers pick each NodePool's cloud by its nodeClassRef.
+	providers provider.Providers
 	// overlaid are the NodePools' catalogs with the NodeOverlays applied,
 	// by NodePool name, once applyOverlays ran.
 	overlaid map[string]instancetypes.Catalog
 	// classes and pools are the Set's (or the default) objects by name.
-	classes map[string]*apis.EC2NodeClass
+	classes map[string]provider.NodeClass
 	pools   map[string]*apis.NodePool
 	// nodes are the target nodes by name; deleting are the names of nodes
 	// being deleted, whose pods are pending again.
@@ -288,17 +304,27 @@ type builder struct {
 	held []*corev1.Pod
 }
 
+// Providers returns the providers FromSet resolves NodePools with: AWS's
+// catalogs from CatalogFor, Azure's from Azure in Azure.Region, else
+// Region; the default cloud Cloud.
+func (o Options) Providers() provider.Providers {
+	az := o.Azure
+	az.Region = cmp.Or(az.Region, o.Region)
+	return provider.Providers{Default: o.Cloud, AWS: &provider.AWS{CatalogFor: o.CatalogFor}, Azure: &az}
+}
+
 func newBuilder(in objects, opts Options) *builder {
 	return &builder{
-		in:       in,
-		opts:     opts,
-		snap:     &Snapshot{},
-		catalogs: map[string]instancetypes.Catalog{},
-		classes:  map[string]*apis.EC2NodeClass{},
-		pools:    map[string]*apis.NodePool{},
-		nodes:    map[string]*scheduling.Node{},
-		deleting: map[string]bool{},
-		claims:   map[string]*apis.NodeClaim{},
+		in:        in,
+		opts:      opts,
+		snap:      &Snapshot{},
+		catalogs:  map[string]instancetypes.Catalog{},
+		providers: opts.Providers(),
+		classes:   map[string]provider.NodeClass{},
+		pools:     map[string]*apis.NodePool{},
+		nodes:     map[string]*scheduling.Node{},
+		deleting:  map[string]bool{},
+		claims:    map[string]*apis.NodeClaim{},
 	}
 }
 
@@ -319,7 +345,7 @@ func (b *builder) finish() *Snapshot {
 	s := b.snap
 	s.ClassCatalogs = map[string]instancetypes.Catalog{}
 	for name, c := range b.catalogs {
-		if c != nil && name != "" {
+		if c != nil && name != "" && !strings.HasPrefix(name, defaultClassKey) {
 			s.ClassCatalogs[name] = c
 		}
 	}

@@ -87,7 +87,7 @@ nodes it no longer admits. Without -f it advises on the built-in example, as pla
 	f.IntVar(&opts.rank, "rank", 1, "the advice `N` (1 the cheapest) that --patch and -o yaml print")
 	f.BoolVar(&opts.plan.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.plan.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
-	f.StringVar(&opts.plan.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.plan.region, "region", "", regionUsage)
 	f.StringVar(&opts.plan.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.plan.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
@@ -117,7 +117,7 @@ func (opts adviseOptions) check() error {
 func runAdvise(env environment, opts adviseOptions, stdin io.Reader, stdout, stderr io.Writer) error {
 	set, snap, err := setAndSnapshot(env, opts.plan, "advise", stdin, stderr, func() (*manifests.Set, error) {
 		fmt.Fprintln(stderr, "karpsim advise: no -f given: advising on the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-		return exampleSet()
+		return exampleSetFor(opts.plan.cluster.cloud)
 	})
 	if err != nil {
 		return err

@@ -306,7 +306,7 @@ func TestVersion(t *testing.T) {
 	code, flag, _ := runCmd("--version")
 	require.Equal(t, 0, code)
 	assert.Equal(t, table, flag)
-	for _, want := range []string{"karpsim  ", "APIs      karpenter.sh/v1, karpenter.k8s.aws/v1\n", "follows   Karpenter v1.14 and its AWS provider v1.14\n", "catalog   1363 EC2 instance types"} {
+	for _, want := range []string{"karpsim  ", "APIs      karpenter.sh/v1, karpenter.k8s.aws/v1, karpenter.azure.com/v1beta1\n", "follows   Karpenter v1.14 and its AWS provider v1.14\n", "catalog   1363 EC2 instance types"} {
 		assert.Contains(t, table, want)
 	}
 
@@ -315,7 +315,7 @@ func TestVersion(t *testing.T) {
 	var v versionInfo
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
 	assert.NotEmpty(t, v.Version)
-	assert.Equal(t, []string{"karpenter.sh/v1", "karpenter.k8s.aws/v1"}, v.APIVersions)
+	assert.Equal(t, []string{"karpenter.sh/v1", "karpenter.k8s.aws/v1", "karpenter.azure.com/v1beta1"}, v.APIVersions)
 	assert.Equal(t, 1363, v.Catalog.InstanceTypes)
 	assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, v.Catalog.SourceDate)
 

@@ -47,6 +47,8 @@ type clusterOptions struct {
 	// inCluster reads the cluster karpsim runs in, through its service
 	// account (serve, without --kubeconfig or --context, in a pod).
 	inCluster bool
+	// cloud is --cloud: the cloud of the default NodePool.
+	cloud string
 }
 
 // readTimeout bounds reading a cluster: listing every kind once.
@@ -58,8 +60,9 @@ func addClusterFlags(cmd *cobra.Command, o *clusterOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "read the objects from the cluster of this kubeconfig `PATH` instead of -f (read only: lists and watches, never writes)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig `CONTEXT` to read (default: the current context); implies reading the cluster")
-	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, EC2NodeClasses and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
-	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 model")
+	f.StringArrayVar(&o.nodePoolFiles, "nodepool-file", nil, "apply the NodePools, node classes (EC2NodeClasses, AKSNodeClasses) and NodeOverlays of this `PATH` over those read, by name, to see what a change would do, and its KubeSchedulerConfiguration (kube-scheduler's default spread); repeatable")
+	f.StringVar(&o.catalog, "catalog", "", "take the instance types from this JSON catalog `FILE` (as instance-types -o json prints) instead of the embedded EC2 or Azure model")
+	addCloudFlag(cmd, &o.cloud)
 	addInputLimitFlags(cmd, &o.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
 	must(cmd.MarkFlagFilename("nodepool-file", manifestExtensions...))
@@ -77,6 +80,9 @@ func (o clusterOptions) check(files []string) error {
 	}
 	if slices.Contains(o.nodePoolFiles, "") || slices.Contains(o.nodePoolFiles, stdinPath) {
 		return fmt.Errorf("%w: --nodepool-file takes a file or folder", errUsage)
+	}
+	if err := checkCloud(o.cloud); err != nil {
+		return err
 	}
 	return o.limits.check(false)
 }
@@ -143,7 +149,7 @@ func readCluster(env environment, o clusterOptions, command string, stderr io.Wr
 	return set, "cluster " + where, nil
 }
 
-// applyNodePoolFiles puts the NodePools, EC2NodeClasses and NodeOverlays of the files
+// applyNodePoolFiles puts the NodePools, node classes and NodeOverlays of the files
 // over the Set's, by name, saying on stderr what each replaces or adds.
 func applyNodePoolFiles(set *manifests.Set, files []string, command string, stderr io.Writer) error {
 	for _, path := range files {
@@ -151,7 +157,7 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		if err != nil {
 			return err
 		}
-		if len(edit.NodePools)+len(edit.EC2NodeClasses)+len(edit.NodeOverlays) == 0 && edit.SchedulerConfig == nil {
+		if len(edit.NodePools)+len(edit.EC2NodeClasses)+len(edit.AKSNodeClasses)+len(edit.NodeOverlays) == 0 && edit.SchedulerConfig == nil {
 			return fmt.Errorf("--nodepool-file %s: no NodePool, EC2NodeClass, NodeOverlay or KubeSchedulerConfiguration in it", path)
 		}
 		for _, w := range edit.Warnings {
@@ -164,6 +170,10 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 		for _, nc := range edit.EC2NodeClasses {
 			set.EC2NodeClasses = replaceNamed(set.EC2NodeClasses, nc, func(o *apis.EC2NodeClass) string { return o.Name })
 			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: EC2NodeClass %s applied\n", command, path, nc.Name)
+		}
+		for _, nc := range edit.AKSNodeClasses {
+			set.AKSNodeClasses = replaceNamed(set.AKSNodeClasses, nc, func(o *apis.AKSNodeClass) string { return o.Name })
+			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: AKSNodeClass %s applied\n", command, path, nc.Name)
 		}
 		for _, o := range edit.NodeOverlays {
 			set.NodeOverlays = replaceNamed(set.NodeOverlays, o, func(o *apis.NodeOverlay) string { return o.Name })
@@ -203,6 +213,7 @@ func replaceNamed[T any](list []T, obj T, name func(T) string) []T {
 // and says on stderr where instance types come from when the objects came
 // from a cluster: they never do come from it.
 func catalogOptions(o clusterOptions, opts *snapshot.Options, command string, stderr io.Writer) error {
+	opts.Cloud = o.cloud
 	if o.catalog != "" {
 		f, err := os.Open(o.catalog)
 		if err != nil {
@@ -214,6 +225,7 @@ func catalogOptions(o clusterOptions, opts *snapshot.Options, command string, st
 			return err
 		}
 		opts.Catalog = func(*apis.EC2NodeClass) (instancetypes.Catalog, error) { return catalog, nil }
+		opts.Azure.CatalogFor = func(*apis.AKSNodeClass) (instancetypes.Catalog, error) { return catalog, nil }
 	}
 	if !o.live() {
 		return nil

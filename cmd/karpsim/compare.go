@@ -28,6 +28,8 @@ type compareOptions struct {
 	// optimize adds a third run: Karpenter with the optimizing planner.
 	optimize bool
 	limits   limitOptions
+	// cloud is --cloud: the cloud of the default NodePool.
+	cloud string
 }
 
 // comparison is what `compare -o json` prints: each autoscaler's Result, as
@@ -115,6 +117,9 @@ cost less the optimized run's) in JSON.`,
 			if err := opts.limits.check(true); err != nil {
 				return err
 			}
+			if err := checkCloud(opts.cloud); err != nil {
+				return err
+			}
 			return runCompare(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -126,6 +131,7 @@ cost less the optimized run's) in JSON.`,
 	cmd.Flags().BoolVar(&opts.optimize, "optimize", false, "also run Karpenter's loop with the optimizing planner (as simulate --optimize), in a KARPENTER+OPTIMIZE column")
 	must(cmd.MarkFlagFilename("report", "html"))
 	noCompletion(cmd, "seed")
+	addCloudFlag(cmd, &opts.cloud)
 	addInputLimitFlags(cmd, &opts.limits)
 	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
@@ -146,6 +152,7 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	for i, which := range simulator.Autoscalers() {
 		wg.Go(func() {
 			cfg := opts.limits.simulatorConfig()
+			cfg.Snapshot.Cloud = opts.cloud
 			cfg.Autoscaler, cfg.MeasureUtilization = which, true
 			res, err := simulator.Run(context.Background(), sc, cfg)
 			errs[i] = err
@@ -159,6 +166,7 @@ func runCompare(opts compareOptions, stdin io.Reader, stdout, stderr io.Writer) 
 	if opts.optimize {
 		wg.Go(func() {
 			cfg := opts.limits.simulatorConfig()
+			cfg.Snapshot.Cloud = opts.cloud
 			cfg.MeasureUtilization, cfg.Planner = true, optimizingPlanner
 			out.KarpenterOptimized, errs[2] = simulator.Run(context.Background(), sc, cfg)
 		})

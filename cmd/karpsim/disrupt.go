@@ -24,6 +24,8 @@ type disruptOptions struct {
 	// dra models dynamic resource allocation (--ignore-dra-requests=false).
 	dra     bool
 	cluster clusterOptions
+	// region is --region: "" for the cloud's default.
+	region string
 }
 
 // disruptResult is what `karpsim disrupt -o json` prints: the decision of
@@ -41,8 +43,8 @@ func newDisruptCommand(env environment) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disrupt -f PATH... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
-		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and EC2NodeClasses
-and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
+		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and node classes
+(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
 single-node consolidation under the NodePools' budgets, each command with its replacements and
 savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
 It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.
@@ -68,12 +70,13 @@ and evaluates now unless --at is given.`,
 			return runDisrupt(env, opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	addFilenameFlag(cmd, &opts.files, "(required): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
+	addFilenameFlag(cmd, &opts.files, "(required): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses or AKSNodeClasses")
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: nodes and instance types offer their GPU devices, and pods' ResourceClaims request them wherever consolidation moves them")
+	addRegionFlag(cmd, &opts.region)
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
 	return cmd
@@ -105,7 +108,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	if err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
-	snapOpts := snapshot.Options{Origin: origin, MaxPods: opts.cluster.limits.pods, DRA: opts.dra}
+	snapOpts := snapshot.Options{Region: opts.region, Origin: origin, MaxPods: opts.cluster.limits.pods, DRA: opts.dra}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return disruptResult{}, time.Time{}, err
 	}

@@ -70,7 +70,7 @@ func newExplainPodCommand(env environment) *cobra.Command {
 	f := cmd.Flags()
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "as plan --ignore-preferences")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "as plan --min-values-policy: Strict or BestEffort")
-	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.region, "region", "", regionUsage)
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addClusterFlags(cmd, &opts.cluster)
 	completeValues(cmd, "min-values-policy", "Strict", "BestEffort")
@@ -113,11 +113,12 @@ func newExplainNodeCommand(env environment) *cobra.Command {
 			return writeTable(cmd.OutOrStdout(), opts.output, func(w io.Writer) error { return writeNodeExplanation(w, e) })
 		},
 	}
-	addFilenameFlag(cmd, &opts.files, "(or --kubeconfig): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses")
+	addFilenameFlag(cmd, &opts.files, "(or --kubeconfig): Nodes, NodeClaims, Pods, PDBs, NodePools, EC2NodeClasses or AKSNodeClasses")
 	addOutputFlag(cmd, &opts.output, "table", "wide", "json", "yaml")
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: now for a cluster, the latest timestamp in the input for files)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate")
+	addRegionFlag(cmd, &opts.region)
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
 	return cmd

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/azure"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/pricing"
@@ -33,7 +34,18 @@ type instanceTypesOptions struct {
 	nodePool   string
 	offers     offeringFlags
 	awsGates   string
+	// cloud is --cloud; the Azure fields apply to --cloud azure only.
+	cloud                   string
+	azureNetworkPlugin      string
+	azureNetworkPluginMode  string
+	instanceTypesSetByFlags func(name string) bool
 }
+
+// Clouds of `karpsim instance-types --cloud`.
+const (
+	instanceTypesCloudAWS   = "aws"
+	instanceTypesCloudAzure = "azure"
+)
 
 func newInstanceTypesCommand() *cobra.Command {
 	var opts instanceTypesOptions
@@ -46,24 +58,34 @@ modelled spot prices. An EC2NodeClass's status gives the zones (its subnets') an
 reservations (with --reservation-capacity counts); --zonal-shift makes a zone's offerings unavailable,
 and ZONES then counts the zones still offered. The table is sorted by name; -o wide adds allocatable
 CPU, memory and ephemeral storage and the extended resources that are not accelerators (pod ENIs, EFA);
--o json prints the JSON catalog format that --catalog reads, and -o yaml the same as YAML.`,
+-o json prints the JSON catalog format that --catalog reads, and -o yaml the same as YAML.
+
+With --cloud azure it lists the VM sizes Karpenter's Azure provider (AKS node auto-provisioning) would
+offer in --region (default eastus): the sizes the region's embedded price table prices, with the facts of
+the provider's resource SKU tables, else of Cluster Autoscaler's Azure size table with the capabilities it
+lacks derived from the size's name (-o wide's DERIVED column counts them; data README of package azure),
+filtered, labelled and sized as the provider does for a default AKSNodeClass
+(Ubuntu, 128 GB OS disk), with pods per node from --network-plugin and --network-plugin-mode, offerings
+on-demand and spot in each of the region's zones (<region>-<n>) and the regional zone "0", and modelled
+spot prices. The same JSON shape as AWS's.`,
 		Example: `  # The catalog, one line per instance type
   karpsim instance-types
 
   # As JSON, for an EC2NodeClass's kubelet settings and block devices
   karpsim instance-types -o json --nodeclass testdata/seed-manifests/001-ec2nodeclass-default.yaml
 
-  # In another region's zones
-  karpsim instance-types --region eu-west-1 --zones eu-west-1a,eu-west-1b
-
   # With the NodeOverlays of a file applied, as its NodePool "on-demand" sees them
-  karpsim instance-types --overlays testdata/plan/node-overlay/input.yaml --nodepool on-demand`,
+  karpsim instance-types --overlays testdata/plan/node-overlay/input.yaml --nodepool on-demand
+
+  # Azure's VM sizes in West Europe, as JSON
+  karpsim instance-types --cloud azure --region westeurope -o json`,
 		Args:              noArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(opts.output); err != nil {
 				return err
 			}
+			opts.instanceTypesSetByFlags = cmd.Flags().Changed
 			return runInstanceTypes(opts, cmd.OutOrStdout())
 		},
 	}
@@ -72,7 +94,10 @@ CPU, memory and ephemeral storage and the extended resources that are not accele
 	f.StringVar(&opts.nodeClass, "nodeclass", "", "EC2NodeClass YAML `FILE` to compute overhead and allocatable with (default: AL2023, no block device mappings)")
 	f.StringVar(&opts.catalog, "catalog", "", "read the catalog from this JSON `FILE` (as printed by -o json) instead of the embedded EC2 facts")
 	f.StringVar(&opts.spotPrices, "spot-prices", "", "JSON `FILE` printed by 'aws ec2 describe-spot-price-history'; replaces the modelled spot prices")
-	f.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings")
+	f.StringVar(&opts.cloud, "cloud", instanceTypesCloudAWS, "`CLOUD` whose catalog to model: aws (EC2 instance types) or azure (VM sizes, as Karpenter's Azure provider sees them)")
+	f.StringVar(&opts.region, "region", "us-east-1", "region of the embedded catalog's offerings (with --cloud azure: an Azure region, default eastus)")
+	f.StringVar(&opts.azureNetworkPlugin, "network-plugin", "", "with --cloud azure, the cluster's network `PLUGIN` (azure, kubenet or none; default azure), which sets the pods per node")
+	f.StringVar(&opts.azureNetworkPluginMode, "network-plugin-mode", "", "with --cloud azure, the network plugin `MODE` (overlay, or none for pods in the node subnet; default overlay)")
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones (default: the region's a, b and c)")
 	f.StringArrayVar(&opts.overlays, "overlays", nil, "apply the NodeOverlays of this manifest `FILE` (karpenter.sh/v1alpha1) and show what they changed in an OVERLAY column; repeatable")
 	addOfferingFlags(cmd, &opts.offers)
@@ -83,6 +108,9 @@ CPU, memory and ephemeral storage and the extended resources that are not accele
 	must(cmd.MarkFlagFilename("catalog", "json"))
 	must(cmd.MarkFlagFilename("spot-prices", "json"))
 	noCompletion(cmd, "region", "zones")
+	completeValues(cmd, "cloud", instanceTypesCloudAWS, instanceTypesCloudAzure)
+	completeValues(cmd, "network-plugin", azure.NetworkPluginAzure, azure.NetworkPluginKubenet, azure.NetworkPluginNone)
+	completeValues(cmd, "network-plugin-mode", azure.NetworkPluginModeOverlay, azure.NetworkPluginModeNodeSubnet)
 	return cmd
 }
 
@@ -155,6 +183,16 @@ func applyOverlays(catalog instancetypes.Catalog, set *manifests.Set, pool strin
 // does with the NodeOverlay gate on: they price the types the price list
 // lacks.
 func loadCatalog(opts instanceTypesOptions, overlays *manifests.Set) (instancetypes.Catalog, error) {
+	switch opts.cloud {
+	case instanceTypesCloudAWS, "":
+	case instanceTypesCloudAzure:
+		return loadAzureInstanceTypes(opts)
+	default:
+		return nil, fmt.Errorf("%w: --cloud %q: want aws or azure", errUsage, opts.cloud)
+	}
+	if opts.azureNetworkPlugin != "" || opts.azureNetworkPluginMode != "" {
+		return nil, fmt.Errorf("%w: --network-plugin and --network-plugin-mode apply to --cloud azure", errUsage)
+	}
 	gates, err := parseAWSFeatureGates(opts.awsGates)
 	if err != nil {
 		return nil, err
@@ -240,11 +278,15 @@ func loadNodeClass(path string) (*apis.EC2NodeClass, error) {
 // overlaid, an OVERLAY column says what NodeOverlays changed. Wide adds the
 // allocatable CPU, memory and ephemeral storage (capacity less overhead)
 // and the extended resources that are not accelerators (ENIs for pods, EFA
-// devices).
+// devices), and for Azure sizes the number of capabilities derived from the
+// size's name (azure.DerivedFacts).
 func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlaid, wide bool) error {
 	reserved := slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool {
 		return slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved })
 	})
+	// Azure sizes whose capabilities are partly derived from their names
+	// get a column counting those capabilities.
+	derived := wide && slices.ContainsFunc(catalog, func(it *instancetypes.InstanceType) bool { return azure.DerivedFacts(it.Name) != nil })
 	type column struct {
 		header string
 		// shown says whether the table has the column.
@@ -273,6 +315,7 @@ func writeInstanceTypesTable(w io.Writer, catalog instancetypes.Catalog, overlai
 		{"RESERVED $/H", reserved, price(apis.CapacityTypeReserved)},
 		{"ZONES", true, zonesAvailable},
 		{"OVERLAY", overlaid, overlayNote},
+		{"DERIVED", wide && derived, func(it *instancetypes.InstanceType) string { return strconv.Itoa(len(azure.DerivedFacts(it.Name))) }},
 	}
 	columns = slices.DeleteFunc(columns, func(c column) bool { return !c.shown })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -386,4 +429,35 @@ func cheapest(it *instancetypes.InstanceType, capacityType string) string {
 		return fmt.Sprintf("%.2g", best)
 	}
 	return fmt.Sprintf("%.4f", best)
+}
+
+// loadAzureInstanceTypes builds the Azure catalog of --region (default
+// azure.DefaultRegion), or reads --catalog; the AWS-only flags are errors.
+func loadAzureInstanceTypes(opts instanceTypesOptions) (instancetypes.Catalog, error) {
+	changed := opts.instanceTypesSetByFlags
+	if changed == nil {
+		changed = func(string) bool { return false }
+	}
+	for _, name := range []string{"nodeclass", "spot-prices", "zones", "zonal-shift", "reservation-capacity", "placement-group-strategy", "aws-feature-gates"} {
+		if changed(name) {
+			return nil, fmt.Errorf("%w: --%s applies to --cloud aws", errUsage, name)
+		}
+	}
+	if opts.catalog != "" {
+		f, err := os.Open(opts.catalog)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return instancetypes.ReadJSON(f, opts.catalog)
+	}
+	region := azure.DefaultRegion
+	if changed("region") {
+		region = opts.region
+	}
+	catalog, err := azure.Catalog(region, azure.Settings{NetworkPlugin: opts.azureNetworkPlugin, NetworkPluginMode: opts.azureNetworkPluginMode})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return catalog, nil
 }

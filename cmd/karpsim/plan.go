@@ -16,6 +16,7 @@ import (
 
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/optimize"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -52,8 +53,8 @@ func newPlanCommand(env environment) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan [-f PATH]... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show the NodeClaims Karpenter would launch for the pending pods of some manifests, and why",
-		Long: `Plan reads NodePools, EC2NodeClasses, NodeClaims, Nodes, Pods, DaemonSets, PodDisruptionBudgets and
-workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
+		Long: `Plan reads NodePools, node classes (EC2NodeClasses or AKSNodeClasses), NodeClaims, Nodes, Pods,
+DaemonSets, PodDisruptionBudgets and workload controllers, and prints what Karpenter would launch for the pending pods: new NodeClaims by
 NodePool, instance type and capacity type, pods bound to existing nodes, and why each unschedulable pod
 is unschedulable. Without -f, it plans the built-in example (inflate, 10 replicas, on the default
 NodePool) and says so on standard error. With --kubeconfig or --context it reads the objects from the
@@ -86,7 +87,7 @@ model or --catalog, never from the cluster. Warnings go to standard error, each 
 	f.BoolVar(&opts.ignorePreferences, "ignore-preferences", false, "drop preferred affinities and ScheduleAnyway spread constraints up front (Karpenter's PreferencePolicy=Ignore)")
 	f.StringVar(&opts.minValuesPolicy, "min-values-policy", "Strict", "Strict refuses a NodeClaim with fewer distinct values than a requirement's minValues; BestEffort launches it anyway (Karpenter's MinValuesPolicy)")
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: GPU instance types offer their devices, pods' ResourceClaims request them (without it, Karpenter's default, pods that claim devices are unschedulable)")
-	f.StringVar(&opts.region, "region", "us-east-1", "region of the instance types' offerings")
+	f.StringVar(&opts.region, "region", "", regionUsage)
 	f.StringVar(&opts.zones, "zones", "", "comma-separated zones of the offerings (default: the region's a, b and c)")
 	addOfferingFlags(cmd, &opts.offers)
 	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsFeatureGatesUsage)
@@ -215,7 +216,7 @@ func planSchedulingOptions(opts planOptions) scheduling.Options {
 // paths, or the built-in example) and builds the snapshot plan decides on.
 func planSnapshot(env environment, opts planOptions, command string, stdin io.Reader, stderr io.Writer) (*snapshot.Snapshot, error) {
 	return snapshotOrExample(env, opts, command, stdin, stderr, func() (*manifests.Set, error) {
-		return loadPlanInput(nil, stdin, stderr)
+		return loadPlanInput(nil, opts.cluster.cloud, stdin, stderr)
 	})
 }
 
@@ -271,9 +272,6 @@ func (opts planOptions) check() error {
 	if opts.minValuesPolicy != "Strict" && opts.minValuesPolicy != "BestEffort" {
 		return fmt.Errorf("%w: --min-values-policy %q: want Strict or BestEffort", errUsage, opts.minValuesPolicy)
 	}
-	if opts.region == "" {
-		return fmt.Errorf("%w: --region is empty", errUsage)
-	}
 	if opts.zones != "" && len(splitZones(opts.zones)) == 0 {
 		return fmt.Errorf("%w: --zones %q names no zone", errUsage, opts.zones)
 	}
@@ -283,30 +281,33 @@ func (opts planOptions) check() error {
 
 // loadPlanInput reads the manifests, or the built-in example when no path
 // was given.
-func loadPlanInput(files []string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
+func loadPlanInput(files []string, cloud string, stdin io.Reader, stderr io.Writer) (*manifests.Set, error) {
 	if len(files) > 0 {
 		return loadManifests(files, limitOptions{}, stdin, stderr)
 	}
 	fmt.Fprintln(stderr, "karpsim plan: no -f given: planning the built-in example, the inflate Deployment (10 replicas of 1 CPU and 1Gi) on the default NodePool")
-	return exampleSet()
+	return exampleSetFor(cloud)
 }
 
-// exampleSet is the built-in example: the inflate Deployment with karpsim's
-// default NodePool and EC2NodeClass given beside it, the objects a Set
-// without NodePools gets, so that the example plans as a user's file of
-// inflate alone would, with no warning that it gives no NodePool: the
-// example is karpsim's, and stderr has said what it is. The defaults' own
-// warnings are karpsim's concern too, and are dropped.
-func exampleSet() (*manifests.Set, error) {
+// exampleSet is the built-in example on AWS (see exampleSetFor).
+func exampleSet() (*manifests.Set, error) { return exampleSetFor(provider.CloudAWS) }
+
+// exampleSetFor is the built-in example: the inflate Deployment with karpsim's
+// default NodePool and node class of the cloud (--cloud) given beside it,
+// the objects a Set without NodePools gets, so that the example plans as a
+// user's file of inflate alone would, with no warning that it gives no
+// NodePool: the example is karpsim's, and stderr has said what it is. The
+// defaults' own warnings are karpsim's concern too, and are dropped.
+func exampleSetFor(cloud string) (*manifests.Set, error) {
 	set, err := manifests.Decode("example/inflate.yaml", exampleInflate)
 	if err != nil {
 		return nil, err
 	}
-	defaults, err := manifests.Decode("karpsim's default NodePool", snapshot.DefaultManifests())
+	defaults, err := manifests.Decode("karpsim's default NodePool", snapshot.DefaultManifestsFor(cloud))
 	if err != nil {
 		return nil, err
 	}
-	set.NodePools, set.EC2NodeClasses = defaults.NodePools, defaults.EC2NodeClasses
+	set.NodePools, set.EC2NodeClasses, set.AKSNodeClasses = defaults.NodePools, defaults.EC2NodeClasses, defaults.AKSNodeClasses
 	return set, nil
 }
 

@@ -43,6 +43,8 @@ type simulateOptions struct {
 	// the optimizing planner.
 	optimize bool
 	limits   limitOptions
+	// cloud is --cloud: the cloud of the default NodePool.
+	cloud string
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -92,6 +94,9 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 			if err := opts.limits.check(true); err != nil {
 				return err
 			}
+			if err := checkCloud(opts.cloud); err != nil {
+				return err
+			}
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -107,6 +112,7 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 	cmd.Flags().StringVar(&opts.autoscaler, "autoscaler", string(simulator.AutoscalerKarpenter),
 		"the `AUTOSCALER` to run: karpenter, or cluster-autoscaler (the scenario's clusterAutoscaler section)")
 	completeValues(cmd, "autoscaler", autoscalerNames()...)
+	addCloudFlag(cmd, &opts.cloud)
 	addInputLimitFlags(cmd, &opts.limits)
 	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
@@ -121,6 +127,7 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 		sc.Seed = opts.seed
 	}
 	cfg := opts.limits.simulatorConfig()
+	cfg.Snapshot.Cloud = opts.cloud
 	cfg.Autoscaler, cfg.CheckInvariants = simulator.Autoscaler(opts.autoscaler), opts.check
 	if opts.optimize {
 		cfg.Planner = optimizingPlanner

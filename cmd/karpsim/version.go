@@ -95,7 +95,7 @@ func versionOf(build *debug.BuildInfo, instanceTypes int) versionInfo {
 		Version:     "(devel)",
 		GoVersion:   runtime.Version(),
 		Platform:    runtime.GOOS + "/" + runtime.GOARCH,
-		APIVersions: []string{apis.GroupV1, apis.AWSGroupV1},
+		APIVersions: []string{apis.GroupV1, apis.AWSGroupV1, apis.AzureGroupV1Beta1},
 		Karpenter:   karpenterRelease,
 		AWSProvider: awsProviderRelease,
 		Catalog:     catalogInfo{InstanceTypes: instanceTypes, SourceDate: instancetypes.EmbeddedFactsDate},

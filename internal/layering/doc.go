@@ -12,8 +12,9 @@
 //	2  instancetypes                            instance types and offerings
 //	3  scheduling, drift, cloud, dra            the provisioning decision, drift, the loop's seams,
 //	                                            DRA claims and devices as scheduling sees them
-//	4  consolidation, optimize, kube            the disruption decision, lower bounds on cost; a real
-//	                                            cluster through client-go
+//	4  consolidation, optimize, kube,           the disruption decision, lower bounds on cost; a real
+//	   provider                                 cluster through client-go; a NodePool's cloud (AWS or
+//	                                            Azure): its node class's catalog, readiness and drift
 //	5  snapshot, invariants, advise             manifests or a cluster's state → decision inputs;
 //	                                            the rules every decision must keep; NodePool edits that
 //	                                            make Karpenter's own plan cheaper

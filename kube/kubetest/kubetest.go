@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -21,6 +22,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/karpsim/karpsim/kube"
 )
@@ -30,6 +32,7 @@ var listKinds = map[schema.GroupVersionResource]string{
 	{Group: "karpenter.sh", Version: "v1", Resource: "nodepools"}:                     "NodePoolList",
 	{Group: "karpenter.sh", Version: "v1", Resource: "nodeclaims"}:                    "NodeClaimList",
 	{Group: "karpenter.k8s.aws", Version: "v1", Resource: "ec2nodeclasses"}:           "EC2NodeClassList",
+	{Group: "karpenter.azure.com", Version: "v1beta1", Resource: "aksnodeclasses"}:    "AKSNodeClassList",
 	{Group: "karpenter.sh", Version: "v1alpha1", Resource: "nodeoverlays"}:            "NodeOverlayList",
 	{Group: "autoscaling.x-k8s.io", Version: "v1beta1", Resource: "capacitybuffers"}:  "CapacityBufferList",
 	{Group: "autoscaling.x-k8s.io", Version: "v1alpha1", Resource: "capacitybuffers"}: "CapacityBufferList",
@@ -61,6 +64,19 @@ func New(objs ...runtime.Object) Fakes {
 	}
 	core := fake.NewClientset(typed...)
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), listKinds)
+	azure := false
+	for _, o := range custom {
+		azure = azure || o.(*unstructured.Unstructured).GetKind() == "AKSNodeClass"
+	}
+	if !azure {
+		// A cluster not on Azure has no CRD of Azure's node classes.
+		aks := schema.GroupResource{Group: "karpenter.azure.com", Resource: "aksnodeclasses"}
+		for _, verb := range []string{"list", "watch"} {
+			dyn.PrependReactor(verb, aks.Resource, func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewNotFound(aks, "")
+			})
+		}
+	}
 	for _, o := range custom {
 		// The tracker would guess a resource from the kind, and guess
 		// "nodeoverlaies": each goes under its resource, named.
