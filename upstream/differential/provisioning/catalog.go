@@ -1,6 +1,9 @@
 package provisioning
 
 import (
+	"slices"
+	"strings"
+
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -66,4 +69,18 @@ func cheapest(options []*cloudprovider.InstanceType, reqs karpsched.Requirements
 		}
 	}
 	return name, best
+}
+
+// zonesOf is the zones reqs allow, for -show.
+func zonesOf(reqs karpsched.Requirements) string {
+	if !reqs.Has(corev1.LabelTopologyZone) {
+		return "any"
+	}
+	r := reqs.Get(corev1.LabelTopologyZone)
+	if r.Operator() != corev1.NodeSelectorOpIn {
+		return r.String()
+	}
+	v := r.Values()
+	slices.Sort(v)
+	return strings.Join(v, ",")
 }
