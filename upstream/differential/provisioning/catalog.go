@@ -55,14 +55,16 @@ func karpenterTypes(c instancetypes.Catalog) []*cloudprovider.InstanceType {
 	return out
 }
 
-// cheapest is the type and price of the cheapest available offering of
-// the options that reqs allow; "" when none does. Types of equal price go
-// by name: which of them launches is the cloud's choice, not the
-// scheduler's, and the two sides order equal-priced options differently.
+// cheapest is the type and price of the cheapest launchable offering of
+// the options that reqs allow (available, and a reservation only with a unit
+// left: v1.15.0's Offering.Launchable, which the AWS provider's launch
+// filters take); "" when none does. Types of equal price go by name: which
+// of them launches is the cloud's choice, not the scheduler's, and the two
+// sides order equal-priced options differently.
 func cheapest(options []*cloudprovider.InstanceType, reqs karpsched.Requirements) (string, float64) {
 	name, best := "", 0.0
 	for _, it := range options {
-		for _, o := range it.Offerings.Available().Compatible(reqs) {
+		for _, o := range it.Offerings.Compatible(reqs).Launchable() {
 			if name == "" || o.Price < best || o.Price == best && it.Name < name {
 				name, best = it.Name, o.Price
 			}
