@@ -35,10 +35,11 @@ type podInfo struct {
 	hostPorts                    []hostPort
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
-	// volumeReqs are the requirements of those volumes that were added to
-	// the pod's required node affinity: they constrain where it goes, but
-	// not which nodes its spread constraints count (Karpenter issue 2777).
-	volumeReqs []corev1.NodeSelectorRequirement
+	// volumeReqs are the alternatives of requirements of those volumes that
+	// were added to the pod's required node affinity: they constrain where
+	// it goes, but not which nodes its spread constraints count (Karpenter
+	// issue 2777).
+	volumeReqs [][]corev1.NodeSelectorRequirement
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
 	// daemonTerms are, for a DaemonSet pod with several required

@@ -197,9 +197,9 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 		pod = withVolumeRequirements(pod, alts)
 	}
 	info.read(pod, apis.PodKey(pod), prefs)
-	// Every expression any alternative added: withoutVolumeRequirements takes
-	// them out of each term again, for the spreads, which do not read them.
-	info.volumes, info.volumeReqs = uses, slices.Concat(alts...)
+	// The alternatives added: withoutVolumeRequirements takes them out of
+	// each term again, for the spreads, which do not read them.
+	info.volumes, info.volumeReqs = uses, alts
 }
 
 // run places the queued pods until the queue is empty or stalls.
