@@ -208,20 +208,6 @@ func efaPodsOn(want int64, nis ...*apis.NetworkInterface) func(t *T) {
 	}
 }
 
-// nitroEnclavesCase sets m5.large's Nitro Enclaves support and checks its
-// label.
-func nitroEnclavesCase(supported bool, want string) func(t *T) {
-	return func(t *T) {
-		i := slices.IndexFunc(instancetypes.EmbeddedFacts(), func(f instancetypes.EC2Facts) bool { return f.InstanceType == "m5.large" })
-		f := instancetypes.EmbeddedFacts()[i]
-		f.NitroEnclaves = supported
-		c, err := instancetypes.NewAWS([]instancetypes.EC2Facts{f}, instancetypes.AWSOptions{})
-		require.NoError(t, err)
-		it, _ := c.Get("m5.large")
-		require.Equal(t, want, it.Labels()[apis.LabelInstanceNitroEnclavesSupported])
-	}
-}
-
 // factsOf is the embedded facts of one type.
 func factsOf(t *T, name string) instancetypes.EC2Facts {
 	t.Helper()
@@ -260,8 +246,6 @@ var _ = register("aws-facts",
 	}},
 	conformanceCase{Name: "max-pods-efa-off-card-0", Run: efaPodsOn(394, primaryNIC, nic(1, 0, apis.InterfaceTypeEFAOnly))},
 	conformanceCase{Name: "max-pods-efa-on-card-0", Run: efaPodsOn(345, primaryNIC, nic(0, 1, apis.InterfaceTypeEFAOnly))},
-	conformanceCase{Name: "nitro-enclaves-true", Run: nitroEnclavesCase(true, "true")},
-	conformanceCase{Name: "nitro-enclaves-false", Run: nitroEnclavesCase(false, "false")},
 	conformanceCase{Name: "pod-eni-on-trunking-type", Run: func(t *T) {
 		w := awsWorld(t, nil, instancetypes.AWSOptions{})
 		p := unschedPod("p", "", extended(string(apis.ResourceAWSPodENI), "1"), limits(string(apis.ResourceAWSPodENI), "1"))

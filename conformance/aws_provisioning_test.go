@@ -125,13 +125,6 @@ var _ = register("aws-provisioning",
 		w := awsWorld(t, nil, instancetypes.AWSOptions{}, onlyRequirement(apis.LabelInstanceType, corev1.NodeSelectorOpIn, "inf2.xlarge"))
 		launchedOn(t, w, "inf2.xlarge", 1, unschedPod("p", "", extended("aws.amazon.com/neuroncore", "2"), limits("aws.amazon.com/neuroncore", "2")))
 	}},
-	conformanceCase{Name: "amd-gpu", Run: func(t *T) {
-		w := awsWorld(t, nil, instancetypes.AWSOptions{})
-		gpu := func(name, n string) *corev1.Pod {
-			return unschedPod(name, "", extended("amd.com/gpu", n), limits("amd.com/gpu", n))
-		}
-		launchedOn(t, w, "g4ad.16xlarge", 2, gpu("a", "1"), gpu("b", "2"), gpu("c", "4"))
-	}},
 	conformanceCase{Name: "ephemeral-beyond-root-volume", Run: func(t *T) {
 		w := awsWorld(t, nil, instancetypes.AWSOptions{})
 		p := unschedPod("p", "", requests("ephemeral-storage", "5000Gi"))

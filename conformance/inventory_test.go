@@ -12,12 +12,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// upstreamCommit is the kubernetes-sigs/karpenter commit every inventory
-// file of that repository describes; line numbers are that commit's.
-const upstreamCommit = "2266468104f36373ed002241afaee2d3bbc26078"
+// upstreamCommit is the kubernetes-sigs/karpenter release tag (a commit
+// once) every inventory file of that repository describes; line numbers are
+// that release's, as its Go module brings the files.
+const upstreamCommit = "v1.15.0"
 
-// Repositories whose suites are inventoried, with the commit each one's
-// inventory files describe: Karpenter's core and its AWS provider, whose
+// Repositories whose suites are inventoried, with the release tag each
+// one's inventory files describe: Karpenter's core and its AWS provider, whose
 // instance-type and capacity-reservation suites check the allocatable,
 // overhead, max pods and offerings karpsim's AWS model computes.
 const (
@@ -27,7 +28,7 @@ const (
 
 var repoCommits = map[string]string{
 	coreRepo: upstreamCommit,
-	awsRepo:  "1d927085dd81a9df9301e613f371dac5b4d16bfe",
+	awsRepo:  "v1.15.0",
 }
 
 // inventory is one upstream spec file: specs/<path under pkg/controllers>.yaml.

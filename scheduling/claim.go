@@ -212,6 +212,14 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	if c.tmpl.reserved {
 		offerings := newOfferingFilter(reqs)
 		if why != nil {
+			if onlyFull(remaining, &offerings) {
+				return refuse(why, checkReservations, func() error {
+					if s.opts.ReservedFallback {
+						return errReservationsFull
+					}
+					return fmt.Errorf("%w: %w", errReservationsExhausted, errReservationsFull)
+				})
+			}
 			if !s.opts.ReservedFallback && s.reservations.wouldFail(c.hostname, remaining, &offerings) {
 				return refuse(why, checkReservations, func() error {
 					return fmt.Errorf("%w: every capacity reservation these instance types could launch into is held by other NodeClaims", errReservationsExhausted)

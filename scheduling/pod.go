@@ -45,10 +45,11 @@ type podInfo struct {
 type podMore struct {
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
-	// volumeReqs are the requirements of those volumes that were added to
-	// the pod's required node affinity: they constrain where it goes, but
-	// not which nodes its spread constraints count (Karpenter issue 2777).
-	volumeReqs []corev1.NodeSelectorRequirement
+	// volumeReqs are the alternatives of requirements of those volumes that
+	// were added to the pod's required node affinity: they constrain where
+	// it goes, but not which nodes its spread constraints count (Karpenter
+	// issue 2777).
+	volumeReqs [][]corev1.NodeSelectorRequirement
 	// daemonTerms are, for a DaemonSet pod with several required
 	// node-affinity terms, the requirements of each (with its nodeSelector),
 	// in order: Karpenter tries them in turn when deciding where the
@@ -64,9 +65,9 @@ func (info *podInfo) volumes() []volumeUse {
 	return info.more.volumes
 }
 
-// volumeReqs are the requirements the pod's volumes added to its node
-// affinity.
-func (info *podInfo) volumeReqs() []corev1.NodeSelectorRequirement {
+// volumeReqs are the alternatives of requirements the pod's volumes added
+// to its node affinity.
+func (info *podInfo) volumeReqs() [][]corev1.NodeSelectorRequirement {
 	if info.more == nil {
 		return nil
 	}
@@ -74,7 +75,7 @@ func (info *podInfo) volumeReqs() []corev1.NodeSelectorRequirement {
 }
 
 // setVolumes records the pod's volumes and the requirements they added.
-func (info *podInfo) setVolumes(uses []volumeUse, reqs []corev1.NodeSelectorRequirement) {
+func (info *podInfo) setVolumes(uses []volumeUse, reqs [][]corev1.NodeSelectorRequirement) {
 	if len(uses) == 0 && len(reqs) == 0 {
 		return
 	}

@@ -23,6 +23,11 @@ type reservations struct {
 // types for it, since the reservations may free up on a later pass.
 var errReservationsExhausted = errors.New("reserved capacity exhausted")
 
+// errReservationsFull is the refusal, outside Karpenter's provisioning mode,
+// of a claim whose only offerings are reservations already full: the pod
+// goes on to the next NodePool.
+var errReservationsFull = errors.New("every capacity reservation these instance types could launch into is full, and no other capacity type is allowed")
+
 func newReservations(templates []*template) *reservations {
 	r := &reservations{capacity: map[string]int{}, held: map[string]map[string]bool{}}
 	for _, t := range templates {
@@ -46,14 +51,28 @@ func newReservations(templates []*template) *reservations {
 // reserve holds, for the claim with this hostname, every reserved offering
 // of the options the filter allows, and lets go of those it no longer
 // allows. With strict (Karpenter's provisioning mode) it fails when some
-// option has a compatible reserved offering but none can be held, or when
-// the claim would lose every reservation it held; the claim's holdings are
-// then unchanged.
+// option has a compatible reserved offering with units but none can be
+// held, or when the claim would lose every reservation it held; the claim's
+// holdings are then unchanged. A reservation that was full before the solve
+// (available, no unit left) is neither held nor waited for; when such
+// reservations are all the options offer, strict fails as for units held
+// elsewhere (the pod waits) and fallback fails with errReservationsFull (the
+// pod goes to another NodePool), as Karpenter v1.15.0's offeringsToReserve
+// does since it tells a reservation's health from its count.
 func (r *reservations) reserve(hostname string, options []*typeOption, f *offeringFilter, strict bool) error {
+	if onlyFull(options, f) {
+		if strict {
+			return errReservationsExhausted
+		}
+		return errReservationsFull
+	}
 	before := r.held[hostname]
 	now := map[string]bool{}
 	compatible := false
 	for of := range reservedOfferings(options, f) {
+		if of.ReservationCapacity == 0 {
+			continue
+		}
 		compatible = true
 		if before[of.ReservationID] || now[of.ReservationID] || r.capacity[of.ReservationID] > 0 {
 			now[of.ReservationID] = true
@@ -82,13 +101,38 @@ func (r *reservations) reserve(hostname string, options []*typeOption, f *offeri
 
 // wouldFail reports, without holding anything, whether reserve would fail.
 func (r *reservations) wouldFail(hostname string, options []*typeOption, f *offeringFilter) bool {
+	if onlyFull(options, f) {
+		return true
+	}
 	before := r.held[hostname]
 	compatible, reservable := false, false
 	for of := range reservedOfferings(options, f) {
+		if of.ReservationCapacity == 0 {
+			continue
+		}
 		compatible = true
 		reservable = reservable || before[of.ReservationID] || r.capacity[of.ReservationID] > 0
 	}
 	return (compatible || len(before) > 0) && !reservable
+}
+
+// onlyFull reports whether the only available offerings of the options that
+// the filter allows are reserved ones with no unit left.
+func onlyFull(options []*typeOption, f *offeringFilter) bool {
+	full := false
+	for _, o := range options {
+		for i := range o.it.Offerings {
+			of := &o.it.Offerings[i]
+			if !of.Available || !f.allows(of) {
+				continue
+			}
+			if of.CapacityType != apis.CapacityTypeReserved || of.ReservationCapacity > 0 {
+				return false
+			}
+			full = true
+		}
+	}
+	return full
 }
 
 // reservedOfferings yields the available reserved offerings of the options

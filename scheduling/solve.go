@@ -144,6 +144,9 @@ type solver struct {
 	// names are the InstanceTypeOptions lists of the result, which claims
 	// with the same options share (see optionNames).
 	names map[namesKey][]string
+	// claimsMoved is set when a claim gained a pod or was created since
+	// claims were last sorted (sortClaims).
+	claimsMoved bool
 }
 
 // newSolverWith reads the input's pods and nodes against compiled
@@ -201,9 +204,9 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 		pod = withVolumeRequirements(pod, alts)
 	}
 	info.read(pod, apis.PodKey(pod), prefs, shared)
-	// Every expression any alternative added: withoutVolumeRequirements takes
-	// them out of each term again, for the spreads, which do not read them.
-	info.setVolumes(uses, slices.Concat(alts...))
+	// The alternatives added: withoutVolumeRequirements takes them out of
+	// each term again, for the spreads, which do not read them.
+	info.setVolumes(uses, alts)
 }
 
 // run places the queued pods until the queue is empty or stalls.
@@ -305,6 +308,7 @@ func (s *solver) add(p *podInfo, why bool) error {
 			return nil
 		}
 	}
+	s.sortClaims()
 	claims := s.claims
 	// Untraced, claims that certainly reject the pod are skipped: all of
 	// them under hostname anti-affinity, or each whose requirements rule
@@ -320,14 +324,14 @@ func (s *solver) add(p *podInfo, why bool) error {
 	if s.opts.Packing != PackFewestPods {
 		return s.addCheapest(p, why, a, claims, answers)
 	}
-	for i, c := range claims {
+	for _, c := range claims {
 		if len(answers) > 0 && c.excludes(answers) {
 			continue
 		}
 		ok := c.tryAdd(p, s)
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		if ok {
-			s.claimGrew(i)
+			s.claimGrew()
 			return nil
 		}
 	}
@@ -437,35 +441,34 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	return nil
 }
 
-// s.claims stays ordered as Karpenter orders its claims before each pod, a
-// stable sort by pod count, without sorting: only one claim changes at a
-// time.
+// claimGrew notes that a claim just gained a pod.
+func (s *solver) claimGrew() { s.claimsMoved = true }
 
-// claimGrew moves the claim at i, which just gained a pod, behind the claims
-// that still have fewer pods and ahead of those it now equals.
-func (s *solver) claimGrew(i int) {
-	if s.opts.Packing != PackFewestPods {
-		return
-	}
-	c, n := s.claims[i], len(s.claims[i].pods)
-	j := i
-	for j+1 < len(s.claims) && len(s.claims[j+1].pods) < n {
-		j++
-	}
-	copy(s.claims[i:j], s.claims[i+1:j+1])
-	s.claims[j] = c
-}
-
-// claimCreated places a new claim behind every claim with as few pods.
+// claimCreated appends a new claim, as Karpenter appends its new claims.
 func (s *solver) claimCreated(c *claim) {
-	if s.opts.Packing != PackFewestPods {
-		// Other packings keep the claims in creation order.
-		s.claims = append(s.claims, c)
+	s.claims = append(s.claims, c)
+	s.claimsMoved = true
+}
+
+// sortClaims orders the claims as Karpenter does before each pod that no
+// existing node takes: with sort.Slice by pod count, fewest first (its
+// scheduler's add). sort.Slice is not stable above 12 elements (pdqsort),
+// but it is deterministic: the same counts in the same order give the same
+// permutation, so claims kept in Karpenter's order and sorted at the same
+// moments stay in Karpenter's order. slices.SortFunc is the same pdqsort,
+// generated from the same template as sort.Slice (TestSortClaimsIsSortSlice),
+// without its reflection. A sorted slice is left as it is, so only claims
+// that moved are sorted. Other packings keep the claims in creation order.
+func (s *solver) sortClaims() {
+	if s.opts.Packing != PackFewestPods || !s.claimsMoved {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(s.claims, len(c.pods)+1, func(x *claim, n int) int { return cmp.Compare(len(x.pods), n) })
-	s.claims = slices.Insert(s.claims, i, c)
+	s.claimsMoved = false
+	slices.SortFunc(s.claims, compareClaimPods)
 }
+
+// compareClaimPods orders claims by pod count.
+func compareClaimPods(a, b *claim) int { return cmp.Compare(len(a.pods), len(b.pods)) }
 
 // queue is Karpenter's pod queue: failed pods go to the back, and the
 // queue stalls when a pod comes round again with no pod placed since it was

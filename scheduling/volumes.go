@@ -326,9 +326,13 @@ func withVolumeRequirements(p *corev1.Pod, alts [][]corev1.NodeSelectorRequireme
 	return out
 }
 
-// withoutVolumeRequirements undoes withVolumeRequirements: a copy of p whose
-// required node-affinity terms lack the expressions in reqs.
-func withoutVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirement) *corev1.Pod {
+// withoutVolumeRequirements undoes withVolumeRequirements: a copy of p
+// whose required node-affinity terms lack the volume alternative appended to
+// each, the longest of alts that ends the term. An expression of the pod's
+// own equal to a volume's stays (zone In [b] of the pod's own affinity beside
+// a volume in zone b still narrows the spread's domains, as Karpenter keeps
+// volume requirements apart).
+func withoutVolumeRequirements(p *corev1.Pod, alts [][]corev1.NodeSelectorRequirement) *corev1.Pod {
 	out := p.DeepCopy()
 	if out.Spec.Affinity == nil {
 		return out
@@ -339,13 +343,20 @@ func withoutVolumeRequirements(p *corev1.Pod, reqs []corev1.NodeSelectorRequirem
 	}
 	for i := range na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
 		term := &na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[i]
-		term.MatchExpressions = slices.DeleteFunc(term.MatchExpressions, func(e corev1.NodeSelectorRequirement) bool {
-			return slices.ContainsFunc(reqs, func(v corev1.NodeSelectorRequirement) bool {
-				return e.Key == v.Key && e.Operator == v.Operator && slices.Equal(e.Values, v.Values)
-			})
-		})
+		cut := 0
+		for _, a := range alts {
+			if len(a) > cut && len(a) <= len(term.MatchExpressions) &&
+				slices.EqualFunc(term.MatchExpressions[len(term.MatchExpressions)-len(a):], a, sameExpression) {
+				cut = len(a)
+			}
+		}
+		term.MatchExpressions = term.MatchExpressions[:len(term.MatchExpressions)-cut]
 	}
 	return out
+}
+
+func sameExpression(a, b corev1.NodeSelectorRequirement) bool {
+	return a.Key == b.Key && a.Operator == b.Operator && slices.Equal(a.Values, b.Values)
 }
 
 // volumeUsage counts the claims attached to a node per CSI driver; a claim

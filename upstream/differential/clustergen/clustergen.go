@@ -138,10 +138,11 @@ func (c *Cluster) Features() string {
 		tol = tol || len(p.Spec.Tolerations) > 0
 		vol = vol || len(p.Spec.Volumes) > 0
 	}
-	reserved := false
+	reserved, full := false, false
 	for _, it := range c.Types {
 		for _, o := range it.Offerings {
 			reserved = reserved || o.ReservationID != ""
+			full = full || o.ReservationID != "" && o.ReservationCapacity == 0
 		}
 	}
 	f = append(f, fmt.Sprintf("pods=%d pools=%d types=%d", len(c.Pending), len(c.NodePools), len(c.Types)))
@@ -156,6 +157,7 @@ func (c *Cluster) Features() string {
 	add(tol, "tolerations")
 	add(vol, "volumes")
 	add(reserved, "reserved")
+	add(full, "full-reservation")
 	return strings.Join(f, " ")
 }
 
@@ -221,7 +223,45 @@ func Generate(seed uint64) (*Cluster, error) {
 	g.daemonSets()
 	g.existing()
 	g.pending()
+	if err := g.fullReservation(); err != nil {
+		return nil, err
+	}
 	return g.c, nil
+}
+
+// fullReservation leaves, on some clusters with reservations, the first
+// reservation with no unit left while it stays available, as the AWS
+// provider v1.15.0 reports a full reservation. It draws last, so that the
+// rest of every cluster is what the seed gave before it was added.
+func (g *gen) fullReservation() error {
+	if !g.chance(0.3) {
+		return nil
+	}
+	var entries []jsonType
+	if err := json.Unmarshal(g.c.Catalog, &entries); err != nil {
+		return err
+	}
+	found := false
+	for i := range entries {
+		for j := range entries[i].Offerings {
+			if o := &entries[i].Offerings[j]; o.ReservationID != "" && !found {
+				o.ReservationCapacity, found = 0, true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	data, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		return err
+	}
+	types, err := instancetypes.ReadJSON(bytes.NewReader(data), "catalog.json")
+	if err != nil {
+		return err
+	}
+	g.c.Catalog, g.c.Types = data, types
+	return nil
 }
 
 func (g *gen) intn(lo, hi int) int   { return lo + g.r.IntN(hi-lo+1) }

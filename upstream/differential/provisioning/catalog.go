@@ -1,6 +1,9 @@
 package provisioning
 
 import (
+	"slices"
+	"strings"
+
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
 	corev1 "k8s.io/api/core/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -52,18 +55,34 @@ func karpenterTypes(c instancetypes.Catalog) []*cloudprovider.InstanceType {
 	return out
 }
 
-// cheapest is the type and price of the cheapest available offering of
-// the options that reqs allow; "" when none does. Types of equal price go
-// by name: which of them launches is the cloud's choice, not the
-// scheduler's, and the two sides order equal-priced options differently.
+// cheapest is the type and price of the cheapest launchable offering of
+// the options that reqs allow (available, and a reservation only with a unit
+// left: v1.15.0's Offering.Launchable, which the AWS provider's launch
+// filters take); "" when none does. Types of equal price go by name: which
+// of them launches is the cloud's choice, not the scheduler's, and the two
+// sides order equal-priced options differently.
 func cheapest(options []*cloudprovider.InstanceType, reqs karpsched.Requirements) (string, float64) {
 	name, best := "", 0.0
 	for _, it := range options {
-		for _, o := range it.Offerings.Available().Compatible(reqs) {
+		for _, o := range it.Offerings.Compatible(reqs).Launchable() {
 			if name == "" || o.Price < best || o.Price == best && it.Name < name {
 				name, best = it.Name, o.Price
 			}
 		}
 	}
 	return name, best
+}
+
+// zonesOf is the zones reqs allow, for -show.
+func zonesOf(reqs karpsched.Requirements) string {
+	if !reqs.Has(corev1.LabelTopologyZone) {
+		return "any"
+	}
+	r := reqs.Get(corev1.LabelTopologyZone)
+	if r.Operator() != corev1.NodeSelectorOpIn {
+		return r.String()
+	}
+	v := r.Values()
+	slices.Sort(v)
+	return strings.Join(v, ",")
 }

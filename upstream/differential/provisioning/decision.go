@@ -26,9 +26,14 @@ type Decision struct {
 	// errors are Karpenter's pod errors, "namespace/name: error", for
 	// -show.
 	errors []string
+	// claims describe each new NodeClaim (NodePool, type, price, zones,
+	// pods), in the order the side made them, for -show.
+	claims []string
 }
 
-func (d *Decision) addClaim(pool, typ string, price float64) {
+func (d *Decision) addClaim(pool, typ string, price float64, zones string, options int, pods []string) {
+	slices.Sort(pods)
+	d.claims = append(d.claims, fmt.Sprintf("%s/%s $%.4f zones=%s options=%d pods(%d)=%s", pool, typ, price, zones, options, len(pods), strings.Join(pods, ",")))
 	d.NewNodes++
 	d.Types = append(d.Types, pool+"/"+typ)
 	d.Cost += price

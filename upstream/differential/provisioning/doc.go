@@ -26,8 +26,10 @@
 // models the AWS provider's CreateFleet filters, which are not compared
 // here).
 //
-// Karpenter is not deterministic: it sorts its new claims with sort.Slice
-// (pdqsort, unstable above 12 elements) before each pod, and breaks ties
-// between topology domains in map order. So each seed runs Karpenter
-// several times, and karpsim agrees when its Decision equals one of theirs.
+// Karpenter is not deterministic: it breaks ties between topology domains
+// in map order. (Its sort.Slice of the new claims before each pod is
+// pdqsort, unstable above 12 elements but deterministic, and karpsim follows
+// its order.) So each seed runs Karpenter three times, and again, up to
+// twelve times in all, while karpsim's Decision is not among theirs;
+// karpsim agrees when its Decision equals one of them.
 package provisioning

@@ -120,10 +120,12 @@ func RunKarpenter(c *clustergen.Cluster) (Decision, error) {
 	placed := map[string]bool{}
 	for _, nc := range results.NewNodeClaims {
 		name, price := cheapest(nc.InstanceTypeOptions, nc.Requirements)
-		d.addClaim(nc.NodePoolName, name, price)
+		var pods []string
 		for _, p := range nc.Pods {
 			placed[p.Namespace+"/"+p.Name] = true
+			pods = append(pods, p.Name)
 		}
+		d.addClaim(nc.NodePoolName, name, price, zonesOf(nc.Requirements), len(nc.InstanceTypeOptions), pods)
 	}
 	for _, n := range results.ExistingNodes {
 		for _, p := range n.Pods {

@@ -3,6 +3,7 @@ package provisioning
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -67,11 +68,14 @@ func RunKarpsim(c *clustergen.Cluster) (Decision, scheduling.Result, error) {
 				options = append(options, it)
 			}
 		}
-		name, price := cheapest(options, karpsched.NewNodeSelectorRequirements(nc.Requirements...))
-		d.addClaim(nc.NodePool, name, price)
+		reqs := karpsched.NewNodeSelectorRequirements(nc.Requirements...)
+		name, price := cheapest(options, reqs)
+		var pods []string
 		for _, p := range nc.Pods {
 			placed[p] = true
+			pods = append(pods, p[strings.IndexByte(p, '/')+1:])
 		}
+		d.addClaim(nc.NodePool, name, price, zonesOf(reqs), len(options), pods)
 	}
 	for _, b := range result.Bindings {
 		placed[b.Pod] = true

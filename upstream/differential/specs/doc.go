@@ -1,0 +1,8 @@
+// Package specs checks the conformance table's inventory (conformance/specs
+// in the main module) against the upstream suites the Go modules of this
+// module bring: every listed line of every inventoried file is an It or
+// Entry of that file at the version the inventory names, and every It and
+// Entry of the file is listed. The inventory names release tags, and this
+// module requires exactly those releases, so a line that moved, a spec
+// that went, or one that came in a new release fails the test.
+package specs
