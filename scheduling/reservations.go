@@ -26,6 +26,10 @@ var errReservationsExhausted = errors.New("reserved capacity exhausted")
 func newReservations(templates []*template) *reservations {
 	r := &reservations{capacity: map[string]int{}, held: map[string]map[string]bool{}}
 	for _, t := range templates {
+		if t.memo != nil {
+			r.addReserved(t)
+			continue
+		}
 		for _, o := range t.options {
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {

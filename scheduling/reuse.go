@@ -1,0 +1,69 @@
+package scheduling
+
+import "github.com/karpsim/karpsim/apis"
+
+// solveMemo keeps, across the solves of one Prepared, what a solve works
+// out from the compiled NodePools alone: the options priced and sorted
+// under each offering filter (template.priced and template.prices), and
+// which reservations the options can launch into. Each is a function of a
+// template's options, which SolveBelow may narrow to a prefix of them, so
+// it is kept per template and length of that prefix. Nothing kept is
+// changed once made (a pricedOption's launch field is scratch, written
+// before every read), so a solve that finds an entry sees what it would
+// have computed.
+type solveMemo struct {
+	views map[templateView]*templateMemo
+}
+
+// templateView is a template by its index in Prepared.templates, with the
+// number of its options a solve offers.
+type templateView struct {
+	template, options int
+}
+
+type templateMemo struct {
+	priced map[string][]pricedOption
+	prices map[string]optionPrices
+	// reserved are the reservations the options can launch into, with
+	// their capacity, as newReservations reads them; nil when none.
+	reserved map[string]int
+}
+
+// view returns what the solves remember of template i offered its first
+// n options, made on first use.
+func (m *solveMemo) view(i int, t *template, n int) *templateMemo {
+	if m.views == nil {
+		m.views = map[templateView]*templateMemo{}
+	}
+	key := templateView{i, n}
+	tm, ok := m.views[key]
+	if !ok {
+		tm = &templateMemo{priced: map[string][]pricedOption{}, prices: map[string]optionPrices{}}
+		for _, o := range t.options[:n] {
+			for _, of := range o.it.Offerings {
+				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {
+					continue
+				}
+				if tm.reserved == nil {
+					tm.reserved = map[string]int{}
+				}
+				if c, ok := tm.reserved[of.ReservationID]; !ok || of.ReservationCapacity < c {
+					tm.reserved[of.ReservationID] = of.ReservationCapacity
+				}
+			}
+		}
+		m.views[key] = tm
+	}
+	return tm
+}
+
+// addReserved is newReservations for a template whose memo holds its
+// reservations.
+func (r *reservations) addReserved(t *template) {
+	for id, n := range t.memo.reserved {
+		t.reserved = true
+		if c, ok := r.capacity[id]; !ok || n < c {
+			r.capacity[id] = n
+		}
+	}
+}
