@@ -3,7 +3,6 @@ package consolidation
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -59,21 +58,27 @@ type shapeClass struct {
 	types [][]int8
 }
 
-// constraintKey tells pods apart by the constraints shape reads of them;
-// with their requests, it tells shapes apart, so that the pods of one
-// workload share a shape and each simulation checks it once.
-func constraintKey(p *corev1.Pod) string {
-	var b strings.Builder
-	for _, k := range sortedKeys(p.Spec.NodeSelector) {
-		b.WriteString("|" + k + "=" + p.Spec.NodeSelector[k])
+// appendConstraintKey appends what tells pods apart by the constraints
+// shape reads of them; with their requests, it tells shapes apart, so that
+// the pods of one workload share a shape and each simulation checks it
+// once.
+func appendConstraintKey(b []byte, p *corev1.Pod) []byte {
+	var few [8]string
+	keys := few[:0]
+	for k := range p.Spec.NodeSelector {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b = append(append(append(append(b, '|'), k...), '='), p.Spec.NodeSelector[k]...)
 	}
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		fmt.Fprintf(&b, "|%v", a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+		b = fmt.Appendf(b, "|%v", a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
 	}
 	if len(p.Spec.Tolerations) > 0 {
-		fmt.Fprintf(&b, "|%v", p.Spec.Tolerations)
+		b = fmt.Appendf(b, "|%v", p.Spec.Tolerations)
 	}
-	return b.String()
+	return b
 }
 
 func newShape(p *corev1.Pod, requests resources.Vector) *shape {
@@ -122,7 +127,7 @@ func (d *destination) admits(sh *shape) bool {
 		}
 	}
 	for _, form := range sh.forms {
-		if d.labels.CompatibleFast(form, requirements.DenyUndefined) {
+		if d.nodeLabels().CompatibleFast(form, requirements.DenyUndefined) {
 			return true
 		}
 	}

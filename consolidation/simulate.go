@@ -51,12 +51,22 @@ type simulator struct {
 	pending []*corev1.Pod
 	// displaced are the pods of deleting nodes that will need a place.
 	displaced []*corev1.Pod
-	// requests and shapes are read once per pod.
-	requests map[*corev1.Pod]resources.Vector
-	shapes   map[*corev1.Pod]*shape
-	byKey    map[string]*shape
-	// classes are the shapes' constraint classes, by constraintKey.
+	// shapes are read once per pod: those of the nodes' pods are kept
+	// with the node (movingPods), the others here.
+	shapes map[*corev1.Pod]*shape
+	byKey  map[string]*shape
+	// classes are the shapes' constraint classes, by constraint key.
 	classes map[string]*shapeClass
+	// key is scratch space for shape keys.
+	key []byte
+	// placeholders are the placeholder nodes made so far, by pool and
+	// capacity: a simulation passes the same *Node for the same capacity,
+	// which the preparation then reads once.
+	placeholders map[string]*scheduling.Node
+	// kept marks, with the stamp stamp, the destinations a simulation
+	// keeps (reachable).
+	kept  []uint32
+	stamp uint32
 	// prune lets a simulation leave out nodes that cannot take any pod it
 	// places; off when some pod has topology constraints, which count the
 	// pods of every node.
@@ -84,18 +94,37 @@ type destination struct {
 	node  *scheduling.Node
 	// room is allocatable less every bound pod: at least what the solver
 	// will find free.
-	room       resources.Vector
-	capacity   resources.Vector
+	room     resources.Vector
+	capacity resources.Vector
+	// labels are the node's labels as requirements, read on first use
+	// (nodeLabels): most destinations of a packed cluster have no room
+	// for any pod and are never asked.
 	labels     requirements.Requirements
+	labelsRead bool
 	hardTaints []corev1.Taint
+}
+
+// nodeLabels are the node's labels as requirements.
+func (d *destination) nodeLabels() requirements.Requirements {
+	if !d.labelsRead {
+		d.labels, d.labelsRead = requirements.FromLabels(d.node.Labels), true
+	}
+	return d.labels
+}
+
+// movingPods are a node's reschedulable pods that are placed again when it
+// is disrupted (simulator.movable), and their shapes.
+type movingPods struct {
+	pods   []*corev1.Pod
+	shapes []*shape
 }
 
 func newSimulator(e *evaluation) *simulator {
 	s := &simulator{
 		uninitialized: map[string]bool{}, window: map[string]bool{},
-		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
-		classes: map[string]*shapeClass{},
-		prune:   !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
+		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
+		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{},
+		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
 			return !ok && e.pdbs.blocks(p, true) == ""
@@ -159,9 +188,10 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 		return
 	}
 	node := n.in.Node
-	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable), labels: requirements.FromLabels(node.Labels)}
+	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable)}
 	for _, p := range n.pods {
-		d.room = d.room.Sub(s.request(p))
+		r, _ := resources.PodRequests(p)
+		d.room = d.room.Sub(r)
 		s.prune = s.prune && !hasTopology(p)
 	}
 	switch {
@@ -177,32 +207,51 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	s.dest = append(s.dest, d)
 }
 
-func (s *simulator) request(p *corev1.Pod) resources.Vector {
-	r, ok := s.requests[p]
-	if !ok {
-		r, _ = resources.PodRequests(p)
-		s.requests[p] = r
-	}
-	return r
-}
-
+// shape is the pod's shape, remembered for the pod.
 func (s *simulator) shape(p *corev1.Pod) *shape {
 	sh, ok := s.shapes[p]
 	if !ok {
-		r := s.request(p)
-		constraints := constraintKey(p)
-		key := string(r.AppendKey(make([]byte, 0, 64))) + constraints
-		if sh, ok = s.byKey[key]; !ok {
-			sh = newShape(p, r)
-			if sh.class, ok = s.classes[constraints]; !ok {
-				sh.class = &shapeClass{}
-				s.classes[constraints] = sh.class
-			}
-			s.byKey[key] = sh
-		}
+		sh = s.readShape(p)
 		s.shapes[p] = sh
 	}
 	return sh
+}
+
+// readShape is the pod's shape, shared with every pod of the same requests
+// and constraints.
+func (s *simulator) readShape(p *corev1.Pod) *shape {
+	r, _ := resources.PodRequests(p)
+	key := r.AppendKey(s.key[:0])
+	split := len(key)
+	key = appendConstraintKey(key, p)
+	s.key = key
+	sh, ok := s.byKey[string(key)]
+	if ok {
+		return sh
+	}
+	sh = newShape(p, r)
+	if sh.class, ok = s.classes[string(key[split:])]; !ok {
+		sh.class = &shapeClass{}
+		s.classes[string(key[split:])] = sh.class
+	}
+	s.byKey[string(key)] = sh
+	return sh
+}
+
+// moving are the node's pods that a simulation removing it places again,
+// read on first use.
+func (s *simulator) moving(n *nodeInfo) *movingPods {
+	if n.moving == nil {
+		m := &movingPods{}
+		for _, p := range n.reschedulable {
+			if s.movable(p) {
+				m.pods = append(m.pods, p)
+				m.shapes = append(m.shapes, s.readShape(p))
+			}
+		}
+		n.moving = m
+	}
+	return n.moving
 }
 
 // outcome is what a simulation says about removing some candidates.
@@ -248,23 +297,24 @@ func (s *simulator) runDrift(n *nodeInfo) outcome {
 func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consolidate bool) outcome {
 	leaving := make(map[*nodeInfo]bool, len(cands))
 	var own []*corev1.Pod
+	var ownShapes []*shape
 	for _, c := range cands {
 		leaving[c] = true
-		for _, p := range c.reschedulable {
-			if s.movable(p) {
-				own = append(own, p)
-			}
-		}
+		m := s.moving(c)
+		own, ownShapes = append(own, m.pods...), append(ownShapes, m.shapes...)
 	}
 	if !consolidate && len(s.window) > 0 {
 		own = withToleration(own, simulationTaint)
+		for i, p := range own {
+			ownShapes[i] = s.shape(p)
+		}
 	}
 	// Pods of one shape count once for reachability, and each for room.
 	var shapes []*shape
 	var weights []int
 	var first []*corev1.Pod
-	for _, p := range own {
-		sh := s.shape(p)
+	for i, p := range own {
+		sh := ownShapes[i]
 		if j := slices.Index(shapes, sh); j >= 0 {
 			weights[j]++
 			continue
@@ -296,7 +346,7 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	}
 	for _, pool := range sortedKeys(elsewhere) {
 		if pool != "" && !elsewhere[pool].IsZero() {
-			in.Nodes = append(in.Nodes, placeholder(pool, elsewhere[pool]))
+			in.Nodes = append(in.Nodes, s.placeholder(pool, elsewhere[pool]))
 		}
 	}
 	s.solves++
@@ -382,9 +432,20 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 		homeless[j] = true
 		least = min(least, sh.requests.CPU())
 	}
-	keep := map[int]bool{}
+	// A destination is kept when s.kept holds this simulation's stamp.
+	if s.kept == nil {
+		s.kept = make([]uint32, len(s.dest))
+	}
+	s.stamp++
+	var marked []int
+	keep := func(i int) {
+		if s.kept[i] != s.stamp {
+			s.kept[i] = s.stamp
+			marked = append(marked, i)
+		}
+	}
 	for _, i := range s.fixed {
-		keep[i] = true
+		keep(i)
 	}
 	for _, i := range s.byRoom {
 		d := s.dest[i]
@@ -392,8 +453,9 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 			break
 		}
 		for j, sh := range shapes {
-			if (homeless[j] || !keep[i]) && !leaving[d.info] && d.accepts(sh) {
-				keep[i], homeless[j] = true, false
+			if (homeless[j] || s.kept[i] != s.stamp) && !leaving[d.info] && d.accepts(sh) {
+				keep(i)
+				homeless[j] = false
 			}
 		}
 	}
@@ -405,7 +467,7 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 		}
 		return kept, homeless
 	}
-	for i := range keep {
+	for _, i := range marked {
 		if !leaving[s.dest[i].info] {
 			kept = append(kept, i)
 		}
@@ -415,10 +477,17 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 }
 
 // placeholder is a node no pod can use that carries capacity for a
-// NodePool's limits.
-func placeholder(pool string, capacity resources.Vector) *scheduling.Node {
-	return &scheduling.Node{Name: "consolidation.karpsim.io/elsewhere-" + pool, NodePool: pool, Capacity: capacity.List(),
-		Taints: []corev1.Taint{simulationTaint}, Initialized: true}
+// NodePool's limits; the same *Node for the same pool and capacity.
+func (s *simulator) placeholder(pool string, capacity resources.Vector) *scheduling.Node {
+	key := capacity.AppendKey(append(append(s.key[:0], pool...), '|'))
+	s.key = key
+	n, ok := s.placeholders[string(key)]
+	if !ok {
+		n = &scheduling.Node{Name: "consolidation.karpsim.io/elsewhere-" + pool, NodePool: pool, Capacity: capacity.List(),
+			Taints: []corev1.Taint{simulationTaint}, Initialized: true}
+		s.placeholders[string(key)] = n
+	}
+	return n
 }
 
 // interpret reads a solve: every pod of the candidates and of deleting
