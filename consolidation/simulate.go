@@ -117,6 +117,7 @@ func (d *destination) nodeLabels() requirements.Requirements {
 type movingPods struct {
 	pods   []*corev1.Pod
 	shapes []*shape
+	keys   []string
 }
 
 func newSimulator(e *evaluation) *simulator {
@@ -247,6 +248,7 @@ func (s *simulator) moving(n *nodeInfo) *movingPods {
 			if s.movable(p) {
 				m.pods = append(m.pods, p)
 				m.shapes = append(m.shapes, s.readShape(p))
+				m.keys = append(m.keys, apis.PodKey(p))
 			}
 		}
 		n.moving = m
@@ -298,10 +300,11 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	leaving := make(map[*nodeInfo]bool, len(cands))
 	var own []*corev1.Pod
 	var ownShapes []*shape
+	var ownKeys []string
 	for _, c := range cands {
 		leaving[c] = true
 		m := s.moving(c)
-		own, ownShapes = append(own, m.pods...), append(ownShapes, m.shapes...)
+		own, ownShapes, ownKeys = append(own, m.pods...), append(ownShapes, m.shapes...), append(ownKeys, m.keys...)
 	}
 	if !consolidate && len(s.window) > 0 {
 		own = withToleration(own, simulationTaint)
@@ -354,10 +357,10 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	if !narrowed {
 		limit = 0
 	}
-	out := s.interpret(result, own, limit, consolidate)
+	out := s.interpret(result, ownKeys, limit, consolidate)
 	out.narrowed = narrowed
 	if consolidate && out.failure == "" && len(out.claims) > 0 {
-		out.planned = s.planned(in, out, own, limit)
+		out.planned = s.planned(in, out, ownKeys, limit)
 	}
 	return out
 }
@@ -370,7 +373,7 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 // without a place (a plan that leaves a CapacityBuffer's virtual pod out
 // would consolidate its room away, for provisioning to launch again), or
 // finds no new nodes cheaper than karpenter's.
-func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []*corev1.Pod, limit float64) *outcome {
+func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []string, limit float64) *outcome {
 	if s.planner == nil {
 		return nil
 	}
@@ -490,17 +493,17 @@ func (s *simulator) placeholder(pool string, capacity resources.Vector) *schedul
 	return n
 }
 
-// interpret reads a solve: every pod of the candidates and of deleting
-// nodes must be placed, none on a node it may not move to; the
-// candidates' pods' places are the moves.
-func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit float64, consolidate bool) outcome {
+// interpret reads a solve: every pod of the candidates (own names them)
+// and of deleting nodes must be placed, none on a node it may not move
+// to; the candidates' pods' places are the moves.
+func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, consolidate bool) outcome {
 	moving := make(map[string]bool, len(own)+len(s.displaced))
 	ownKeys := make(map[string]bool, len(own))
 	for _, p := range s.displaced {
 		moving[apis.PodKey(p)] = true
 	}
-	for _, p := range own {
-		moving[apis.PodKey(p)], ownKeys[apis.PodKey(p)] = true, true
+	for _, key := range own {
+		moving[key], ownKeys[key] = true, true
 	}
 	var out outcome
 	var failed []scheduling.Unschedulable

@@ -1,6 +1,9 @@
 package scheduling
 
-import "github.com/karpsim/karpsim/apis"
+import (
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
+)
 
 // solveMemo keeps, across the solves of one Prepared, what a solve works
 // out from the compiled NodePools alone: the options priced and sorted
@@ -22,8 +25,12 @@ type templateView struct {
 }
 
 type templateMemo struct {
-	priced map[string][]pricedOption
-	prices map[string]optionPrices
+	// meeting are, by requirementsKey, the options that meet requirements
+	// on some keys (claim.meeting).
+	meeting map[string][]*typeOption
+	key     []byte
+	priced  map[string][]pricedOption
+	prices  map[string]optionPrices
 	// reserved are the reservations the options can launch into, with
 	// their capacity, as newReservations reads them; nil when none.
 	reserved map[string]int
@@ -38,7 +45,7 @@ func (m *solveMemo) view(i int, t *template, n int) *templateMemo {
 	key := templateView{i, n}
 	tm, ok := m.views[key]
 	if !ok {
-		tm = &templateMemo{priced: map[string][]pricedOption{}, prices: map[string]optionPrices{}}
+		tm = &templateMemo{priced: map[string][]pricedOption{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}}
 		for _, o := range t.options[:n] {
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {
@@ -66,4 +73,47 @@ func (r *reservations) addReserved(t *template) {
 			r.capacity[id] = n
 		}
 	}
+}
+
+// meeting returns the claim's options to weigh for evaluateOptions, and
+// whether they are known to meet reqs on the keys and, with offerings set,
+// to have an offering the filter allows. A claim that still has all its
+// template's options takes them from the memo, where the first claim to
+// ask for those requirements left them: which options meet requirements
+// does not depend on the pod's requests or on the solve.
+func (c *claim) meeting(reqs requirements.Requirements, keys []string, offerings bool, filter *offeringFilter) ([]*typeOption, bool) {
+	m := c.tmpl.memo
+	if m == nil || len(c.options) != len(c.tmpl.options) || (len(keys) == 0 && !offerings) {
+		return c.options, false
+	}
+	key := m.key[:0]
+	for _, k := range keys {
+		if r, ok := reqs.Lookup(k); ok {
+			key = r.AppendKey(key)
+		} else {
+			key = append(append(key, k...), 0, '-')
+		}
+		key = append(key, '|')
+	}
+	if offerings {
+		key = append(key, '*')
+		for _, k := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType} {
+			if r, ok := reqs.Lookup(k); ok {
+				key = r.AppendKey(key)
+			}
+			key = append(key, '|')
+		}
+	}
+	m.key = key
+	if met, ok := m.meeting[string(key)]; ok {
+		return met, true
+	}
+	met := []*typeOption{}
+	for _, o := range c.options {
+		if (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!offerings || filter.hasOffering(o.it)) {
+			met = append(met, o)
+		}
+	}
+	m.meeting[string(key)] = met
+	return met, true
 }
