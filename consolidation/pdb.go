@@ -70,8 +70,9 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 			evictUnhealthy: b.Spec.UnhealthyPodEvictionPolicy != nil && *b.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow}
 		item.alone = []*pdb{item}
 		var selected []*corev1.Pod
-		for _, p := range narrow(byNamespace[ns], selector, byLabel, ns) {
-			if selector.Matches(labels.Set(p.Labels)) {
+		candidates, exact := narrow(byNamespace[ns], selector, byLabel, ns)
+		for _, p := range candidates {
+			if exact || selector.Matches(labels.Set(p.Labels)) {
 				if in := idx[p]; in == nil {
 					idx[p] = item.alone
 				} else {
@@ -93,8 +94,9 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 // narrow returns the pods of the namespace the selector may match: those
 // carrying a value one of its equality or In requirements names, read from
 // an index of the namespace's labels built on first use; every pod when it
-// has no such requirement.
-func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map[labelPair][]*corev1.Pod, ns string) []*corev1.Pod {
+// has no such requirement. exact is set when that requirement is the
+// selector's only one: the pods returned are those it matches.
+func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map[labelPair][]*corev1.Pod, ns string) (_ []*corev1.Pod, exact bool) {
 	reqs, _ := selector.Requirements()
 	for _, r := range reqs {
 		if op := r.Operator(); op != selection.Equals && op != selection.DoubleEquals && op != selection.In {
@@ -114,9 +116,9 @@ func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map
 		for _, v := range r.Values().UnsortedList() {
 			out = append(out, index[labelPair{r.Key(), v}]...)
 		}
-		return out
+		return out, len(reqs) == 1
 	}
-	return pods
+	return pods, false
 }
 
 // labelPair is a label's key and value.

@@ -50,8 +50,15 @@ type shape struct {
 // evaluation, and every simulation asks it again of the same destinations
 // and types. Each answer is 0 while not yet known, 1 for yes, 2 for no.
 type shapeClass struct {
+	// forms and tolerations are its shapes' (see shape).
+	forms       []requirements.Requirements
+	tolerations []corev1.Toleration
 	// admits is per destination index.
 	admits []int8
+	// byRoom are the destinations that admit the class, in
+	// simulator.byRoom order, read up to byRoom[scanned] (admitting).
+	byRoom  []int
+	scanned int
 	// pools is per index in simulator.priced, types per that index and
 	// index in its catalog.
 	pools []int8
@@ -110,23 +117,28 @@ func (d *destination) accepts(sh *shape) bool {
 		return false
 	}
 	if sh.class == nil {
-		return d.admits(sh)
+		return d.admits(sh.forms, sh.tolerations)
 	}
-	if d.index >= len(sh.class.admits) {
-		sh.class.admits = append(sh.class.admits, make([]int8, d.index+1-len(sh.class.admits))...)
-	}
-	return remember(&sh.class.admits[d.index], func() bool { return d.admits(sh) })
+	return d.admitsClass(sh.class)
 }
 
-// admits reports whether the pod tolerates the node's hard taints and is
-// compatible with its labels in some form.
-func (d *destination) admits(sh *shape) bool {
+// admitsClass is admits for the class, remembered.
+func (d *destination) admitsClass(c *shapeClass) bool {
+	if d.index >= len(c.admits) {
+		c.admits = append(c.admits, make([]int8, d.index+1-len(c.admits))...)
+	}
+	return remember(&c.admits[d.index], func() bool { return d.admits(c.forms, c.tolerations) })
+}
+
+// admits reports whether a pod with the tolerations tolerates the node's
+// hard taints and is compatible with its labels in one of the forms.
+func (d *destination) admits(forms []requirements.Requirements, tolerations []corev1.Toleration) bool {
 	for i := range d.hardTaints {
-		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
+		if !slices.ContainsFunc(tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
 			return false
 		}
 	}
-	for _, form := range sh.forms {
+	for _, form := range forms {
 		if d.nodeLabels().CompatibleFast(form, requirements.DenyUndefined) {
 			return true
 		}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -232,7 +231,7 @@ func (s *simulator) readShape(p *corev1.Pod) *shape {
 	}
 	sh = newShape(p, r)
 	if sh.class, ok = s.classes[string(key[split:])]; !ok {
-		sh.class = &shapeClass{}
+		sh.class = &shapeClass{forms: sh.forms, tolerations: sh.tolerations}
 		s.classes[string(key[split:])] = sh.class
 	}
 	s.byKey[string(key)] = sh
@@ -430,10 +429,8 @@ func claimsPrice(claims []scheduling.NodeClaim) float64 {
 // request free are checked, so a packed cluster costs little.
 func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept []int, homeless []bool) {
 	homeless = make([]bool, len(shapes))
-	least := int64(math.MaxInt64)
-	for j, sh := range shapes {
+	for j := range shapes {
 		homeless[j] = true
-		least = min(least, sh.requests.CPU())
 	}
 	// A destination is kept when s.kept holds this simulation's stamp.
 	if s.kept == nil {
@@ -450,13 +447,19 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 	for _, i := range s.fixed {
 		keep(i)
 	}
-	for _, i := range s.byRoom {
-		d := s.dest[i]
-		if d.room.CPU() < least {
-			break
+	// Each shape looks at the destinations its class admits with the CPU
+	// free for it: d.accepts, less the checks the list has made.
+	for j, sh := range shapes {
+		if sh.invalid {
+			continue
 		}
-		for j, sh := range shapes {
-			if (homeless[j] || s.kept[i] != s.stamp) && !leaving[d.info] && d.accepts(sh) {
+		cpu := sh.requests.CPU()
+		for _, i := range s.admitting(sh.class, cpu) {
+			d := s.dest[i]
+			if d.room.CPU() < cpu {
+				break
+			}
+			if (homeless[j] || s.kept[i] != s.stamp) && sh.requests.Fits(d.room) && !leaving[d.info] {
 				keep(i)
 				homeless[j] = false
 			}
@@ -477,6 +480,24 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 	}
 	slices.Sort(kept)
 	return kept, homeless
+}
+
+// admitting returns the destinations the class admits, most free CPU
+// first, at least all of those with cpu free: the class reads byRoom down
+// to there on first need, and each destination once. A destination's room
+// and what it admits do not change during an evaluation.
+func (s *simulator) admitting(c *shapeClass, cpu int64) []int {
+	for c.scanned < len(s.byRoom) {
+		d := s.dest[s.byRoom[c.scanned]]
+		if d.room.CPU() < cpu {
+			break
+		}
+		c.scanned++
+		if d.admitsClass(c) {
+			c.byRoom = append(c.byRoom, d.index)
+		}
+	}
+	return c.byRoom
 }
 
 // placeholder is a node no pod can use that carries capacity for a
