@@ -44,10 +44,11 @@ type pdbIndex map[*corev1.Pod][]*pdb
 // selector cannot be read selects nothing. bound tells the pods on nodes;
 // all are every pod of the cluster, pending ones included.
 func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound func(*corev1.Pod) bool) pdbIndex {
-	byNamespace := map[string][]*corev1.Pod{}
-	for _, p := range all {
-		byNamespace[apis.NamespaceOf(p.Namespace)] = append(byNamespace[apis.NamespaceOf(p.Namespace)], p)
+	idx := pdbIndex{}
+	if !slices.ContainsFunc(pdbs, func(b *policyv1.PodDisruptionBudget) bool { return b != nil }) {
+		return idx
 	}
+	byNamespace := podsByNamespace(all)
 	sorted := slices.Clone(pdbs)
 	slices.SortFunc(sorted, func(a, b *policyv1.PodDisruptionBudget) int {
 		if a == nil || b == nil {
@@ -55,7 +56,6 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		}
 		return cmp.Or(cmp.Compare(apis.NamespaceOf(a.Namespace), apis.NamespaceOf(b.Namespace)), cmp.Compare(a.Name, b.Name))
 	})
-	idx := pdbIndex{}
 	byLabel := map[string]map[labelPair][]*corev1.Pod{}
 	for _, b := range sorted {
 		if b == nil {
@@ -69,8 +69,11 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		item := &pdb{key: ns + "/" + b.Name, fullyBlocking: isFullyBlocking(b.Spec),
 			evictUnhealthy: b.Spec.UnhealthyPodEvictionPolicy != nil && *b.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow}
 		item.alone = []*pdb{item}
-		var selected []*corev1.Pod
 		candidates, exact := narrow(byNamespace[ns], selector, byLabel, ns)
+		var selected []*corev1.Pod
+		if exact {
+			selected = make([]*corev1.Pod, 0, len(candidates))
+		}
 		for _, p := range candidates {
 			if exact || selector.Matches(labels.Set(p.Labels)) {
 				if in := idx[p]; in == nil {
@@ -89,6 +92,22 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		}
 	}
 	return idx
+}
+
+// podsByNamespace groups the pods by namespace, each group in the order
+// given; when they all share one, the group is the slice given.
+func podsByNamespace(all []*corev1.Pod) map[string][]*corev1.Pod {
+	if len(all) > 0 {
+		ns := apis.NamespaceOf(all[0].Namespace)
+		if !slices.ContainsFunc(all, func(p *corev1.Pod) bool { return apis.NamespaceOf(p.Namespace) != ns }) {
+			return map[string][]*corev1.Pod{ns: all}
+		}
+	}
+	out := map[string][]*corev1.Pod{}
+	for _, p := range all {
+		out[apis.NamespaceOf(p.Namespace)] = append(out[apis.NamespaceOf(p.Namespace)], p)
+	}
+	return out
 }
 
 // narrow returns the pods of the namespace the selector may match: those
