@@ -238,15 +238,15 @@ func (s *simulator) cannotFit(own []*corev1.Pod, shapes []*shape, weights []int,
 // fitsTogether reports whether one type below limit has room for total and
 // suits every shape.
 func (s *simulator) fitsTogether(shapes []*shape, total resources.Vector, limit float64) bool {
-	for _, pr := range s.priced {
-		if slices.ContainsFunc(shapes, func(sh *shape) bool { return !pr.suits(sh) }) {
+	for p, pr := range s.priced {
+		if slices.ContainsFunc(shapes, func(sh *shape) bool { return !sh.class.suitsPool(pr, p, sh) }) {
 			continue
 		}
 		for i, it := range pr.catalog {
 			if (limit > 0 && pr.cheapest[i] >= limit) || !total.Fits(it.Allocatable()) {
 				continue
 			}
-			if !slices.ContainsFunc(shapes, func(sh *shape) bool { return !suits(it, sh) }) {
+			if !slices.ContainsFunc(shapes, func(sh *shape) bool { return !sh.class.suitsType(pr, p, i, sh) }) {
 				return true
 			}
 		}
