@@ -80,3 +80,26 @@ func TestDecisionsUnchangedByReuse(t *testing.T) {
 		require.Equal(t, want[i], lines[i], "decision changed")
 	}
 }
+
+// A narrowed solve whose left-out types no pod could use stands for the
+// solve over every type (narrowingIdle): decisions, reasons included, must
+// be those of evaluations that always solve again, and the shortcut must
+// be taken in some of them.
+func TestIdleNarrowingDecidesAsSolvingAgain(t *testing.T) {
+	idle := 0
+	for _, tc := range decisionCases() {
+		fast := newEvaluation(tc.c, now, tc.opts)
+		got, err := json.Marshal(evaluate(fast))
+		require.NoError(t, err)
+		slow := newEvaluation(tc.c, now, tc.opts)
+		slow.solveAgain = true
+		want, err := json.Marshal(evaluate(slow))
+		require.NoError(t, err)
+		require.JSONEq(t, string(want), string(got), tc.name)
+		if fast.sim != nil {
+			idle += fast.sim.idle
+		}
+	}
+	require.Positive(t, idle, "no case took the shortcut")
+	t.Logf("%d solves over every type found needless", idle)
+}

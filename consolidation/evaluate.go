@@ -34,6 +34,8 @@ type evaluation struct {
 	// exhaustive turns off the shortcuts of the simulations (see prune.go),
 	// for tests that hold them against plain solves.
 	exhaustive bool
+	// solveAgain turns off narrowingIdle alone, for tests.
+	solveAgain bool
 }
 
 // method is one disruption method: it returns its commands, or none.

@@ -281,12 +281,16 @@ type priced struct {
 	cheapest []float64
 	// reqs are the pool's requirements, its own label included.
 	reqs requirements.Requirements
+	// index finds a type's place in catalog.
+	index map[*instancetypes.InstanceType]int
 }
 
 func newPriced(p *poolInfo) priced {
 	reqs := p.reqs.Add(requirements.In(apis.LabelNodePool, p.name))
 	out := priced{np: p.np, catalog: launchable(p), reqs: reqs}
-	for _, it := range out.catalog {
+	out.index = make(map[*instancetypes.InstanceType]int, len(out.catalog))
+	for i, it := range out.catalog {
+		out.index[it] = i
 		cheapest := 0.0
 		if o, ok := it.CheapestOffering(reqs); ok {
 			cheapest = o.Price

@@ -81,8 +81,11 @@ type simulator struct {
 	// planner is Options.Planner: when set, it plans consolidation
 	// simulations that need new nodes again (see planned).
 	planner func(scheduling.Input) (scheduling.Result, error)
-	// solves counts the simulations run, for benchmarks.
-	solves int
+	// solves counts the simulations run, for benchmarks; idle counts the
+	// solves over every type narrowingIdle found needless, for tests.
+	solves, idle int
+	// solveAgain is evaluation.solveAgain.
+	solveAgain bool
 }
 
 // destination is a node pods may go to.
@@ -124,7 +127,7 @@ func newSimulator(e *evaluation) *simulator {
 		uninitialized: map[string]bool{}, window: map[string]bool{},
 		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{},
-		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
+		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
 			return !ok && e.pdbs.blocks(p, true) == ""

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 )
 
@@ -116,4 +117,28 @@ func (c *claim) meeting(reqs requirements.Requirements, keys []string, offerings
 	}
 	m.meeting[string(key)] = met
 	return met, true
+}
+
+// LeftOut calls visit with the NodePool and instance type of every option
+// SolveBelow(in, maxPrice) leaves out, in template order, until visit
+// returns false; it reports whether visit never did. A caller that knows
+// none of the options left out could take any of its pods (a claim's
+// options are filtered by each pod it takes) knows the narrowed solve
+// places them as a solve over every type does.
+func (p *Prepared) LeftOut(maxPrice float64, visit func(pool string, it *instancetypes.InstanceType) bool) bool {
+	if maxPrice <= 0 {
+		return true
+	}
+	for _, t := range p.templates {
+		n := cheaperCount(t.options, maxPrice)
+		if n == 0 || n >= len(t.options) || n >= p.opts.maxInstanceTypes() {
+			continue
+		}
+		for _, o := range t.options[n:] {
+			if !visit(t.name, o.it) {
+				return false
+			}
+		}
+	}
+	return true
 }
