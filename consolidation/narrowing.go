@@ -1,6 +1,8 @@
 package consolidation
 
 import (
+	"slices"
+
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/scheduling"
@@ -39,24 +41,52 @@ func (s *simulator) narrowingIdle(cands []*nodeInfo, limit float64) bool {
 	for _, p := range s.displaced {
 		add(s.shape(p))
 	}
-	return s.prepared.LeftOut(limit, func(pool string, it *instancetypes.InstanceType) bool {
-		for _, o := range it.Offerings {
-			if o.CapacityType == apis.CapacityTypeReserved && o.ReservationID != "" {
-				return false
-			}
-		}
-		p, i := s.typeIndex(pool, it)
-		if p < 0 {
+	if _, ok := s.leftOut[leftOutKey{limit: limit}]; !ok {
+		s.leftOut[leftOutKey{limit: limit}] = s.prepared.LeftOut(limit, func(_ string, it *instancetypes.InstanceType) bool {
+			return !slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool {
+				return o.CapacityType == apis.CapacityTypeReserved && o.ReservationID != ""
+			})
+		})
+	}
+	if !s.leftOut[leftOutKey{limit: limit}] {
+		return false
+	}
+	for _, sh := range shapes {
+		if !s.leftOutIdle(sh, limit) {
 			return false
 		}
-		pr := s.priced[p]
-		for _, sh := range shapes {
-			if !sh.invalid && sh.class.suitsPool(pr, p, sh) && sh.class.suitsType(pr, p, i, sh) {
+	}
+	return true
+}
+
+// leftOutKey names an answer of leftOutIdle: whether the types a solve
+// below limit leaves out can take no pod of the class; with no class,
+// whether none of them offers reserved capacity.
+type leftOutKey struct {
+	class *shapeClass
+	limit float64
+}
+
+// leftOutIdle reports whether no type a solve below limit leaves out can
+// take a pod of the shape's class, remembered per class and limit.
+func (s *simulator) leftOutIdle(sh *shape, limit float64) bool {
+	if sh.invalid {
+		return true
+	}
+	key := leftOutKey{class: sh.class, limit: limit}
+	idle, ok := s.leftOut[key]
+	if !ok {
+		idle = s.prepared.LeftOut(limit, func(pool string, it *instancetypes.InstanceType) bool {
+			p, i := s.typeIndex(pool, it)
+			if p < 0 {
 				return false
 			}
-		}
-		return true
-	})
+			pr := s.priced[p]
+			return !sh.class.suitsPool(pr, p, sh) || !sh.class.suitsType(pr, p, i, sh)
+		})
+		s.leftOut[key] = idle
+	}
+	return idle
 }
 
 // typeIndex finds the type in the priced NodePool's catalog: the pool's

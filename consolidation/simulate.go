@@ -86,6 +86,8 @@ type simulator struct {
 	solves, idle int
 	// solveAgain is evaluation.solveAgain.
 	solveAgain bool
+	// leftOut remembers narrowingIdle's answers.
+	leftOut map[leftOutKey]bool
 }
 
 // destination is a node pods may go to.
@@ -126,7 +128,7 @@ func newSimulator(e *evaluation) *simulator {
 	s := &simulator{
 		uninitialized: map[string]bool{}, window: map[string]bool{},
 		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
-		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{},
+		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{}, leftOut: map[leftOutKey]bool{},
 		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
