@@ -60,6 +60,9 @@ type nodeInfo struct {
 	notes []string
 	// command is what the chosen command does with the node.
 	command string
+	// moving are the reschedulable pods the simulator places again, with
+	// their shapes, read on the node's first simulation (simulator.own).
+	moving *movingPods
 }
 
 func (n *nodeInfo) empty() bool { return n.cost <= 1 }

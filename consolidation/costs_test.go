@@ -127,18 +127,18 @@ func TestPDBAllowedDisruptions(t *testing.T) {
 		{"bad percentage", policyv1.PodDisruptionBudgetSpec{MinAvailable: pct("half")}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, computeAllowed(tc.spec, selected, bound))
+			assert.Equal(t, tc.want, computeAllowed(tc.spec, selected, func(p *corev1.Pod) bool { return bound[p] }))
 		})
 	}
 	bound[unready] = true
-	assert.Equal(t, int32(2), computeAllowed(policyv1.PodDisruptionBudgetSpec{MinAvailable: intOr(2)}, append(selected, unready), bound),
+	assert.Equal(t, int32(2), computeAllowed(policyv1.PodDisruptionBudgetSpec{MinAvailable: intOr(2)}, append(selected, unready), func(p *corev1.Pod) bool { return bound[p] }),
 		"a pod marked not ready is not healthy")
 }
 
 func TestFullyBlockingPDBsStopReschedulingDeletingNodesPods(t *testing.T) {
 	pct := intstr.FromString("100%")
 	web, db := newPod("web", "1"), newPod("db", "1", withLabel("app", "db"))
-	idx := newPDBIndex([]*policyv1.PodDisruptionBudget{newPDB("all", &pct, nil, map[string]string{"app": "web"})}, []*corev1.Pod{web, db}, nil)
+	idx := newPDBIndex([]*policyv1.PodDisruptionBudget{newPDB("all", &pct, nil, map[string]string{"app": "web"})}, []*corev1.Pod{web, db}, func(*corev1.Pod) bool { return false })
 	require.Len(t, idx[web], 1)
 	assert.True(t, idx[web][0].fullyBlocking)
 	assert.Contains(t, idx.blocks(web, true), "allows no disruption at all")

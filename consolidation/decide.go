@@ -66,6 +66,12 @@ func (e *evaluation) consolidate(method string, cands []*nodeInfo) (*Command, st
 	case !out.narrowed || out.failure != "":
 	case out.pendingFailed > 0 && len(out.claims) <= most,
 		len(out.claims) > 0 && len(sim.base.NodePools) > 1:
+		if sim.narrowingIdle(cands, sourcePrice) {
+			// The solve over every type would place every pod alike.
+			out.narrowed = false
+			sim.idle++
+			break
+		}
 		out = sim.run(cands, 0, most == 1)
 	}
 	if out.failure != "" {

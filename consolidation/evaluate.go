@@ -34,6 +34,8 @@ type evaluation struct {
 	// exhaustive turns off the shortcuts of the simulations (see prune.go),
 	// for tests that hold them against plain solves.
 	exhaustive bool
+	// solveAgain turns off narrowingIdle alone, for tests.
+	solveAgain bool
 }
 
 // method is one disruption method: it returns its commands, or none.
@@ -92,18 +94,25 @@ func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {
 	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c,
 		daemons: opts.Cache.simulationDaemons(c.DaemonSets)}
 	var all []*corev1.Pod
-	bound := map[*corev1.Pod]bool{}
+	// A pod is bound unless it is only pending: a set of the few pending
+	// pods, not of every bound one.
+	pendingOnly := make(map[*corev1.Pod]bool, len(c.Pending))
+	for _, p := range c.Pending {
+		pendingOnly[p] = true
+	}
 	for _, n := range c.Nodes {
 		if n == nil || n.Node == nil {
 			continue
 		}
-		for _, p := range n.Node.Pods {
-			all = append(all, p)
-			bound[p] = true
+		all = append(all, n.Node.Pods...)
+		if len(pendingOnly) > 0 {
+			for _, p := range n.Node.Pods {
+				delete(pendingOnly, p)
+			}
 		}
 	}
 	all = append(all, c.Pending...)
-	e.pdbs = newPDBIndex(c.PDBs, all, bound)
+	e.pdbs = newPDBIndex(c.PDBs, all, func(p *corev1.Pod) bool { return !pendingOnly[p] })
 	for _, n := range c.Nodes {
 		if n != nil {
 			e.nodes = append(e.nodes, e.readNode(n))

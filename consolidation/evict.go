@@ -28,7 +28,7 @@ type Evictions struct {
 // nodes. Allowances are computed as newPDBIndex computes them for
 // disruption candidates.
 func NewEvictions(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound map[*corev1.Pod]bool) *Evictions {
-	return &Evictions{idx: newPDBIndex(pdbs, all, bound), bound: bound}
+	return &Evictions{idx: newPDBIndex(pdbs, all, func(p *corev1.Pod) bool { return bound[p] }), bound: bound}
 }
 
 // Evict asks for the pod's eviction: "" when it is granted (and its PDB's

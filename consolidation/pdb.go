@@ -28,6 +28,9 @@ type pdb struct {
 	// evictUnhealthy: unhealthyPodEvictionPolicy AlwaysAllow lets pods that
 	// are not ready go regardless of allowed.
 	evictUnhealthy bool
+	// alone is the index entry of a pod this PDB alone selects, shared
+	// by those pods (full, so that appending to it copies).
+	alone []*pdb
 }
 
 // pdbIndex holds, for every pod of the cluster, the PDBs that select it,
@@ -38,13 +41,14 @@ type pdbIndex map[*corev1.Pod][]*pdb
 // has written (observedGeneration set) allows status.disruptionsAllowed;
 // otherwise the allowance is computed from its spec and the pods it
 // selects, as that controller computes it (see computeAllowed). A PDB whose
-// selector cannot be read selects nothing. bound are the pods on nodes; all
-// are every pod of the cluster, pending ones included.
-func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound map[*corev1.Pod]bool) pdbIndex {
-	byNamespace := map[string][]*corev1.Pod{}
-	for _, p := range all {
-		byNamespace[apis.NamespaceOf(p.Namespace)] = append(byNamespace[apis.NamespaceOf(p.Namespace)], p)
+// selector cannot be read selects nothing. bound tells the pods on nodes;
+// all are every pod of the cluster, pending ones included.
+func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound func(*corev1.Pod) bool) pdbIndex {
+	idx := pdbIndex{}
+	if !slices.ContainsFunc(pdbs, func(b *policyv1.PodDisruptionBudget) bool { return b != nil }) {
+		return idx
 	}
+	byNamespace := podsByNamespace(all)
 	sorted := slices.Clone(pdbs)
 	slices.SortFunc(sorted, func(a, b *policyv1.PodDisruptionBudget) int {
 		if a == nil || b == nil {
@@ -52,8 +56,7 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		}
 		return cmp.Or(cmp.Compare(apis.NamespaceOf(a.Namespace), apis.NamespaceOf(b.Namespace)), cmp.Compare(a.Name, b.Name))
 	})
-	idx := pdbIndex{}
-	byLabel := map[string]map[string][]*corev1.Pod{}
+	byLabel := map[string]map[labelPair][]*corev1.Pod{}
 	for _, b := range sorted {
 		if b == nil {
 			continue
@@ -65,10 +68,19 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		}
 		item := &pdb{key: ns + "/" + b.Name, fullyBlocking: isFullyBlocking(b.Spec),
 			evictUnhealthy: b.Spec.UnhealthyPodEvictionPolicy != nil && *b.Spec.UnhealthyPodEvictionPolicy == policyv1.AlwaysAllow}
+		item.alone = []*pdb{item}
+		candidates, exact := narrow(byNamespace[ns], selector, byLabel, ns)
 		var selected []*corev1.Pod
-		for _, p := range narrow(byNamespace[ns], selector, byLabel, ns) {
-			if selector.Matches(labels.Set(p.Labels)) {
-				idx[p] = append(idx[p], item)
+		if exact {
+			selected = make([]*corev1.Pod, 0, len(candidates))
+		}
+		for _, p := range candidates {
+			if exact || selector.Matches(labels.Set(p.Labels)) {
+				if in := idx[p]; in == nil {
+					idx[p] = item.alone
+				} else {
+					idx[p] = append(in, item)
+				}
 				if !apis.IsTerminal(p) {
 					selected = append(selected, p)
 				}
@@ -82,11 +94,28 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 	return idx
 }
 
+// podsByNamespace groups the pods by namespace, each group in the order
+// given; when they all share one, the group is the slice given.
+func podsByNamespace(all []*corev1.Pod) map[string][]*corev1.Pod {
+	if len(all) > 0 {
+		ns := apis.NamespaceOf(all[0].Namespace)
+		if !slices.ContainsFunc(all, func(p *corev1.Pod) bool { return apis.NamespaceOf(p.Namespace) != ns }) {
+			return map[string][]*corev1.Pod{ns: all}
+		}
+	}
+	out := map[string][]*corev1.Pod{}
+	for _, p := range all {
+		out[apis.NamespaceOf(p.Namespace)] = append(out[apis.NamespaceOf(p.Namespace)], p)
+	}
+	return out
+}
+
 // narrow returns the pods of the namespace the selector may match: those
 // carrying a value one of its equality or In requirements names, read from
 // an index of the namespace's labels built on first use; every pod when it
-// has no such requirement.
-func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map[string][]*corev1.Pod, ns string) []*corev1.Pod {
+// has no such requirement. exact is set when that requirement is the
+// selector's only one: the pods returned are those it matches.
+func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map[labelPair][]*corev1.Pod, ns string) (_ []*corev1.Pod, exact bool) {
 	reqs, _ := selector.Requirements()
 	for _, r := range reqs {
 		if op := r.Operator(); op != selection.Equals && op != selection.DoubleEquals && op != selection.In {
@@ -94,22 +123,25 @@ func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map
 		}
 		index, ok := byLabel[ns]
 		if !ok {
-			index = map[string][]*corev1.Pod{}
+			index = map[labelPair][]*corev1.Pod{}
 			for _, p := range pods {
 				for k, v := range p.Labels {
-					index[k+"="+v] = append(index[k+"="+v], p)
+					index[labelPair{k, v}] = append(index[labelPair{k, v}], p)
 				}
 			}
 			byLabel[ns] = index
 		}
 		var out []*corev1.Pod
 		for _, v := range r.Values().UnsortedList() {
-			out = append(out, index[r.Key()+"="+v]...)
+			out = append(out, index[labelPair{r.Key(), v}]...)
 		}
-		return out
+		return out, len(reqs) == 1
 	}
-	return pods
+	return pods, false
 }
+
+// labelPair is a label's key and value.
+type labelPair struct{ key, value string }
 
 func boolInt(b bool) int {
 	if b {
@@ -125,11 +157,11 @@ func boolInt(b bool) int {
 // Healthy pods are bound, not terminating, and not marked not-ready: a pod
 // without a Ready condition counts as ready, since simulated pods seldom
 // carry conditions.
-func computeAllowed(spec policyv1.PodDisruptionBudgetSpec, selected []*corev1.Pod, bound map[*corev1.Pod]bool) int32 {
+func computeAllowed(spec policyv1.PodDisruptionBudgetSpec, selected []*corev1.Pod, bound func(*corev1.Pod) bool) int32 {
 	expected := int32(len(selected))
 	var healthy int32
 	for _, p := range selected {
-		if bound[p] && !apis.IsTerminating(p) && !notReady(p) {
+		if bound(p) && !apis.IsTerminating(p) && !notReady(p) {
 			healthy++
 		}
 	}

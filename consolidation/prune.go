@@ -3,7 +3,6 @@ package consolidation
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -51,29 +50,42 @@ type shape struct {
 // evaluation, and every simulation asks it again of the same destinations
 // and types. Each answer is 0 while not yet known, 1 for yes, 2 for no.
 type shapeClass struct {
+	// forms and tolerations are its shapes' (see shape).
+	forms       []requirements.Requirements
+	tolerations []corev1.Toleration
 	// admits is per destination index.
 	admits []int8
+	// byRoom are the destinations that admit the class, in
+	// simulator.byRoom order, read up to byRoom[scanned] (admitting).
+	byRoom  []int
+	scanned int
 	// pools is per index in simulator.priced, types per that index and
 	// index in its catalog.
 	pools []int8
 	types [][]int8
 }
 
-// constraintKey tells pods apart by the constraints shape reads of them;
-// with their requests, it tells shapes apart, so that the pods of one
-// workload share a shape and each simulation checks it once.
-func constraintKey(p *corev1.Pod) string {
-	var b strings.Builder
-	for _, k := range sortedKeys(p.Spec.NodeSelector) {
-		b.WriteString("|" + k + "=" + p.Spec.NodeSelector[k])
+// appendConstraintKey appends what tells pods apart by the constraints
+// shape reads of them; with their requests, it tells shapes apart, so that
+// the pods of one workload share a shape and each simulation checks it
+// once.
+func appendConstraintKey(b []byte, p *corev1.Pod) []byte {
+	var few [8]string
+	keys := few[:0]
+	for k := range p.Spec.NodeSelector {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		b = append(append(append(append(b, '|'), k...), '='), p.Spec.NodeSelector[k]...)
 	}
 	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		fmt.Fprintf(&b, "|%v", a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
+		b = fmt.Appendf(b, "|%v", a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
 	}
 	if len(p.Spec.Tolerations) > 0 {
-		fmt.Fprintf(&b, "|%v", p.Spec.Tolerations)
+		b = fmt.Appendf(b, "|%v", p.Spec.Tolerations)
 	}
-	return b.String()
+	return b
 }
 
 func newShape(p *corev1.Pod, requests resources.Vector) *shape {
@@ -105,24 +117,29 @@ func (d *destination) accepts(sh *shape) bool {
 		return false
 	}
 	if sh.class == nil {
-		return d.admits(sh)
+		return d.admits(sh.forms, sh.tolerations)
 	}
-	if d.index >= len(sh.class.admits) {
-		sh.class.admits = append(sh.class.admits, make([]int8, d.index+1-len(sh.class.admits))...)
-	}
-	return remember(&sh.class.admits[d.index], func() bool { return d.admits(sh) })
+	return d.admitsClass(sh.class)
 }
 
-// admits reports whether the pod tolerates the node's hard taints and is
-// compatible with its labels in some form.
-func (d *destination) admits(sh *shape) bool {
+// admitsClass is admits for the class, remembered.
+func (d *destination) admitsClass(c *shapeClass) bool {
+	if d.index >= len(c.admits) {
+		c.admits = append(c.admits, make([]int8, d.index+1-len(c.admits))...)
+	}
+	return remember(&c.admits[d.index], func() bool { return d.admits(c.forms, c.tolerations) })
+}
+
+// admits reports whether a pod with the tolerations tolerates the node's
+// hard taints and is compatible with its labels in one of the forms.
+func (d *destination) admits(forms []requirements.Requirements, tolerations []corev1.Toleration) bool {
 	for i := range d.hardTaints {
-		if !slices.ContainsFunc(sh.tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
+		if !slices.ContainsFunc(tolerations, func(t corev1.Toleration) bool { return scheduling.ToleratesTaint(&t, &d.hardTaints[i]) }) {
 			return false
 		}
 	}
-	for _, form := range sh.forms {
-		if d.labels.CompatibleFast(form, requirements.DenyUndefined) {
+	for _, form := range forms {
+		if d.nodeLabels().CompatibleFast(form, requirements.DenyUndefined) {
 			return true
 		}
 	}
@@ -221,15 +238,15 @@ func (s *simulator) cannotFit(own []*corev1.Pod, shapes []*shape, weights []int,
 // fitsTogether reports whether one type below limit has room for total and
 // suits every shape.
 func (s *simulator) fitsTogether(shapes []*shape, total resources.Vector, limit float64) bool {
-	for _, pr := range s.priced {
-		if slices.ContainsFunc(shapes, func(sh *shape) bool { return !pr.suits(sh) }) {
+	for p, pr := range s.priced {
+		if slices.ContainsFunc(shapes, func(sh *shape) bool { return !sh.class.suitsPool(pr, p, sh) }) {
 			continue
 		}
 		for i, it := range pr.catalog {
 			if (limit > 0 && pr.cheapest[i] >= limit) || !total.Fits(it.Allocatable()) {
 				continue
 			}
-			if !slices.ContainsFunc(shapes, func(sh *shape) bool { return !suits(it, sh) }) {
+			if !slices.ContainsFunc(shapes, func(sh *shape) bool { return !sh.class.suitsType(pr, p, i, sh) }) {
 				return true
 			}
 		}
@@ -264,12 +281,16 @@ type priced struct {
 	cheapest []float64
 	// reqs are the pool's requirements, its own label included.
 	reqs requirements.Requirements
+	// index finds a type's place in catalog.
+	index map[*instancetypes.InstanceType]int
 }
 
 func newPriced(p *poolInfo) priced {
 	reqs := p.reqs.Add(requirements.In(apis.LabelNodePool, p.name))
 	out := priced{np: p.np, catalog: launchable(p), reqs: reqs}
-	for _, it := range out.catalog {
+	out.index = make(map[*instancetypes.InstanceType]int, len(out.catalog))
+	for i, it := range out.catalog {
+		out.index[it] = i
 		cheapest := 0.0
 		if o, ok := it.CheapestOffering(reqs); ok {
 			cheapest = o.Price

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,12 +50,22 @@ type simulator struct {
 	pending []*corev1.Pod
 	// displaced are the pods of deleting nodes that will need a place.
 	displaced []*corev1.Pod
-	// requests and shapes are read once per pod.
-	requests map[*corev1.Pod]resources.Vector
-	shapes   map[*corev1.Pod]*shape
-	byKey    map[string]*shape
-	// classes are the shapes' constraint classes, by constraintKey.
+	// shapes are read once per pod: those of the nodes' pods are kept
+	// with the node (movingPods), the others here.
+	shapes map[*corev1.Pod]*shape
+	byKey  map[string]*shape
+	// classes are the shapes' constraint classes, by constraint key.
 	classes map[string]*shapeClass
+	// key is scratch space for shape keys.
+	key []byte
+	// placeholders are the placeholder nodes made so far, by pool and
+	// capacity: a simulation passes the same *Node for the same capacity,
+	// which the preparation then reads once.
+	placeholders map[string]*scheduling.Node
+	// kept marks, with the stamp stamp, the destinations a simulation
+	// keeps (reachable).
+	kept  []uint32
+	stamp uint32
 	// prune lets a simulation leave out nodes that cannot take any pod it
 	// places; off when some pod has topology constraints, which count the
 	// pods of every node.
@@ -72,8 +81,13 @@ type simulator struct {
 	// planner is Options.Planner: when set, it plans consolidation
 	// simulations that need new nodes again (see planned).
 	planner func(scheduling.Input) (scheduling.Result, error)
-	// solves counts the simulations run, for benchmarks.
-	solves int
+	// solves counts the simulations run, for benchmarks; idle counts the
+	// solves over every type narrowingIdle found needless, for tests.
+	solves, idle int
+	// solveAgain is evaluation.solveAgain.
+	solveAgain bool
+	// leftOut remembers narrowingIdle's answers.
+	leftOut map[leftOutKey]bool
 }
 
 // destination is a node pods may go to.
@@ -84,18 +98,38 @@ type destination struct {
 	node  *scheduling.Node
 	// room is allocatable less every bound pod: at least what the solver
 	// will find free.
-	room       resources.Vector
-	capacity   resources.Vector
+	room     resources.Vector
+	capacity resources.Vector
+	// labels are the node's labels as requirements, read on first use
+	// (nodeLabels): most destinations of a packed cluster have no room
+	// for any pod and are never asked.
 	labels     requirements.Requirements
+	labelsRead bool
 	hardTaints []corev1.Taint
+}
+
+// nodeLabels are the node's labels as requirements.
+func (d *destination) nodeLabels() requirements.Requirements {
+	if !d.labelsRead {
+		d.labels, d.labelsRead = requirements.FromLabels(d.node.Labels), true
+	}
+	return d.labels
+}
+
+// movingPods are a node's reschedulable pods that are placed again when it
+// is disrupted (simulator.movable), and their shapes.
+type movingPods struct {
+	pods   []*corev1.Pod
+	shapes []*shape
+	keys   []string
 }
 
 func newSimulator(e *evaluation) *simulator {
 	s := &simulator{
 		uninitialized: map[string]bool{}, window: map[string]bool{},
-		requests: map[*corev1.Pod]resources.Vector{}, shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
-		classes: map[string]*shapeClass{},
-		prune:   !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner,
+		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
+		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{}, leftOut: map[leftOutKey]bool{},
+		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
 		movable: func(p *corev1.Pod) bool {
 			ok, _ := apis.DoNotDisrupt(p, e.now)
 			return !ok && e.pdbs.blocks(p, true) == ""
@@ -159,9 +193,10 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 		return
 	}
 	node := n.in.Node
-	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable), labels: requirements.FromLabels(node.Labels)}
+	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable)}
 	for _, p := range n.pods {
-		d.room = d.room.Sub(s.request(p))
+		r, _ := resources.PodRequests(p)
+		d.room = d.room.Sub(r)
 		s.prune = s.prune && !hasTopology(p)
 	}
 	switch {
@@ -177,32 +212,52 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	s.dest = append(s.dest, d)
 }
 
-func (s *simulator) request(p *corev1.Pod) resources.Vector {
-	r, ok := s.requests[p]
-	if !ok {
-		r, _ = resources.PodRequests(p)
-		s.requests[p] = r
-	}
-	return r
-}
-
+// shape is the pod's shape, remembered for the pod.
 func (s *simulator) shape(p *corev1.Pod) *shape {
 	sh, ok := s.shapes[p]
 	if !ok {
-		r := s.request(p)
-		constraints := constraintKey(p)
-		key := string(r.AppendKey(make([]byte, 0, 64))) + constraints
-		if sh, ok = s.byKey[key]; !ok {
-			sh = newShape(p, r)
-			if sh.class, ok = s.classes[constraints]; !ok {
-				sh.class = &shapeClass{}
-				s.classes[constraints] = sh.class
-			}
-			s.byKey[key] = sh
-		}
+		sh = s.readShape(p)
 		s.shapes[p] = sh
 	}
 	return sh
+}
+
+// readShape is the pod's shape, shared with every pod of the same requests
+// and constraints.
+func (s *simulator) readShape(p *corev1.Pod) *shape {
+	r, _ := resources.PodRequests(p)
+	key := r.AppendKey(s.key[:0])
+	split := len(key)
+	key = appendConstraintKey(key, p)
+	s.key = key
+	sh, ok := s.byKey[string(key)]
+	if ok {
+		return sh
+	}
+	sh = newShape(p, r)
+	if sh.class, ok = s.classes[string(key[split:])]; !ok {
+		sh.class = &shapeClass{forms: sh.forms, tolerations: sh.tolerations}
+		s.classes[string(key[split:])] = sh.class
+	}
+	s.byKey[string(key)] = sh
+	return sh
+}
+
+// moving are the node's pods that a simulation removing it places again,
+// read on first use.
+func (s *simulator) moving(n *nodeInfo) *movingPods {
+	if n.moving == nil {
+		m := &movingPods{}
+		for _, p := range n.reschedulable {
+			if s.movable(p) {
+				m.pods = append(m.pods, p)
+				m.shapes = append(m.shapes, s.readShape(p))
+				m.keys = append(m.keys, apis.PodKey(p))
+			}
+		}
+		n.moving = m
+	}
+	return n.moving
 }
 
 // outcome is what a simulation says about removing some candidates.
@@ -248,23 +303,25 @@ func (s *simulator) runDrift(n *nodeInfo) outcome {
 func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consolidate bool) outcome {
 	leaving := make(map[*nodeInfo]bool, len(cands))
 	var own []*corev1.Pod
+	var ownShapes []*shape
+	var ownKeys []string
 	for _, c := range cands {
 		leaving[c] = true
-		for _, p := range c.reschedulable {
-			if s.movable(p) {
-				own = append(own, p)
-			}
-		}
+		m := s.moving(c)
+		own, ownShapes, ownKeys = append(own, m.pods...), append(ownShapes, m.shapes...), append(ownKeys, m.keys...)
 	}
 	if !consolidate && len(s.window) > 0 {
 		own = withToleration(own, simulationTaint)
+		for i, p := range own {
+			ownShapes[i] = s.shape(p)
+		}
 	}
 	// Pods of one shape count once for reachability, and each for room.
 	var shapes []*shape
 	var weights []int
 	var first []*corev1.Pod
-	for _, p := range own {
-		sh := s.shape(p)
+	for i, p := range own {
+		sh := ownShapes[i]
 		if j := slices.Index(shapes, sh); j >= 0 {
 			weights[j]++
 			continue
@@ -296,7 +353,7 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	}
 	for _, pool := range sortedKeys(elsewhere) {
 		if pool != "" && !elsewhere[pool].IsZero() {
-			in.Nodes = append(in.Nodes, placeholder(pool, elsewhere[pool]))
+			in.Nodes = append(in.Nodes, s.placeholder(pool, elsewhere[pool]))
 		}
 	}
 	s.solves++
@@ -304,10 +361,10 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	if !narrowed {
 		limit = 0
 	}
-	out := s.interpret(result, own, limit, consolidate)
+	out := s.interpret(result, ownKeys, limit, consolidate)
 	out.narrowed = narrowed
 	if consolidate && out.failure == "" && len(out.claims) > 0 {
-		out.planned = s.planned(in, out, own, limit)
+		out.planned = s.planned(in, out, ownKeys, limit)
 	}
 	return out
 }
@@ -320,7 +377,7 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 // without a place (a plan that leaves a CapacityBuffer's virtual pod out
 // would consolidate its room away, for provisioning to launch again), or
 // finds no new nodes cheaper than karpenter's.
-func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []*corev1.Pod, limit float64) *outcome {
+func (s *simulator) planned(in scheduling.Input, karpenter outcome, own []string, limit float64) *outcome {
 	if s.planner == nil {
 		return nil
 	}
@@ -377,23 +434,39 @@ func claimsPrice(claims []scheduling.NodeClaim) float64 {
 // request free are checked, so a packed cluster costs little.
 func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept []int, homeless []bool) {
 	homeless = make([]bool, len(shapes))
-	least := int64(math.MaxInt64)
-	for j, sh := range shapes {
+	for j := range shapes {
 		homeless[j] = true
-		least = min(least, sh.requests.CPU())
 	}
-	keep := map[int]bool{}
-	for _, i := range s.fixed {
-		keep[i] = true
+	// A destination is kept when s.kept holds this simulation's stamp.
+	if s.kept == nil {
+		s.kept = make([]uint32, len(s.dest))
 	}
-	for _, i := range s.byRoom {
-		d := s.dest[i]
-		if d.room.CPU() < least {
-			break
+	s.stamp++
+	var marked []int
+	keep := func(i int) {
+		if s.kept[i] != s.stamp {
+			s.kept[i] = s.stamp
+			marked = append(marked, i)
 		}
-		for j, sh := range shapes {
-			if (homeless[j] || !keep[i]) && !leaving[d.info] && d.accepts(sh) {
-				keep[i], homeless[j] = true, false
+	}
+	for _, i := range s.fixed {
+		keep(i)
+	}
+	// Each shape looks at the destinations its class admits with the CPU
+	// free for it: d.accepts, less the checks the list has made.
+	for j, sh := range shapes {
+		if sh.invalid {
+			continue
+		}
+		cpu := sh.requests.CPU()
+		for _, i := range s.admitting(sh.class, cpu) {
+			d := s.dest[i]
+			if d.room.CPU() < cpu {
+				break
+			}
+			if (homeless[j] || s.kept[i] != s.stamp) && sh.requests.Fits(d.room) && !leaving[d.info] {
+				keep(i)
+				homeless[j] = false
 			}
 		}
 	}
@@ -405,7 +478,7 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 		}
 		return kept, homeless
 	}
-	for i := range keep {
+	for _, i := range marked {
 		if !leaving[s.dest[i].info] {
 			kept = append(kept, i)
 		}
@@ -414,24 +487,49 @@ func (s *simulator) reachable(shapes []*shape, leaving map[*nodeInfo]bool) (kept
 	return kept, homeless
 }
 
-// placeholder is a node no pod can use that carries capacity for a
-// NodePool's limits.
-func placeholder(pool string, capacity resources.Vector) *scheduling.Node {
-	return &scheduling.Node{Name: "consolidation.karpsim.io/elsewhere-" + pool, NodePool: pool, Capacity: capacity.List(),
-		Taints: []corev1.Taint{simulationTaint}, Initialized: true}
+// admitting returns the destinations the class admits, most free CPU
+// first, at least all of those with cpu free: the class reads byRoom down
+// to there on first need, and each destination once. A destination's room
+// and what it admits do not change during an evaluation.
+func (s *simulator) admitting(c *shapeClass, cpu int64) []int {
+	for c.scanned < len(s.byRoom) {
+		d := s.dest[s.byRoom[c.scanned]]
+		if d.room.CPU() < cpu {
+			break
+		}
+		c.scanned++
+		if d.admitsClass(c) {
+			c.byRoom = append(c.byRoom, d.index)
+		}
+	}
+	return c.byRoom
 }
 
-// interpret reads a solve: every pod of the candidates and of deleting
-// nodes must be placed, none on a node it may not move to; the
-// candidates' pods' places are the moves.
-func (s *simulator) interpret(r scheduling.Result, own []*corev1.Pod, limit float64, consolidate bool) outcome {
+// placeholder is a node no pod can use that carries capacity for a
+// NodePool's limits; the same *Node for the same pool and capacity.
+func (s *simulator) placeholder(pool string, capacity resources.Vector) *scheduling.Node {
+	key := capacity.AppendKey(append(append(s.key[:0], pool...), '|'))
+	s.key = key
+	n, ok := s.placeholders[string(key)]
+	if !ok {
+		n = &scheduling.Node{Name: "consolidation.karpsim.io/elsewhere-" + pool, NodePool: pool, Capacity: capacity.List(),
+			Taints: []corev1.Taint{simulationTaint}, Initialized: true}
+		s.placeholders[string(key)] = n
+	}
+	return n
+}
+
+// interpret reads a solve: every pod of the candidates (own names them)
+// and of deleting nodes must be placed, none on a node it may not move
+// to; the candidates' pods' places are the moves.
+func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, consolidate bool) outcome {
 	moving := make(map[string]bool, len(own)+len(s.displaced))
 	ownKeys := make(map[string]bool, len(own))
 	for _, p := range s.displaced {
 		moving[apis.PodKey(p)] = true
 	}
-	for _, p := range own {
-		moving[apis.PodKey(p)], ownKeys[apis.PodKey(p)] = true, true
+	for _, key := range own {
+		moving[key], ownKeys[key] = true, true
 	}
 	var out outcome
 	var failed []scheduling.Unschedulable

@@ -189,8 +189,9 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	remaining := scratch.options[:0]
 	var room resources.Vector
 	var witness *typeOption
-	for _, o := range c.options {
-		if requests.Fits(o.room) && (len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)) &&
+	options, met := c.meeting(reqs, keys, checkOfferings, &offerings)
+	for _, o := range options {
+		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) {
 			remaining = append(remaining, o)
 			room.Raise(&o.room)

@@ -17,6 +17,8 @@ type Prepared struct {
 	// nodes holds what each node offers before any pod is placed, by
 	// pointer, once RememberNodes was called.
 	nodes map[*Node]*nodeBase
+	// memo keeps what solves work out from the templates alone.
+	memo *solveMemo
 }
 
 // RememberNodes makes the solves that follow read each Node (its labels,
@@ -34,7 +36,7 @@ func (p *Prepared) RememberNodes() {
 // without the nodes p remembered: for a caller that keeps a preparation
 // across solves of Nodes that may have changed.
 func (p *Prepared) Clone() *Prepared {
-	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts}
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts, memo: &solveMemo{}}
 }
 
 // WithOptions returns a Prepared sharing p's compiled NodePools and
@@ -44,13 +46,13 @@ func (p *Prepared) Clone() *Prepared {
 // change.
 func (p *Prepared) WithOptions(opts Options) *Prepared {
 	opts.MinValuesBestEffort = p.opts.MinValuesBestEffort
-	return &Prepared{daemons: p.daemons, templates: p.templates, opts: opts, nodes: p.nodes}
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: opts, nodes: p.nodes, memo: p.memo}
 }
 
 // Prepare compiles the NodePools and DaemonSets with the options.
 func Prepare(pools []Pool, daemonSets []*corev1.Pod, opts Options) *Prepared {
 	daemons := readDaemons(daemonSets, opts.DRA)
-	return &Prepared{daemons: daemons, templates: compileTemplates(pools, daemons, opts.MinValuesBestEffort), opts: opts}
+	return &Prepared{daemons: daemons, templates: compileTemplates(pools, daemons, opts.MinValuesBestEffort), opts: opts, memo: &solveMemo{}}
 }
 
 // Solve is Solve with the input's NodePools, DaemonSets and Options taken
@@ -68,17 +70,22 @@ func (p *Prepared) Solve(in Input) Result {
 // differently). It reports whether any type was left out.
 func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 	in.Options = p.opts
+	if p.memo == nil {
+		p.memo = &solveMemo{}
+	}
 	templates := make([]*template, len(p.templates))
 	narrowed := false
 	for i, t := range p.templates {
 		fresh := *t
-		fresh.claims, fresh.limits, fresh.priced, fresh.prices = 0, newLimits(t.limitList), nil, nil
+		fresh.claims, fresh.limits = 0, newLimits(t.limitList)
 		if maxPrice > 0 {
 			n := cheaperCount(t.options, maxPrice)
 			if n > 0 && n < len(t.options) && n < p.opts.maxInstanceTypes() {
 				fresh.options, narrowed = t.options[:n], true
 			}
 		}
+		fresh.memo = p.memo.view(i, t, len(fresh.options))
+		fresh.priced, fresh.prices = fresh.memo.priced, fresh.memo.prices
 		templates[i] = &fresh
 	}
 	s := newSolverWith(in, p.daemons, templates, p.nodes)

@@ -31,6 +31,10 @@ var errReservationsFull = errors.New("every capacity reservation these instance 
 func newReservations(templates []*template) *reservations {
 	r := &reservations{capacity: map[string]int{}, held: map[string]map[string]bool{}}
 	for _, t := range templates {
+		if t.memo != nil {
+			r.addReserved(t)
+			continue
+		}
 		for _, o := range t.options {
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {

@@ -39,10 +39,18 @@ func withoutEphemeral(taints []corev1.Taint) []corev1.Taint {
 func tolerates(taints []corev1.Taint, tolerations []corev1.Toleration) error {
 	for i := range taints {
 		if !toleratesTaint(&taints[i], tolerations) {
-			return fmt.Errorf("did not tolerate taint %s", taintString(taints[i]))
+			return (*untolerated)(&taints[i])
 		}
 	}
 	return nil
+}
+
+// untolerated is the error of a taint a pod does not tolerate, printed only
+// when read: most refusals in a solve are never explained.
+type untolerated corev1.Taint
+
+func (t *untolerated) Error() string {
+	return "did not tolerate taint " + taintString(corev1.Taint(*t))
 }
 
 func toleratesTaint(taint *corev1.Taint, tolerations []corev1.Toleration) bool {

@@ -35,6 +35,9 @@ type template struct {
 	// prices memoizes, for PackCheapest, the options' prices under each
 	// offering filter claims of this pool have.
 	prices map[string]optionPrices
+	// memo, when set, is what earlier solves of a Prepared worked out for
+	// the template's options (solveMemo); priced and prices are its maps.
+	memo *templateMemo
 	// limitList is the NodePool's limits, which limits counts down.
 	limitList corev1.ResourceList
 	// reserved is set when some option has a reserved offering.
