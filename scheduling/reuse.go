@@ -30,7 +30,7 @@ type templateMemo struct {
 	// on some keys (claim.meeting).
 	meeting map[string][]*typeOption
 	key     []byte
-	priced  map[string][]pricedOption
+	priced  map[string]*pricedList
 	prices  map[string]optionPrices
 	// reserved are the reservations the options can launch into, with
 	// their capacity, as newReservations reads them; nil when none.
@@ -46,7 +46,7 @@ func (m *solveMemo) view(i int, t *template, n int) *templateMemo {
 	key := templateView{i, n}
 	tm, ok := m.views[key]
 	if !ok {
-		tm = &templateMemo{priced: map[string][]pricedOption{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}}
+		tm = &templateMemo{priced: map[string]*pricedList{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}}
 		for _, o := range t.options[:n] {
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {
