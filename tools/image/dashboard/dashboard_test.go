@@ -1,3 +1,8 @@
+// The dashboard is Grafana's classic JSON model, the one its import takes
+// and deploy/grafana holds (schemaVersion, panels with gridPos), which
+// dashboard.Dashboard decodes; dashboardv2 is the newer resource format.
+//
+//lint:file-ignore SA1019 dashboard.Dashboard is the classic model the file is in
 package dashboard
 
 import (
@@ -17,6 +22,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/stretchr/testify/assert"
@@ -199,7 +205,7 @@ func metricNames(expr string) ([]string, error) {
 	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
 		if vs, ok := n.(*parser.VectorSelector); ok {
 			for _, m := range vs.LabelMatchers {
-				if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+				if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
 					names = append(names, m.Value)
 				}
 			}
