@@ -45,16 +45,14 @@ func evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, schedul
 		return nil, scheduling.Input{}, errors.New("advisor: no objects (nil Set)")
 	}
 	start := time.Now()
-	snap, err := snapshot.FromSet(set, opts.Snapshot)
+	// One run of the snapshot's stages gives both views (FromSet's and
+	// ForDisruption's).
+	snap, d, err := snapshot.FromSetForDisruption(set, opts.Snapshot, now)
 	if err != nil {
 		return nil, scheduling.Input{}, err
 	}
 	in := snap.Input(scheduling.Options{})
 	plan := scheduling.Solve(in)
-	d, err := snapshot.ForDisruption(set, opts.Snapshot, now)
-	if err != nil {
-		return nil, scheduling.Input{}, err
-	}
 	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.SpotToSpot,
 		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
 
