@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -33,7 +32,10 @@ func FromSetForDisruption(set *manifests.Set, opts Options, now time.Time) (*Sna
 	// forDisruption's does, but on copies of its nodes and of its list of
 	// pending pods: disruptionNodes adds pods to the nodes, and DRA gives
 	// each view's nodes their devices and changes its lists of pods.
-	view := &Snapshot{Nodes: ownNodes(snap.Nodes), Pending: slices.Clone(snap.Pending)}
+	view := &Snapshot{
+		Nodes: ownNodes(snap.Nodes), Pending: slices.Clone(snap.Pending),
+		DaemonSets: snap.DaemonSets, PDBs: snap.PDBs, DefaultSpread: snap.DefaultSpread,
+	}
 	warnings := slices.Clone(snap.Warnings)
 
 	// FromSet's last steps.
@@ -46,28 +48,12 @@ func FromSetForDisruption(set *manifests.Set, opts Options, now time.Time) (*Sna
 	}
 
 	// forDisruption's, then ForDisruption's.
-	pools := b.disruptionPools()
-	if err := b.errs.Err(); err != nil {
+	d, err := b.disruption(view, warnings, now)
+	if err != nil {
 		return nil, nil, err
 	}
-	nodes, pending := b.disruptionNodes(view)
-	for _, n := range nodes {
-		b.describeNode(n, now)
-	}
-	d := &Disruption{
-		Cluster:       consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
-		Expired:       b.expired(now),
-		Warnings:      warnings,
-		DefaultSpread: snap.DefaultSpread,
-	}
-	buffers := SetBufferPods(set, now)
-	if opts.DRA {
-		if err := manifests.JoinProblems(d.applyDRA(set, opts.Origin, buffers)...); err != nil {
-			return nil, nil, err
-		}
-	}
-	if len(buffers) > 0 {
-		d.placeBuffers(buffers)
+	if err := d.finishFromSet(set, opts, now); err != nil {
+		return nil, nil, err
 	}
 	return snap, d, nil
 }

@@ -89,16 +89,25 @@ func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption
 	if err != nil {
 		return nil, err
 	}
+	if err := d.finishFromSet(set, opts, now); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// finishFromSet gives a disruption view built from a Set its devices (under
+// DRA) and the capacity buffers' virtual pods.
+func (d *Disruption) finishFromSet(set *manifests.Set, opts Options, now time.Time) error {
 	buffers := SetBufferPods(set, now)
 	if opts.DRA {
 		if err := manifests.JoinProblems(d.applyDRA(set, opts.Origin, buffers)...); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(buffers) > 0 {
 		d.placeBuffers(buffers)
 	}
-	return d, nil
+	return nil
 }
 
 // placeBuffers runs the provisioning pass that tells which nodes hold the
@@ -139,21 +148,27 @@ func forDisruption(in objects, opts Options, now time.Time) (*Disruption, error)
 		return nil, err
 	}
 	snap := b.finish()
+	return b.disruption(snap, snap.Warnings, now)
+}
+
+// disruption builds the disruption view at now from view, a finished
+// snapshot's nodes and pending pods, which it adds deleting nodes and
+// terminating pods to.
+func (b *builder) disruption(view *Snapshot, warnings []string, now time.Time) (*Disruption, error) {
 	pools := b.disruptionPools()
 	if err := b.errs.Err(); err != nil {
 		return nil, err
 	}
-	nodes, pending := b.disruptionNodes(snap)
+	nodes, pending := b.disruptionNodes(view)
 	for _, n := range nodes {
 		b.describeNode(n, now)
 	}
-	d := &Disruption{
-		Cluster:       consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: snap.DaemonSets, PDBs: snap.PDBs},
+	return &Disruption{
+		Cluster:       consolidation.Cluster{Nodes: nodes, Pending: pending, NodePools: pools, DaemonSets: view.DaemonSets, PDBs: view.PDBs},
 		Expired:       b.expired(now),
-		Warnings:      snap.Warnings,
-		DefaultSpread: snap.DefaultSpread,
-	}
-	return d, nil
+		Warnings:      warnings,
+		DefaultSpread: view.DefaultSpread,
+	}, nil
 }
 
 // disruptionPools pairs every given NodePool with its catalog, by name.
