@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/karpsim/karpsim/azure/internal/skudata"
 )
 
 //go:generate go run ./internal/gen -out data
@@ -25,50 +27,13 @@ var pricesGzip []byte
 //go:embed data/sizes.jsonl.gz
 var sizesGzip []byte
 
-// skuRecord is one line of data/skus.jsonl: one VM size as one region's
-// resource SKU table lists it. Field meanings are the resource SKU API's
-// capabilities; see data/README.md.
-type skuRecord struct {
-	Region                string   `json:"region"`
-	Name                  string   `json:"name"`
-	Size                  string   `json:"size"`
-	Family                string   `json:"family"`
-	VCPUs                 int64    `json:"vCPUs"`
-	MemoryGB              float64  `json:"memoryGB"`
-	Architecture          string   `json:"cpuArchitectureType"`
-	HyperVGenerations     string   `json:"hyperVGenerations"`
-	PremiumIO             bool     `json:"premiumIO"`
-	AcceleratedNetworking bool     `json:"acceleratedNetworkingEnabled"`
-	LowPriorityCapable    bool     `json:"lowPriorityCapable"`
-	EncryptionAtHost      bool     `json:"encryptionAtHostSupported"`
-	EphemeralOSDisk       bool     `json:"ephemeralOSDiskSupported"`
-	EphemeralPlacements   string   `json:"supportedEphemeralOSDiskPlacements"`
-	CachedDiskBytes       int64    `json:"cachedDiskBytes"`
-	MaxResourceVolumeMB   int64    `json:"maxResourceVolumeMB"`
-	NvmeDiskSizeInMiB     int64    `json:"nvmeDiskSizeInMiB"`
-	GPUs                  int64    `json:"gpus"`
-	UltraSSDAvailable     bool     `json:"ultraSSDAvailable"`
-	Zones                 []string `json:"zones"`
-	Restricted            bool     `json:"restricted"`
-	RestrictedZones       []string `json:"restrictedZones"`
-	Known                 bool     `json:"known"`
-	GPUManufacturer       string   `json:"gpuManufacturer"`
-	GPUOS                 []string `json:"gpuOS"`
-	// Derived names the capabilities of a record of data/sizes.jsonl.gz
-	// that were derived from the size's name, not read from a resource
-	// SKU table.
-	Derived []string `json:"derived"`
-}
+// skuRecord is one line of data/skus.jsonl or data/sizes.jsonl.gz: one VM
+// size as one region's resource SKU table lists it, or as Cluster
+// Autoscaler's table gives it; see data/README.md.
+type skuRecord = skudata.SKU
 
 // regionData is one region of data/prices.json.gz.
-type regionData struct {
-	// Zones are the region's logical zones ("1", "2", "3"); none for a
-	// region without availability zones.
-	Zones []string `json:"zones"`
-	// Listed says the region list gives the region (and so its zones).
-	Listed   bool               `json:"listed"`
-	OnDemand map[string]float64 `json:"onDemand"`
-}
+type regionData = skudata.RegionPrices
 
 // dataset is the embedded data, parsed.
 type dataset struct {
@@ -158,10 +123,7 @@ var loadData = sync.OnceValues(func() (*dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	var prices struct {
-		GeneratedAt string                `json:"generatedAt"`
-		Regions     map[string]regionData `json:"regions"`
-	}
+	var prices skudata.Prices
 	if err := json.Unmarshal(body, &prices); err != nil {
 		return nil, fmt.Errorf("data/prices.json.gz: %w", err)
 	}

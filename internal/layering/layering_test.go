@@ -14,7 +14,7 @@ const module = "github.com/karpsim/karpsim/"
 
 // layer is each package's layer; see the package comment.
 var layer = map[string]int{
-	"apis": 0, "pricing": 0, "workloads": 0, "internal/clusterdump": 0, "internal/fields": 0, "internal/chromium": 0,
+	"apis": 0, "pricing": 0, "workloads": 0, "internal/clusterdump": 0, "internal/fields": 0, "internal/chromium": 0, "azure/internal/skudata": 0,
 	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3, "azure": 3,
