@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -187,14 +189,35 @@ func checkLabelKey(key string) error {
 	if apis.IsWellKnownLabel(key) {
 		return nil // valid, and spares the regular expression on the hot path
 	}
+	if _, ok := validKeys.Load(key); ok {
+		return nil
+	}
 	if errs := validation.IsQualifiedName(key); len(errs) > 0 {
 		return fmt.Errorf("%q is not a valid label key: %s", key, strings.Join(errs, "; "))
 	}
 	if normalized := apis.NormalizeLabel(key); normalized != key {
 		return fmt.Errorf("%s is deprecated: use %s", key, normalized)
 	}
+	if validKeyCount.Load() < maxValidKeys {
+		if _, loaded := validKeys.LoadOrStore(key, struct{}{}); !loaded {
+			validKeyCount.Add(1)
+		}
+	}
 	return nil
 }
+
+// validKeys remembers label keys checkLabelKey found valid that are not
+// well known (a provider's own labels, such as Azure's
+// karpenter.azure.com/sku-*), so that a catalog of hundreds of types checks
+// each key once instead of once a type; at most maxValidKeys of them, so
+// that a long-running process reading catalogs of ever new keys holds a
+// bounded set.
+var (
+	validKeys     sync.Map
+	validKeyCount atomic.Int64
+)
+
+const maxValidKeys = 4096
 
 // isLabelValue is validation.IsValidLabelValue without a regular
 // expression: at most 63 characters of [A-Za-z0-9-_.], beginning and ending
