@@ -72,29 +72,15 @@ func (m benchMachine) allocatableMemMi() int64 {
 // karpsim's JSON catalog format (what --catalog reads): the differential
 // harness's 15 types, on-demand and spot in three zones.
 func ConsolidationCatalog() []byte {
-	type offering struct {
-		Zone         string  `json:"zone"`
-		CapacityType string  `json:"capacityType"`
-		Price        float64 `json:"price"`
-		Available    bool    `json:"available"`
-	}
-	type entry struct {
-		Name        string            `json:"name"`
-		Labels      map[string]string `json:"labels"`
-		Capacity    map[string]string `json:"capacity"`
-		Overhead    map[string]any    `json:"overhead"`
-		Allocatable map[string]string `json:"allocatable"`
-		Offerings   []offering        `json:"offerings"`
-	}
-	var out []entry
+	var out []CatalogEntry
 	for _, m := range benchMachines() {
-		var offerings []offering
+		var offerings []CatalogOffering
 		for _, zone := range benchZones {
 			for _, ct := range []string{"spot", "on-demand"} {
-				offerings = append(offerings, offering{Zone: zone, CapacityType: ct, Price: m.price(ct, zone), Available: true})
+				offerings = append(offerings, CatalogOffering{Zone: zone, CapacityType: ct, Price: m.price(ct, zone), Available: true})
 			}
 		}
-		out = append(out, entry{
+		out = append(out, CatalogEntry{
 			Name:     m.name,
 			Labels:   map[string]string{"node.kubernetes.io/instance-type": m.name, "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
 			Capacity: map[string]string{"cpu": fmt.Sprint(m.cpu), "memory": fmt.Sprintf("%dGi", m.memGiB), "pods": fmt.Sprint(m.pods)},
@@ -107,11 +93,37 @@ func ConsolidationCatalog() []byte {
 			Offerings:   offerings,
 		})
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
+	data, err := MarshalCatalog(out)
 	if err != nil {
 		panic(err) // strings, numbers and maps of them always marshal
 	}
 	return data
+}
+
+// CatalogEntry and CatalogOffering are an instance type and one of its
+// offerings in karpsim's JSON catalog format (what --catalog reads), for
+// the generators here and the differential harness in upstream/, which
+// write catalogs of their own machines in it.
+type CatalogEntry struct {
+	Name        string            `json:"name"`
+	Labels      map[string]string `json:"labels"`
+	Capacity    map[string]string `json:"capacity"`
+	Overhead    map[string]any    `json:"overhead"`
+	Allocatable map[string]string `json:"allocatable"`
+	Offerings   []CatalogOffering `json:"offerings"`
+}
+
+// CatalogOffering is one offering of a CatalogEntry.
+type CatalogOffering struct {
+	Zone         string  `json:"zone"`
+	CapacityType string  `json:"capacityType"`
+	Price        float64 `json:"price"`
+	Available    bool    `json:"available"`
+}
+
+// MarshalCatalog writes entries as a JSON catalog, indented.
+func MarshalCatalog(entries []CatalogEntry) ([]byte, error) {
+	return json.MarshalIndent(entries, "", "  ")
 }
 
 // benchApp is a Deployment's pod shape.

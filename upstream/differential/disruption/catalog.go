@@ -2,7 +2,6 @@ package disruption
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/karpenter/pkg/scheduling"
 
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/internal/clusterdump"
 )
 
 // machine is one instance type of the harness's catalog, from which both
@@ -130,29 +130,15 @@ func karpenterInstanceTypes() []*cloudprovider.InstanceType {
 // karpsimCatalogJSON is the machines in karpsim's JSON catalog format, what
 // `karpsim disrupt --catalog` reads.
 func karpsimCatalogJSON() ([]byte, error) {
-	type offering struct {
-		Zone         string  `json:"zone"`
-		CapacityType string  `json:"capacityType"`
-		Price        float64 `json:"price"`
-		Available    bool    `json:"available"`
-	}
-	type entry struct {
-		Name        string            `json:"name"`
-		Labels      map[string]string `json:"labels"`
-		Capacity    map[string]string `json:"capacity"`
-		Overhead    map[string]any    `json:"overhead"`
-		Allocatable map[string]string `json:"allocatable"`
-		Offerings   []offering        `json:"offerings"`
-	}
-	var out []entry
+	var out []clusterdump.CatalogEntry
 	for _, m := range machines() {
-		var offerings []offering
+		var offerings []clusterdump.CatalogOffering
 		for _, zone := range zones {
 			for _, ct := range []string{karpv1.CapacityTypeSpot, karpv1.CapacityTypeOnDemand} {
-				offerings = append(offerings, offering{Zone: zone, CapacityType: ct, Price: m.price(ct, zone), Available: true})
+				offerings = append(offerings, clusterdump.CatalogOffering{Zone: zone, CapacityType: ct, Price: m.price(ct, zone), Available: true})
 			}
 		}
-		out = append(out, entry{
+		out = append(out, clusterdump.CatalogEntry{
 			Name: m.name,
 			Labels: map[string]string{
 				corev1.LabelInstanceTypeStable: m.name,
@@ -169,7 +155,7 @@ func karpsimCatalogJSON() ([]byte, error) {
 			Offerings:   offerings,
 		})
 	}
-	return json.MarshalIndent(out, "", "  ")
+	return clusterdump.MarshalCatalog(out)
 }
 
 func quantityStrings(l corev1.ResourceList) map[string]string {
