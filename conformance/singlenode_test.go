@@ -1,10 +1,13 @@
 package conformance
 
 import (
+	"time"
+
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/consolidation"
 )
 
 func priority(v int32) podOption { return func(p *corev1.Pod) { p.Spec.Priority = &v } }
@@ -38,10 +41,6 @@ var _ = register("singlenode",
 	}},
 )
 
-// timeoutFails is why the single-node specs about its wall-clock timeout
-// fail, as multi-node consolidation's deadline spec does.
-const timeoutFails = "deliberate difference: karpsim's evaluation takes no wall-clock budget (same input, same decision), so single-node consolidation never times out and keeps no NodePools it ran out of time on"
-
 // timeoutCluster is two NodePools of equally priced nodes, each holding
 // a 20-CPU pod one do-not-disrupt node has room for: single-node
 // consolidation deletes one node per pass, and with equal savings ratios
@@ -56,17 +55,41 @@ func timeoutCluster() *cluster {
 }
 
 var _ = register("singlenode",
-	// Upstream remembers pool-2 as timed out in an earlier pass and tries
-	// its candidates first; karpsim never times out, so it keeps the
-	// savings-ratio order, ties by name.
-	conformanceCase{Name: "timed-out-pools-first", Fails: timeoutFails, Run: func(t *T) {
-		d := timeoutCluster().evaluate()
+	// pool-2 ran out of time in an earlier pass: its candidates are tried
+	// first, so its node goes though pool-1's comes first by name.
+	conformanceCase{Name: "timed-out-pools-first", Run: func(t *T) {
+		c := timeoutCluster()
+		d := c.evaluate()
+		require.Len(t, d.Commands, 1)
+		require.Equal(t, []string{"pool-1-a"}, d.Commands[0].Delete, "without a timed-out pool, ties go by name")
+		c.opts.TimedOutNodePools = []string{"pool-2"}
+		d = c.evaluate()
 		require.Len(t, d.Commands, 1)
 		require.Equal(t, []string{"pool-2-a"}, d.Commands[0].Delete, "the timed-out pool's candidate goes first")
+		require.Equal(t, []string{"pool-2"}, d.TimedOutNodePools, "a command leaves the timed-out pools as they were")
 	}},
-	// Upstream's timeout has already passed when the pass starts: no
-	// candidate is simulated and no command is made.
-	conformanceCase{Name: "timeout-stops-the-pass", Fails: timeoutFails, Run: func(t *T) {
-		expectNothing(t, timeoutCluster().evaluate())
+	// The single-node budget is spent before the first candidate (upstream
+	// sets it to -5s): no candidate is simulated, no command is made, and
+	// every NodePool with a candidate is remembered as timed out.
+	conformanceCase{Name: "timeout-stops-the-pass", Run: func(t *T) {
+		c := timeoutCluster()
+		c.opts.Timeouts = &consolidation.Timeouts{SingleNode: -5 * time.Second}
+		d := c.evaluate()
+		expectNothing(t, d)
+		require.Equal(t, []string{"pool-1", "pool-2"}, d.TimedOutNodePools)
+	}},
+	// Each pool's node holds a pod no other node has room for, on the
+	// cheapest type: single-node consolidation tries every candidate and
+	// finds nothing, so the pool remembered as timed out is forgotten.
+	conformanceCase{Name: "timed-out-pools-forgotten", Run: func(t *T) {
+		c := &cluster{}
+		for _, name := range []string{"pool-1", "pool-2", "pool-3"} {
+			c.pool(nodePool(name, budgets(nodes("100%"))))
+			c.node(managedNode(name+"-a", name, cheapestOnDemand, withPods(pod("p-"+name+"-a", "20"))))
+		}
+		c.opts.TimedOutNodePools = []string{"pool-2"}
+		d := c.evaluate()
+		expectNothing(t, d)
+		require.Empty(t, d.TimedOutNodePools)
 	}},
 )

@@ -31,6 +31,9 @@ type evaluation struct {
 	totals        map[string]poolTotals
 	// acted names the method whose commands are returned.
 	acted string
+	// timedOut, when not nil, are the NodePools single-node consolidation
+	// left for the next evaluation (Decision.TimedOutNodePools).
+	timedOut []string
 	// exhaustive turns off the shortcuts of the simulations (see prune.go),
 	// for tests that hold them against plain solves.
 	exhaustive bool
@@ -87,7 +90,15 @@ func evaluate(e *evaluation) Decision {
 			break
 		}
 	}
-	return Decision{Commands: nonNil(commands), Candidates: e.verdicts()}
+	timedOut := e.timedOut
+	if timedOut == nil {
+		timedOut = slices.Clone(e.opts.TimedOutNodePools)
+		slices.Sort(timedOut)
+	}
+	if len(timedOut) == 0 {
+		timedOut = nil
+	}
+	return Decision{Commands: nonNil(commands), Candidates: e.verdicts(), TimedOutNodePools: timedOut}
 }
 
 func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {

@@ -164,8 +164,8 @@ func (e *evaluation) underutilizedCandidates() []*nodeInfo {
 // (at least two) that can go at once, by binary search over its length
 // (multinodeconsolidation.go, firstNConsolidationOption). As upstream, the
 // search runs over indexes 1…min(n−1, 100), so a prefix has at most 101
-// nodes when more than 100 are allowed. The one-minute timeout that keeps
-// the last valid command does not apply: karpsim has no clock.
+// nodes when more than 100 are allowed. With Options.Timeouts, the search
+// stops once its budget is spent, keeping the last command it had proven.
 func (e *evaluation) multiNode() []Command {
 	b := e.newBudget(apis.DisruptionReasonUnderutilized)
 	var allowed []*nodeInfo
@@ -184,9 +184,16 @@ func (e *evaluation) multiNode() []Command {
 		hi = len(allowed) - 1
 	}
 	var best *Command
+	clk := e.clock(e.timeouts().MultiNode, MultiNodeTimeout)
 	for lo <= hi {
+		if clk.reached() {
+			e.note(allowed, "multi-node: stopped at its %v timeout after %d simulations", clk.budget, clk.simulations)
+			break
+		}
 		mid := (lo + hi) / 2
-		if cmd, _ := e.consolidate(MethodMultiNode, allowed[:mid+1]); cmd != nil {
+		cmd, _ := e.consolidate(MethodMultiNode, allowed[:mid+1])
+		clk.tick()
+		if cmd != nil {
 			best, lo = cmd, mid+1
 		} else {
 			hi = mid - 1
@@ -201,10 +208,26 @@ func (e *evaluation) multiNode() []Command {
 
 // singleNode tries the candidates one at a time, interleaving NodePools so
 // that one pool cannot starve the others (singlenodeconsolidation.go); the
-// first that yields a command wins.
+// first that yields a command wins. NodePools it ran out of time on in an
+// earlier pass (Options.TimedOutNodePools) go first; with Options.Timeouts
+// it stops once its budget is spent, and the NodePools it did not reach
+// become Decision.TimedOutNodePools. It leaves them as they were when it
+// returns a command, and empties them when it tries every candidate.
 func (e *evaluation) singleNode() []Command {
 	b := e.newBudget(apis.DisruptionReasonUnderutilized)
-	for _, n := range interleave(e.underutilizedCandidates()) {
+	order := interleave(timedOutFirst(e.underutilizedCandidates(), e.opts.TimedOutNodePools))
+	unseen := make(map[string]bool)
+	for _, n := range order {
+		unseen[n.poolName] = true
+	}
+	clk := e.clock(e.timeouts().SingleNode, SingleNodeTimeout)
+	for i, n := range order {
+		if clk.past() {
+			e.note(order[i:], "single-node: not reached before its %v timeout (%d simulations)", clk.budget, clk.simulations)
+			e.timedOut = sortedKeys(unseen)
+			return nil
+		}
+		delete(unseen, n.poolName)
 		if ok, why := b.has(n.poolName); !ok {
 			n.note("%s", why)
 			continue
@@ -214,6 +237,7 @@ func (e *evaluation) singleNode() []Command {
 			continue
 		}
 		cmd, why := e.consolidate(MethodSingleNode, []*nodeInfo{n})
+		clk.tick()
 		if cmd == nil {
 			n.note("single-node: %s", why)
 			continue
@@ -221,7 +245,23 @@ func (e *evaluation) singleNode() []Command {
 		e.markReplaced(cmd)
 		return []Command{*cmd}
 	}
+	e.timedOut = []string{}
 	return nil
+}
+
+// timeouts returns Options.Timeouts, or none.
+func (e *evaluation) timeouts() Timeouts {
+	if e.opts.Timeouts == nil {
+		return Timeouts{}
+	}
+	return *e.opts.Timeouts
+}
+
+// note adds the same note to each node.
+func (e *evaluation) note(nodes []*nodeInfo, format string, args ...any) {
+	for _, n := range nodes {
+		n.note(format, args...)
+	}
 }
 
 // markReplaced records the command in its nodes' verdicts.

@@ -124,6 +124,14 @@ type Options struct {
 	// replacement at most, as its scheduler plans it. Drift is never
 	// planned by it.
 	Planner func(scheduling.Input) (scheduling.Result, error)
+	// Timeouts, when set, gives multi- and single-node consolidation
+	// Karpenter's time budgets on a virtual clock (see Timeouts). Nil is
+	// no budget: every search completes.
+	Timeouts *Timeouts
+	// TimedOutNodePools are the NodePools single-node consolidation ran out
+	// of time on in the previous evaluation (that evaluation's
+	// Decision.TimedOutNodePools): their candidates are tried first.
+	TimedOutNodePools []string
 }
 
 func (o Options) nominationWindow() time.Duration {
@@ -150,6 +158,12 @@ type Decision struct {
 	Commands []Command `json:"commands"`
 	// Candidates has one verdict per node of the cluster, sorted by name.
 	Candidates []CandidateVerdict `json:"candidates"`
+	// TimedOutNodePools are the NodePools single-node consolidation did not
+	// reach before its timeout, sorted, for the next evaluation's
+	// Options.TimedOutNodePools: Options.TimedOutNodePools as given when
+	// single-node consolidation did not run or returned a command, empty
+	// when it tried every candidate.
+	TimedOutNodePools []string `json:"timedOutNodePools,omitempty"`
 }
 
 // Command is one disruption: delete some nodes, launching replacements

@@ -272,6 +272,10 @@ type Controller struct {
 	// decision (drift found or cleared).
 	generation uint64
 	disrupt    disruptState
+	// timedOutPools are the NodePools single-node consolidation ran out of
+	// time on in the last evaluation (with Options.Timeouts), tried first
+	// in the next: Karpenter's memory of them.
+	timedOutPools []string
 	// at is the time the host passed to the entry point being handled.
 	at time.Time
 }

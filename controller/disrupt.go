@@ -350,9 +350,15 @@ func (c *Controller) Interrupted(ctx context.Context, n *Node, notice cloud.Inte
 			notice.TerminateAt.Sub(notice.NoticeAt))})
 }
 
-// evaluate is one disruption evaluation, reported to Config.Evaluated.
+// evaluate is one disruption evaluation, reported to Config.Evaluated. It
+// carries the NodePools single-node consolidation timed out on from one
+// evaluation to the next, as Karpenter's controller does.
 func (c *Controller) evaluate(cl consolidation.Cluster, opts consolidation.Options, now time.Time) consolidation.Decision {
+	if opts.TimedOutNodePools == nil {
+		opts.TimedOutNodePools = c.timedOutPools
+	}
 	d := consolidation.Evaluate(cl, now, opts)
+	c.timedOutPools = d.TimedOutNodePools
 	if c.cfg.Evaluated != nil {
 		c.cfg.Evaluated(cl, d, now)
 	}

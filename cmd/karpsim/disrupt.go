@@ -26,7 +26,14 @@ type disruptOptions struct {
 	cluster clusterOptions
 	// region is --region: "" for the cloud's default.
 	region string
+	// simulationCost is --simulation-cost: with it, consolidation keeps
+	// Karpenter's timeouts on a virtual clock (consolidation.Timeouts).
+	simulationCost time.Duration
 }
+
+// maxSimulationCost bounds --simulation-cost: one simulation longer than
+// the single-node budget can only time everything out.
+const maxSimulationCost = time.Hour
 
 // disruptResult is what `karpsim disrupt -o json` prints: the decision of
 // consolidation.Evaluate and the expired NodeClaims.
@@ -36,6 +43,9 @@ type disruptResult struct {
 	// Expiring are the NodeClaims that have expired: Karpenter deletes
 	// them whatever the budgets, outside the disruption methods.
 	Expiring []snapshot.Expired `json:"expiring"`
+	// TimedOutNodePools are the NodePools single-node consolidation did not
+	// reach before its timeout (with --simulation-cost).
+	TimedOutNodePools []string `json:"timedOutNodePools,omitempty"`
 }
 
 func newDisruptCommand(env environment) *cobra.Command {
@@ -76,6 +86,7 @@ and evaluates now unless --at is given.`,
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: nodes and instance types offer their GPU devices, and pods' ResourceClaims request them wherever consolidation moves them")
+	f.DurationVar(&opts.simulationCost, "simulation-cost", 0, "model Karpenter's consolidation timeouts (multi-node 1m, single-node 3m), taking each scheduling simulation to last `DURATION` (at most 1h; 0, the default, never times out)")
 	addRegionFlag(cmd, &opts.region)
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
@@ -117,9 +128,14 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 		return disruptResult{}, time.Time{}, err
 	}
 	printWarnings(stderr, d.Warnings)
-	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}})
-	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
+	copts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}}
+	if opts.simulationCost > 0 {
+		copts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}
+	}
+	decision := consolidation.Evaluate(d.Cluster, now, copts)
+	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired,
+		TimedOutNodePools: decision.TimedOutNodePools}
 	if result.Expiring == nil {
 		result.Expiring = []snapshot.Expired{}
 	}
@@ -144,6 +160,9 @@ func (opts disruptOptions) check() error {
 		if _, err := time.Parse(time.RFC3339, opts.at); err != nil {
 			return fmt.Errorf("%w: --at %q: want an RFC 3339 time such as 2026-03-02T12:00:00Z", errUsage, opts.at)
 		}
+	}
+	if opts.simulationCost < 0 || opts.simulationCost > maxSimulationCost {
+		return fmt.Errorf("%w: --simulation-cost %v: want a duration from 0 to %v", errUsage, opts.simulationCost, maxSimulationCost)
 	}
 	return nil
 }
@@ -225,6 +244,10 @@ func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
 	fmt.Fprintln(tw, "NODE\tNODEPOOL\tDISRUPTABLE\tREASON")
 	for _, v := range r.Candidates {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Node, orDash(v.NodePool), yesNo(v.Disruptable), v.Reason)
+	}
+	if len(r.TimedOutNodePools) > 0 {
+		fmt.Fprintf(tw, "\nSingle-node consolidation timed out before reaching NodePools %s: Karpenter tries them first in its next pass.\n",
+			strings.Join(r.TimedOutNodePools, ", "))
 	}
 	if len(r.Expiring) > 0 {
 		fmt.Fprintln(tw)
