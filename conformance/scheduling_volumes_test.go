@@ -333,9 +333,13 @@ var _ = register("scheduling",
 		c.Status.Phase = corev1.ClaimLost
 		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{c}
 	}),
-	pendingWithVolumes("claim-naming-volume-without-annotation", "deliberate: karpsim takes a claim naming its volume as bound without the bind-completed annotation, which hand-written snapshots seldom carry", func(w *schedWorld) {
+	// claim stamps a claim naming a volume as bound, as upstream's helper
+	// does; the spec deletes the annotation again.
+	pendingWithVolumes("claim-naming-volume-without-annotation", "", func(w *schedWorld) {
 		w.in.PersistentVolumes = []*corev1.PersistentVolume{volume("my-volume", zoneTerm("test-zone-1"))}
-		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{claim("my-claim", "", "my-volume")}
+		c := claim("my-claim", "", "my-volume")
+		delete(c.Annotations, scheduling.AnnotationBindCompleted)
+		w.in.PersistentVolumeClaims = []*corev1.PersistentVolumeClaim{c}
 	}),
 	placedWithVolumes("claim-naming-volume-with-annotation", func(w *schedWorld) {
 		w.in.PersistentVolumes = []*corev1.PersistentVolume{volume("my-volume", zoneTerm("test-zone-1"))}
