@@ -197,48 +197,12 @@ spec:
     kubernetes.io/arch: amd64
     kubernetes.io/os: linux
 `, m.name, zone)
-		fmt.Fprintf(bw, `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: %[1]s
-  creationTimestamp: "%[2]s"
-  labels:
-    karpenter.sh/initialized: "true"
-    karpenter.sh/registered: "true"
-    kubernetes.io/hostname: %[1]s
-%[3]sspec:
-  providerID: %[4]s
-status:
-  capacity: %[5]s
-  allocatable: %[6]s
-  conditions:
-    - {type: Ready, status: "True", reason: KubeletReady, lastHeartbeatTime: "%[9]s", lastTransitionTime: "%[2]s"}
----
-apiVersion: karpenter.sh/v1
-kind: NodeClaim
-metadata:
-  name: default-%04[7]d
-  creationTimestamp: "%[2]s"
-  labels:
-%[3]sspec:
-  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  expireAfter: Never
-  requirements:
-    - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-    - {key: karpenter.sh/nodepool, operator: In, values: [default]}
-status:
-  nodeName: %[1]s
-  providerID: %[4]s
-  imageID: ami-0123456789abcdef0
-  capacity: %[5]s
-  allocatable: %[6]s
-  lastPodEventTime: "%[8]s"
-  conditions:
-    - {type: Launched, status: "True", reason: Launched, lastTransitionTime: "%[2]s"}
-    - {type: Registered, status: "True", reason: Registered, lastTransitionTime: "%[2]s"}
-    - {type: Initialized, status: "True", reason: Initialized, lastTransitionTime: "%[2]s"}
-`, node, created, labels, provider, capacity, allocatable, i, stamp, ConsolidationNow.Format(time.RFC3339))
+		managedNode{name: node, claim: fmt.Sprintf("default-%04d", i), created: created, provider: provider, labels: labels,
+			capacity: capacity, allocatable: allocatable, readyReason: "KubeletReady", heartbeat: ConsolidationNow.Format(time.RFC3339),
+			expireNever: true, lastPodEvent: stamp, requirements: []string{
+				"{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}",
+				"{key: karpenter.sh/nodepool, operator: In, values: [default]}",
+			}}.write(bw)
 		share := 0.15 + 0.4*rng.Float64()
 		cpuRoom := int64(float64(m.allocatableCPUMilli()) * share)
 		memRoom := int64(float64(m.allocatableMemMi()) * share)

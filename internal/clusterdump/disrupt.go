@@ -77,48 +77,13 @@ spec:
     topology.kubernetes.io/region: us-east-1
     karpenter.k8s.aws/ec2nodeclass: default
 `, shape.name, zone)
-		fmt.Fprintf(bw, `---
-apiVersion: v1
-kind: Node
-metadata:
-  name: %[1]s
-  creationTimestamp: "%[2]s"
-  labels:
-    karpenter.sh/initialized: "true"
-    karpenter.sh/registered: "true"
-    kubernetes.io/hostname: %[1]s
-%[3]sspec:
-  providerID: %[4]s
-status:
-  capacity: %[5]s
-  allocatable: %[6]s
-  conditions:
-    - {type: Ready, status: "True", lastHeartbeatTime: "2026-03-03T12:00:00Z", lastTransitionTime: "%[2]s"}
----
-apiVersion: karpenter.sh/v1
-kind: NodeClaim
-metadata:
-  name: %[7]s
-  creationTimestamp: "%[2]s"
-  labels:
-%[3]sspec:
-  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-  requirements:
-    - {key: karpenter.sh/nodepool, operator: In, values: [default]}
-    - {key: node.kubernetes.io/instance-type, operator: In, values: [%[8]s]}
-    - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-status:
-  nodeName: %[1]s
-  providerID: %[4]s
-  imageID: ami-0123456789abcdef0
-  capacity: %[5]s
-  allocatable: %[6]s
-  lastPodEventTime: "2026-03-03T09:00:00Z"
-  conditions:
-    - {type: Launched, status: "True", reason: Launched, lastTransitionTime: "%[2]s"}
-    - {type: Registered, status: "True", reason: Registered, lastTransitionTime: "%[2]s"}
-    - {type: Initialized, status: "True", reason: Initialized, lastTransitionTime: "%[2]s"}
-`, node, created, labels, provider, shape.capacity, shape.allocatable, claim, shape.name)
+		managedNode{name: node, claim: claim, created: created, provider: provider, labels: labels,
+			capacity: shape.capacity, allocatable: shape.allocatable, heartbeat: "2026-03-03T12:00:00Z",
+			lastPodEvent: "2026-03-03T09:00:00Z", requirements: []string{
+				"{key: karpenter.sh/nodepool, operator: In, values: [default]}",
+				"{key: node.kubernetes.io/instance-type, operator: In, values: [" + shape.name + "]}",
+				"{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}",
+			}}.write(bw)
 		pods := podsPerNode
 		fill := 0.55 + 0.4*rng.Float64()
 		if i%10 == 9 {
