@@ -458,15 +458,18 @@ func (f *doorFile) load() (*manifests.Set, snapshot.Options, error) {
 	return set, opts, nil
 }
 
-// writeDefaultSpread writes the configuration and Services that give
-// the default spread constraints; their controllers' selectors are not
-// written.
-func (f *doorFile) writeDefaultSpread(d *scheduling.DefaultSpread) error {
+// writeDefaultSpread writes the configuration, Services and controllers
+// that give the default spread constraints: each controller a ReplicaSet or
+// StatefulSet of its selector, with as many replicas as the pods it owns
+// (a StatefulSet none, so that its pods are not made again by ordinal).
+func (f *doorFile) writeDefaultSpread(d *scheduling.DefaultSpread, pods []*corev1.Pod) error {
 	if d == nil {
 		return nil
 	}
-	if len(d.Controllers) > 0 {
-		return inexpressible("default spread constraints with controllers' selectors, which only ReplicaSet or StatefulSet objects give")
+	for _, key := range slices.Sorted(maps.Keys(d.Controllers)) {
+		if err := f.controller(key, d.Controllers[key], pods); err != nil {
+			return err
+		}
 	}
 	args := map[string]any{"defaultingType": "List", "defaultConstraints": d.Constraints}
 	cfg := map[string]any{
@@ -485,6 +488,46 @@ func (f *doorFile) writeDefaultSpread(d *scheduling.DefaultSpread) error {
 	return nil
 }
 
+// controller writes the controller of key ("Kind/namespace/name") with
+// the selector, its template labelled to match it.
+func (f *doorFile) controller(key string, sel *metav1.LabelSelector, pods []*corev1.Pod) error {
+	kind, rest, _ := strings.Cut(key, "/")
+	ns, name, _ := strings.Cut(rest, "/")
+	labels := maps.Clone(sel.MatchLabels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	for _, e := range sel.MatchExpressions {
+		switch e.Operator {
+		case metav1.LabelSelectorOpIn:
+			labels[e.Key] = e.Values[0]
+		case metav1.LabelSelectorOpExists:
+			labels[e.Key] = "x"
+		}
+	}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/app:1"}}}}
+	meta := metav1.ObjectMeta{Name: name, Namespace: ns}
+	var owned int32
+	for _, p := range pods {
+		for _, ref := range p.OwnerReferences {
+			if ref.Kind == kind && ref.Name == name && apis.NamespaceOf(p.Namespace) == apis.NamespaceOf(ns) {
+				owned++
+			}
+		}
+	}
+	switch kind {
+	case "ReplicaSet":
+		f.add("apps/v1", kind, &appsv1.ReplicaSet{ObjectMeta: meta, Spec: appsv1.ReplicaSetSpec{Replicas: &owned, Selector: sel.DeepCopy(), Template: tmpl}})
+	case "StatefulSet":
+		var none int32
+		f.add("apps/v1", kind, &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Replicas: &none, Selector: sel.DeepCopy(), Template: tmpl}})
+	default:
+		return inexpressible("default spread constraints with a %s's selector, which karpsim reads from no object", kind)
+	}
+	return nil
+}
+
 func poolsByName[T any](pools []T, np func(T) *apis.NodePool) map[string]*apis.NodePool {
 	out := map[string]*apis.NodePool{}
 	for _, p := range pools {
@@ -497,7 +540,7 @@ func poolsByName[T any](pools []T, np func(T) *apis.NodePool) map[string]*apis.N
 // does and solves the snapshot's input with in's options.
 func solveThroughDoor(in scheduling.Input) (scheduling.Result, error) {
 	f := &doorFile{}
-	if err := f.writeDefaultSpread(in.Options.DefaultSpread); err != nil {
+	if err := f.writeDefaultSpread(in.Options.DefaultSpread, in.Pods); err != nil {
 		return scheduling.Result{}, err
 	}
 	f.pools(in.NodePools)
@@ -537,7 +580,11 @@ func solveThroughDoor(in scheduling.Input) (scheduling.Result, error) {
 // disrupt` does and evaluates the view at now with opts.
 func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidation.Options) (consolidation.Decision, error) {
 	f := &doorFile{}
-	if err := f.writeDefaultSpread(opts.Scheduling.DefaultSpread); err != nil {
+	pods := slices.Clone(c.Pending)
+	for _, n := range c.Nodes {
+		pods = append(pods, n.Node.Pods...)
+	}
+	if err := f.writeDefaultSpread(opts.Scheduling.DefaultSpread, pods); err != nil {
 		return consolidation.Decision{}, err
 	}
 	pools := slices.Clone(c.NodePools)
