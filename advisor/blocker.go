@@ -17,6 +17,7 @@ const (
 	BlockerNotManaged        = "not-managed"
 	BlockerLifecycle         = "lifecycle"
 	BlockerOtherCommandFirst = "other-command-first"
+	BlockerTimeout           = "timeout"
 	BlockerEmpty             = "empty"
 	BlockerNone              = "none"
 	BlockerOther             = "other"
@@ -26,6 +27,8 @@ const (
 // wins: the phrases package consolidation writes.
 var blockerRules = []struct{ phrase, class string }{
 	{"not evaluated:", BlockerOtherCommandFirst},
+	{"timeout (", BlockerTimeout},
+	{"stopped at its", BlockerTimeout},
 	{"do-not-disrupt", BlockerDoNotDisrupt},
 	{"PDB", BlockerPDB},
 	{"budget of NodePool", BlockerBudget},

@@ -28,6 +28,10 @@ type Options struct {
 	// SpotToSpot turns on spot-to-spot consolidation, as Karpenter's
 	// feature gate SpotToSpotConsolidation does.
 	SpotToSpot bool
+	// Timeouts, when set, gives consolidation Karpenter's time budgets on
+	// a virtual clock (consolidation.Timeouts). Each evaluation starts
+	// with no NodePool remembered as timed out.
+	Timeouts *consolidation.Timeouts
 }
 
 // Evaluate answers for the objects at now: the nodes and their cost, the
@@ -54,7 +58,7 @@ func evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, schedul
 	in := snap.Input(scheduling.Options{})
 	plan := scheduling.Solve(in)
 	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.SpotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}, Timeouts: opts.Timeouts})
 
 	a := &Answer{At: now, Warnings: slices.Concat(snap.Warnings, plan.Warnings)}
 	a.Pending = Pending{Pods: len(snap.Pending), NodeClaims: plan.NodeClaims, PerHour: plan.Summary.PricePerHour,

@@ -35,14 +35,23 @@ func TestEvaluateAgreesWithTheDisruptGoldens(t *testing.T) {
 			set, err := manifests.Load(filepath.Join(dir, "input.yaml"))
 			require.NoError(t, err)
 			_, at := snapshot.TimeRange(set)
+			var opts Options
 			if args, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 				fields := strings.Fields(string(args))
-				require.Len(t, fields, 2, "args holds --at TIME")
-				require.Equal(t, "--at", fields[0])
-				at, err = time.Parse(time.RFC3339, fields[1])
-				require.NoError(t, err)
+				require.Len(t, fields, 2, "args holds --at TIME or --simulation-cost DURATION")
+				switch fields[0] {
+				case "--at":
+					at, err = time.Parse(time.RFC3339, fields[1])
+					require.NoError(t, err)
+				case "--simulation-cost":
+					cost, err := time.ParseDuration(fields[1])
+					require.NoError(t, err)
+					opts.Timeouts = &consolidation.Timeouts{SimulationCost: cost}
+				default:
+					t.Fatalf("args: %s is no flag this test maps to the advisor's options", fields[0])
+				}
 			}
-			a, err := Evaluate(set, Options{}, at)
+			a, err := Evaluate(set, opts, at)
 			require.NoError(t, err)
 			data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 			require.NoError(t, err)

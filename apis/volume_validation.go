@@ -3,6 +3,7 @@ package apis
 import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 )
 
 // ValidatePersistentVolume checks what karpsim reads of a PersistentVolume
@@ -69,6 +70,34 @@ func ValidateService(svc *corev1.Service) FieldErrors {
 		p := key("spec.selector", shown(k))
 		validateKey(e, p, "label key", k)
 		validateValue(e, p, "label value", svc.Spec.Selector[k])
+	}
+	return e.list
+}
+
+// ValidateCSINode checks what karpsim reads of a CSINode as the API
+// server's ValidateCSINode does: each driver named (a DNS-1123 subdomain of
+// at most 63 characters), once, with a node ID, and an allocatable count,
+// when given, of zero or more.
+func ValidateCSINode(n *storagev1.CSINode) FieldErrors {
+	e := &errs{}
+	seen := map[string]bool{}
+	for i, d := range n.Spec.Drivers {
+		p := index("spec.drivers", i)
+		switch problems := k8svalidation.IsDNS1123Subdomain(d.Name); {
+		case d.Name == "":
+			e.add(child(p, "name"), "required: a driver's name")
+		case len(problems) > 0 || len(d.Name) > 63:
+			e.add(child(p, "name"), "%s: a CSI driver's name is a DNS-1123 subdomain of at most 63 characters", shown(d.Name))
+		case seen[d.Name]:
+			e.add(child(p, "name"), "duplicate: driver %s appears twice", shown(d.Name))
+		}
+		seen[d.Name] = true
+		if d.NodeID == "" {
+			e.add(child(p, "nodeID"), "required: the node's ID with the driver")
+		}
+		if a := d.Allocatable; a != nil && a.Count != nil && *a.Count < 0 {
+			e.add(child(child(p, "allocatable"), "count"), "%d: must be 0 or more", *a.Count)
+		}
 	}
 	return e.list
 }

@@ -183,6 +183,8 @@ type ClusterState struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim `json:"persistentVolumeClaims,omitempty"`
 	PersistentVolumes      []*corev1.PersistentVolume      `json:"persistentVolumes,omitempty"`
 	StorageClasses         []*storagev1.StorageClass       `json:"storageClasses,omitempty"`
+	// CSINodes give existing nodes' volume limits per CSI driver.
+	CSINodes []*storagev1.CSINode `json:"csiNodes,omitempty"`
 	// NodeOverlays change the instance types' prices and capacity;
 	// CapacityBuffers keep spare capacity for the pods of their templates
 	// (PodTemplates, or the workloads they scale).

@@ -281,6 +281,7 @@ var kinds = map[string]kind{
 	"PersistentVolumeClaim": kindOf("PersistentVolumeClaim", true, func(s *ClusterState) *[]*corev1.PersistentVolumeClaim { return &s.PersistentVolumeClaims }),
 	"PersistentVolume":      kindOf("PersistentVolume", false, func(s *ClusterState) *[]*corev1.PersistentVolume { return &s.PersistentVolumes }),
 	"StorageClass":          kindOf("StorageClass", false, func(s *ClusterState) *[]*storagev1.StorageClass { return &s.StorageClasses }),
+	"CSINode":               kindOf("CSINode", false, func(s *ClusterState) *[]*storagev1.CSINode { return &s.CSINodes }),
 	"NodeOverlay":           kindOf("NodeOverlay", false, func(s *ClusterState) *[]*apis.NodeOverlay { return &s.NodeOverlays }),
 	"CapacityBuffer":        kindOf("CapacityBuffer", true, func(s *ClusterState) *[]*apis.CapacityBuffer { return &s.CapacityBuffers }),
 	"PodTemplate":           kindOf("PodTemplate", true, func(s *ClusterState) *[]*corev1.PodTemplate { return &s.PodTemplates }),

@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -366,7 +367,13 @@ var doorTemplates = map[string]*corev1.Pod{}
 // NodePool's, as the snapshot reads them.
 func (f *doorFile) node(n *scheduling.Node, pools map[string]*apis.NodePool) (*corev1.Node, error) {
 	if len(n.VolumeLimits) > 0 {
-		return nil, inexpressible("node %s has CSI volume limits, which karpsim reads from no object (CSINode is not read)", n.Name)
+		csi := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: n.Name}}
+		for _, driver := range slices.Sorted(maps.Keys(n.VolumeLimits)) {
+			count := int32(n.VolumeLimits[driver])
+			csi.Spec.Drivers = append(csi.Spec.Drivers, storagev1.CSINodeDriver{Name: driver, NodeID: n.Name,
+				Allocatable: &storagev1.VolumeNodeResources{Count: &count}})
+		}
+		f.add("storage.k8s.io/v1", "CSINode", csi)
 	}
 	obj := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: maps.Clone(n.Labels)}}
 	if obj.Labels == nil {

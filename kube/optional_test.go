@@ -16,6 +16,13 @@ import (
 // scheduling basics: default-spread selectors (a Service, a Deployment),
 // DRA (a DeviceClass and a ResourceClaim), and a PodTemplate.
 const newerKinds = `
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: ip-10-0-1-17.ec2.internal}
+spec:
+  drivers:
+    - {name: ebs.csi.aws.com, nodeID: i-0a1b2c3d4e5f60718, allocatable: {count: 25}}
+---
 apiVersion: v1
 kind: Service
 metadata: {name: web, namespace: shop}
@@ -107,6 +114,8 @@ func TestWatcherReadsNewerKindsFromARealAPIServer(t *testing.T) {
 	assert.Equal(t, "gpu.nvidia.com", st.DeviceClasses[0].Name)
 	require.Len(t, st.ResourceClaims, 1)
 	assert.Equal(t, "gpu.nvidia.com", st.ResourceClaims[0].Spec.Devices.Requests[0].Exactly.DeviceClassName)
+	require.Len(t, st.CSINodes, 1)
+	assert.Equal(t, int32(25), *st.CSINodes[0].Spec.Drivers[0].Allocatable.Count)
 
 	s.InstallOptionalCRDs(t)
 	objs, err = kubetest.Objects([]byte(optionalKinds))

@@ -55,6 +55,9 @@ var (
 	pvcs         = resource{kind: "PersistentVolumeClaim", gvr: schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}}
 	pvs          = resource{kind: "PersistentVolume", gvr: schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumes"}}
 	storageClass = resource{kind: "StorageClass", gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}}
+	// csiNodes give nodes' volume limits; credentials without the rule
+	// leave them out, as an older ClusterRole has none.
+	csiNodes = resource{kind: "CSINode", gvr: schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"}, optional: true}
 
 	// Services and the workload controllers give pods kube-scheduler's
 	// default spread selectors, and CapacityBuffers their pod templates.
@@ -81,7 +84,7 @@ const (
 )
 
 // watched are the resources Watcher reads, in the order it checks them.
-var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, services, podTemplates, deployments, replicaSets, statefulSets,
+var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, csiNodes, services, podTemplates, deployments, replicaSets, statefulSets,
 	nodePools, nodeClaims, ec2NodeClasses, aksNodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates}
 
 // fallbacks are the versions read when a resource's is not served.

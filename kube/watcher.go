@@ -144,6 +144,8 @@ func informerFor(r resource, core informers.SharedInformerFactory, dyn dynamicin
 		return core.Core().V1().PersistentVolumes().Informer()
 	case storageClass:
 		return core.Storage().V1().StorageClasses().Informer()
+	case csiNodes:
+		return core.Storage().V1().CSINodes().Informer()
 	case services:
 		return core.Core().V1().Services().Informer()
 	case podTemplates:
@@ -223,6 +225,8 @@ func (w *Watcher) listOne(ctx context.Context, r resource) error {
 		_, err = w.clients.Core.CoreV1().PersistentVolumes().List(ctx, opts)
 	case storageClass:
 		_, err = w.clients.Core.StorageV1().StorageClasses().List(ctx, opts)
+	case csiNodes:
+		_, err = w.clients.Core.StorageV1().CSINodes().List(ctx, opts)
 	case services:
 		_, err = w.clients.Core.CoreV1().Services(metav1.NamespaceAll).List(ctx, opts)
 	case podTemplates:
@@ -398,6 +402,7 @@ func (w *Watcher) State() (cloud.ClusterState, error) {
 	s.PersistentVolumeClaims = typed[*corev1.PersistentVolumeClaim](w.informers[pvcs.kind], (*corev1.PersistentVolumeClaim).DeepCopy)
 	s.PersistentVolumes = typed[*corev1.PersistentVolume](w.informers[pvs.kind], (*corev1.PersistentVolume).DeepCopy)
 	s.StorageClasses = typed[*storagev1.StorageClass](w.informers[storageClass.kind], (*storagev1.StorageClass).DeepCopy)
+	s.CSINodes = typed[*storagev1.CSINode](w.informers[csiNodes.kind], (*storagev1.CSINode).DeepCopy)
 	s.Services = typed[*corev1.Service](w.informers[services.kind], (*corev1.Service).DeepCopy)
 	s.PodTemplates = typed[*corev1.PodTemplate](w.informers[podTemplates.kind], (*corev1.PodTemplate).DeepCopy)
 	s.Deployments = typed[*appsv1.Deployment](w.informers[deployments.kind], (*appsv1.Deployment).DeepCopy)

@@ -32,6 +32,7 @@ func (l *loader) crossCheck() {
 	checkKind(l, "PersistentVolumeClaim", s.PersistentVolumeClaims)
 	checkKind(l, "StorageClass", s.StorageClasses)
 	checkKind(l, "PodTemplate", s.PodTemplates)
+	checkKind(l, "CSINode", s.CSINodes)
 	checkKind(l, apis.KindBuffer, s.CapacityBuffers)
 	checkKind(l, "DeviceClass", s.DeviceClasses)
 	checkKind(l, "ResourceClaim", s.ResourceClaims)

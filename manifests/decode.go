@@ -111,6 +111,7 @@ var coreKinds = map[string]coreKind{
 	}),
 	"Service":      coreOf("v1", func(s *Set, o *corev1.Service) { s.Services = append(s.Services, o) }),
 	"StorageClass": coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.StorageClass) { s.StorageClasses = append(s.StorageClasses, o) }),
+	"CSINode":      coreOf("storage.k8s.io/v1", func(s *Set, o *storagev1.CSINode) { s.CSINodes = append(s.CSINodes, o) }),
 	"PodTemplate":  coreOf("v1", func(s *Set, o *corev1.PodTemplate) { s.PodTemplates = append(s.PodTemplates, o) }),
 	"DeviceClass":  coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.DeviceClass) { s.DeviceClasses = append(s.DeviceClasses, o) }),
 	"ResourceClaim": coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.ResourceClaim) {

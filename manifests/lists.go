@@ -369,6 +369,7 @@ func (l *loader) absorb(c *loader) {
 	d.PersistentVolumeClaims = append(d.PersistentVolumeClaims, s.PersistentVolumeClaims...)
 	d.StorageClasses = append(d.StorageClasses, s.StorageClasses...)
 	d.PodTemplates = append(d.PodTemplates, s.PodTemplates...)
+	d.CSINodes = append(d.CSINodes, s.CSINodes...)
 	d.CapacityBuffers = append(d.CapacityBuffers, s.CapacityBuffers...)
 	d.DeviceClasses = append(d.DeviceClasses, s.DeviceClasses...)
 	d.ResourceClaims = append(d.ResourceClaims, s.ResourceClaims...)

@@ -44,6 +44,9 @@ type Set struct {
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
 	PodTemplates           []*corev1.PodTemplate
+	// CSINodes give nodes' volume limits: how many volumes each CSI driver
+	// may attach to the node of the same name.
+	CSINodes []*storagev1.CSINode
 
 	// CapacityBuffers are autoscaling.x-k8s.io CapacityBuffers, validated.
 	CapacityBuffers []*apis.CapacityBuffer
@@ -74,7 +77,7 @@ func (s *Set) size() int {
 	return len(s.NodePools) + len(s.NodeClaims) + len(s.EC2NodeClasses) + len(s.AKSNodeClasses) + len(s.Pods) + len(s.Deployments) +
 		len(s.ReplicaSets) + len(s.StatefulSets) + len(s.Jobs) + len(s.DaemonSets) + len(s.PodDisruptionBudgets) +
 		len(s.Nodes) + len(s.PersistentVolumes) + len(s.PersistentVolumeClaims) + len(s.StorageClasses) +
-		len(s.PodTemplates) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates) +
+		len(s.PodTemplates) + len(s.CSINodes) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates) +
 		len(s.NodeOverlays) + len(s.Services) + configs
 }
 

@@ -14,10 +14,10 @@ import (
 // validateObject checks an object as the API server would before storing
 // it, for the fields karpsim reads: its name and namespace (the Karpenter
 // kinds check their names in their own Validate), and for Pods, pod
-// templates, Nodes, PDBs, PersistentVolumes, StorageClasses and Services
-// the rules of package apis (ValidatePodSpec, ValidateNode,
+// templates, Nodes, PDBs, PersistentVolumes, StorageClasses, CSINodes and
+// Services the rules of package apis (ValidatePodSpec, ValidateNode,
 // ValidatePodDisruptionBudget, ValidatePersistentVolume,
-// ValidateStorageClass, ValidateService). docs/limits.md's "Limits on
+// ValidateStorageClass, ValidateCSINode, ValidateService). docs/limits.md's "Limits on
 // input" lists the rules.
 func validateObject(kind string, o object) apis.FieldErrors {
 	var problems apis.FieldErrors
@@ -49,6 +49,8 @@ func validateObject(kind string, o object) apis.FieldErrors {
 		problems = append(problems, apis.ValidatePersistentVolume(o)...)
 	case *storagev1.StorageClass:
 		problems = append(problems, apis.ValidateStorageClass(o)...)
+	case *storagev1.CSINode:
+		problems = append(problems, apis.ValidateCSINode(o)...)
 	case *corev1.Service:
 		problems = append(problems, apis.ValidateService(o)...)
 	}

@@ -1,6 +1,7 @@
 package manifests
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +19,9 @@ func TestVolumesAndServicesAreValidatedAsTheAPIServerDoes(t *testing.T) {
 	}
 	sc := func(rest string) string {
 		return "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: gp3}\nprovisioner: ebs.csi.aws.com\n" + rest + "\n"
+	}
+	csi := func(drivers string) string {
+		return "apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: node-1}\nspec:\n  drivers: " + drivers + "\n"
 	}
 	svc := func(selector string) string {
 		return "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: prod}\nspec:\n  selector: " + selector + "\n"
@@ -51,6 +55,16 @@ func TestVolumesAndServicesAreValidatedAsTheAPIServerDoes(t *testing.T) {
 			`StorageClass/gp3: allowedTopologies[0].matchLabelExpressions[0].key: "a b" is not a valid label key`},
 		{"storage class binding mode", sc("volumeBindingMode: Later"),
 			`StorageClass/gp3: volumeBindingMode: "Later" is not supported (use Immediate or WaitForFirstConsumer)`},
+		{"csi node driver without a name", csi("[{nodeID: i-1}]"),
+			"CSINode/node-1: spec.drivers[0].name: required"},
+		{"csi node driver name too long", csi("[{name: " + strings.Repeat("a", 64) + ", nodeID: i-1}]"),
+			"CSINode/node-1: spec.drivers[0].name: \"" + strings.Repeat("a", 64) + "\": a CSI driver's name is a DNS-1123 subdomain"},
+		{"csi node driver twice", csi("[{name: ebs.csi.aws.com, nodeID: i-1}, {name: ebs.csi.aws.com, nodeID: i-1}]"),
+			`CSINode/node-1: spec.drivers[1].name: duplicate: driver "ebs.csi.aws.com" appears twice`},
+		{"csi node driver without a node ID", csi("[{name: ebs.csi.aws.com}]"),
+			"CSINode/node-1: spec.drivers[0].nodeID: required"},
+		{"csi node negative count", csi("[{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {count: -1}}]"),
+			"CSINode/node-1: spec.drivers[0].allocatable.count: -1: must be 0 or more"},
 		{"service selector value", svc("{app: 'not valid!'}"),
 			`Service/prod/web: spec.selector["app"]: "not valid!" is not a valid label value`},
 		{"service selector key", svc("{'a/b/c': x}"),
@@ -67,6 +81,7 @@ func TestVolumesAndServicesAreValidatedAsTheAPIServerDoes(t *testing.T) {
 		pv("{required: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}]}]}}"),
 		sc("volumeBindingMode: WaitForFirstConsumer\nallowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, values: [us-east-1a, us-east-1b]}]}]"),
 		svc("{app: web}"),
+		csi("[{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {count: 25}}, {name: efs.csi.aws.com, nodeID: i-1}]"),
 	} {
 		_, err := Decode("ok.yaml", []byte(ok))
 		assert.NoError(t, err, ok)

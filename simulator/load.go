@@ -44,7 +44,7 @@ func StateSet(st cloud.ClusterState) *manifests.Set {
 	return &manifests.Set{
 		Pods: st.Pods, Nodes: st.Nodes, NodeClaims: st.NodeClaims, PodDisruptionBudgets: st.PDBs,
 		NodePools: st.NodePools, EC2NodeClasses: st.EC2NodeClasses, AKSNodeClasses: st.AKSNodeClasses, DaemonSets: st.DaemonSets,
-		PersistentVolumeClaims: st.PersistentVolumeClaims, PersistentVolumes: st.PersistentVolumes, StorageClasses: st.StorageClasses,
+		PersistentVolumeClaims: st.PersistentVolumeClaims, PersistentVolumes: st.PersistentVolumes, StorageClasses: st.StorageClasses, CSINodes: st.CSINodes,
 		NodeOverlays: st.NodeOverlays, CapacityBuffers: st.CapacityBuffers, PodTemplates: st.PodTemplates,
 		Services: st.Services, Deployments: st.Deployments, ReplicaSets: st.ReplicaSets, StatefulSets: st.StatefulSets,
 		DeviceClasses: st.DeviceClasses, ResourceClaims: st.ResourceClaims, ResourceClaimTemplates: st.ResourceClaimTemplates,
@@ -73,6 +73,7 @@ func merge(dst, src *manifests.Set) {
 	dst.PersistentVolumeClaims = append(dst.PersistentVolumeClaims, src.PersistentVolumeClaims...)
 	dst.StorageClasses = append(dst.StorageClasses, src.StorageClasses...)
 	dst.PodTemplates = append(dst.PodTemplates, src.PodTemplates...)
+	dst.CSINodes = append(dst.CSINodes, src.CSINodes...)
 	dst.CapacityBuffers = append(dst.CapacityBuffers, src.CapacityBuffers...)
 	dst.DeviceClasses = append(dst.DeviceClasses, src.DeviceClasses...)
 	dst.ResourceClaims = append(dst.ResourceClaims, src.ResourceClaims...)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/scheduling"
@@ -124,7 +125,36 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 			b.resourcesFromCatalog(n, "Node/"+node.Name, b.nodeClassOf(pool, claim))
 		}
 	}
+	n.VolumeLimits = b.volumeLimits(node.Name)
 	return n
+}
+
+// volumeLimits are the volumes each CSI driver may attach to the node,
+// from its CSINode (of the same name): the drivers that state an
+// allocatable count. Karpenter reads them so, and a driver without a count
+// limits nothing.
+func (b *builder) volumeLimits(node string) map[string]int {
+	if b.csiNodes == nil {
+		b.csiNodes = make(map[string]*storagev1.CSINode, len(b.in.CSINodes))
+		for _, c := range b.in.CSINodes {
+			b.csiNodes[c.Name] = c
+		}
+	}
+	c := b.csiNodes[node]
+	if c == nil {
+		return nil
+	}
+	var limits map[string]int
+	for _, d := range c.Spec.Drivers {
+		if d.Allocatable == nil || d.Allocatable.Count == nil {
+			continue
+		}
+		if limits == nil {
+			limits = map[string]int{}
+		}
+		limits[d.Name] = int(*d.Allocatable.Count)
+	}
+	return limits
 }
 
 // addInFlight converts a NodeClaim that has no node yet. Its labels are its

@@ -36,6 +36,7 @@ type objects struct {
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
 	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
 
 	// source says where an object was read from, for errors; nil when the
 	// objects were not read from files.
@@ -57,8 +58,8 @@ func setObjects(set *manifests.Set) objects {
 		Pods: set.Pods, Deployments: set.Deployments, ReplicaSets: set.ReplicaSets, StatefulSets: set.StatefulSets,
 		Jobs: set.Jobs, DaemonSets: set.DaemonSets, PodDisruptionBudgets: set.PodDisruptionBudgets, Nodes: set.Nodes,
 		PersistentVolumes: set.PersistentVolumes, PersistentVolumeClaims: set.PersistentVolumeClaims,
-		StorageClasses: set.StorageClasses,
-		source:         set.SourceOf,
+		StorageClasses: set.StorageClasses, CSINodes: set.CSINodes,
+		source: set.SourceOf,
 	}
 }
 
@@ -69,6 +70,6 @@ func stateObjects(s cloud.ClusterState) objects {
 		NodePools: s.NodePools, NodeClaims: s.NodeClaims, EC2NodeClasses: s.EC2NodeClasses, AKSNodeClasses: s.AKSNodeClasses,
 		Pods: s.Pods, DaemonSets: s.DaemonSets, PodDisruptionBudgets: s.PDBs, Nodes: s.Nodes,
 		PersistentVolumes: s.PersistentVolumes, PersistentVolumeClaims: s.PersistentVolumeClaims,
-		StorageClasses: s.StorageClasses,
+		StorageClasses: s.StorageClasses, CSINodes: s.CSINodes,
 	}
 }

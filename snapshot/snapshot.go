@@ -302,6 +302,8 @@ type builder struct {
 	// held are the pods of deleting nodes that a PDB keeps there: neither
 	// pending nor bound, but still on their node for the disruption view.
 	held []*corev1.Pod
+	// csiNodes are the CSINodes by name, indexed on first use.
+	csiNodes map[string]*storagev1.CSINode
 }
 
 // Providers returns the providers FromSet resolves NodePools with: AWS's

@@ -309,6 +309,7 @@ var resources = map[string]schema.GroupVersionResource{
 	"PodDisruptionBudget":      {Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
 	"DaemonSet":                {Group: "apps", Version: "v1", Resource: "daemonsets"},
 	"StorageClass":             {Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"},
+	"CSINode":                  {Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
 	"ClusterRole":              {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"},
 	"ClusterRoleBinding":       {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings"},
 	"CustomResourceDefinition": {Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
