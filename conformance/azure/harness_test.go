@@ -278,7 +278,9 @@ says what), **skipped upstream** (pending upstream), **not yet** (not translated
 The cases run package azure's model of the southcentralus resource SKU table (the suite's fake region) and westcentralus
 (its region without zones) through karpsim's scheduler, with the sizes of the provider's resource SKU tables only: the
 suite's fake API lists no others, so the sizes package azure adds from Cluster Autoscaler's table (derived facts) are
-left out.
+left out. The launch-error cases answer a launch with one of Azure's errors, let azure.UnavailableOfferings mark what
+the provider marks, and provision again; they price spot as on-demand, as the suite's pricing provider does until it
+fetches spot prices.
 
 ## Totals
 
