@@ -2,7 +2,9 @@ package azure
 
 import (
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,8 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/azure"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // The launch-error cases: a launch fails with an error of Azure's, the
@@ -300,5 +304,187 @@ func skuNotAvailable(t *T, capacityType string) {
 	w.fail(azure.ErrSKUNotAvailable, first)
 	for _, zone := range suiteZones {
 		w.expectUnavailable("Standard_D2_v3", zone, capacityType)
+	}
+}
+
+// quotaRun is the instance suite's quota scenario: pods provisioned in
+// rounds, each NodeClaim launched in turn on the cheapest available
+// offering of its instance types (as the provider's Create picks among
+// the claim's), and the suite's fake Azure refusing a launch that takes
+// the standardDSv3Family (series Ds_v3) past limit cores with the family
+// quota error. A claim launched binds its pods; one that fails is
+// deleted, its pods provisioned again in the next round.
+type quotaRun struct {
+	t       *T
+	w       *iceWorld
+	pools   []*apis.NodePool
+	limit   int64
+	used    int64
+	pending []*corev1.Pod
+	nodes   map[string]int
+}
+
+var errICE = errors.New("insufficient capacity: no offering of the NodeClaim's instance types is available")
+
+func (q *quotaRun) schedule() []scheduling.NodeClaim {
+	c := q.w.at(now).catalog
+	pools := make([]scheduling.Pool, len(q.pools))
+	for i, np := range q.pools {
+		pools[i] = scheduling.Pool{NodePool: np, InstanceTypes: c}
+	}
+	return scheduling.Solve(scheduling.Input{Pods: q.pending, NodePools: pools}).NodeClaims
+}
+
+// deploy launches the claim: its size, or the launch's error.
+func (q *quotaRun) deploy(claim scheduling.NodeClaim) (string, error) {
+	c := q.w.at(now).catalog
+	reqs, err := requirements.FromNodeSelectorRequirements(claim.Requirements...)
+	if err != nil {
+		q.t.Fatalf("claim %s requirements: %v", claim.Name, err)
+	}
+	var best *instancetypes.InstanceType
+	var offering instancetypes.Offering
+	for _, name := range claim.InstanceTypeOptions {
+		it, ok := c.Get(name)
+		if !ok {
+			continue
+		}
+		if o, ok := it.CheapestOffering(reqs); ok && (best == nil || o.Price < offering.Price) {
+			best, offering = it, o
+		}
+	}
+	if best == nil {
+		return "", errICE
+	}
+	labels := best.Labels()
+	if labels[azure.LabelSKUSeries] == "Ds_v3" {
+		vcpus := best.Capacity.Get(corev1.ResourceCPU) / 1000
+		if q.used+vcpus > q.limit {
+			return best.Name, q.w.fail(azure.ErrFamilyQuota, map[string]string{apis.LabelInstanceType: best.Name,
+				apis.LabelTopologyZone: offering.Zone, apis.LabelCapacityType: offering.CapacityType})
+		}
+		q.used += vcpus
+	}
+	return best.Name, nil
+}
+
+// bind places the claim's pods on its node of the size.
+func (q *quotaRun) bind(claim scheduling.NodeClaim, size string) {
+	q.nodes[size]++
+	q.pending = slices.DeleteFunc(q.pending, func(p *corev1.Pod) bool { return slices.Contains(claim.Pods, apis.PodKey(p)) })
+}
+
+func (q *quotaRun) expectClaims(claims []scheduling.NodeClaim, n int) {
+	q.t.Helper()
+	if len(claims) != n {
+		q.t.Fatalf("%d NodeClaims, want %d", len(claims), n)
+	}
+}
+
+// expectDeploy launches the claim and checks the outcome: the size, or a
+// quota error on the size (quota), or insufficient capacity (ice).
+func (q *quotaRun) expectDeploy(claim scheduling.NodeClaim, want string) {
+	q.t.Helper()
+	size, err := q.deploy(claim)
+	switch {
+	case want == "ice" && !errors.Is(err, errICE):
+		q.t.Fatalf("claim %s: %s, %v, want insufficient capacity", claim.Name, size, err)
+	case strings.HasPrefix(want, "quota "):
+		var f *azure.LaunchFailure
+		if !errors.As(err, &f) || f.Err != azure.ErrFamilyQuota || size != strings.TrimPrefix(want, "quota ") {
+			q.t.Fatalf("claim %s: %s, %v, want the family quota on %s", claim.Name, size, err, strings.TrimPrefix(want, "quota "))
+		}
+	case want != "ice" && !strings.HasPrefix(want, "quota "):
+		if err != nil || size != want {
+			q.t.Fatalf("claim %s: %s, %v, want %s", claim.Name, size, err, want)
+		}
+		q.bind(claim, size)
+	}
+}
+
+func newQuotaRun(t *T, pools ...*apis.NodePool) *quotaRun {
+	return &quotaRun{t: t, w: newICEWorld(t, fakeRegion), pools: pools, limit: 50, nodes: map[string]int{},
+		pending: replicas(50, "p", requesting(corev1.ResourceCPU, "1500m"))}
+}
+
+var _ = register("quota",
+	conformanceCase{Name: "family-fallback", Run: func(t *T) {
+		q := newQuotaRun(t, nodePool(in(azure.LabelSKUSeries, "Ds_v3", "D_v5"), in(apis.LabelCapacityType, apis.CapacityTypeOnDemand)))
+		claims := q.schedule()
+		q.expectClaims(claims, 2)
+		q.expectDeploy(claims[0], "quota Standard_D64s_v3")
+		for _, c := range claims {
+			q.expectDeploy(c, "ice")
+		}
+		claims = q.schedule()
+		q.expectClaims(claims, 25)
+		for _, c := range claims[:12] {
+			q.expectDeploy(c, "Standard_D4s_v3")
+		}
+		q.expectDeploy(claims[12], "quota Standard_D4s_v3")
+		for _, c := range claims[12:] {
+			q.expectDeploy(c, "ice")
+		}
+		claims = q.schedule()
+		q.expectClaims(claims, 26)
+		q.expectDeploy(claims[0], "Standard_D2s_v3")
+		q.expectDeploy(claims[1], "quota Standard_D2s_v3")
+		for _, c := range claims[1:] {
+			q.expectDeploy(c, "Standard_D2_v5")
+		}
+		q.expectAllPlaced(map[string]int{"Standard_D4s_v3": 12, "Standard_D2s_v3": 1, "Standard_D2_v5": 25})
+	}},
+	conformanceCase{Name: "nodepool-fallback", Run: func(t *T) {
+		a := nodePool(in(azure.LabelSKUSeries, "Ds_v3"), in(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
+		a.Name, a.Spec.Weight = "a", ptr(int32(100))
+		b := nodePool(in(azure.LabelSKUSeries, "D_v5"), in(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
+		b.Name, b.Spec.Weight = "b", ptr(int32(10))
+		q := newQuotaRun(t, a, b)
+		claims := q.schedule()
+		q.expectClaims(claims, 2)
+		q.expectDeploy(claims[0], "quota Standard_D64s_v3")
+		for _, c := range claims {
+			q.expectDeploy(c, "ice")
+		}
+		claims = q.schedule()
+		q.expectClaims(claims, 25)
+		for _, c := range claims[:12] {
+			q.expectDeploy(c, "Standard_D4s_v3")
+		}
+		q.expectDeploy(claims[12], "quota Standard_D4s_v3")
+		for _, c := range claims[12:] {
+			q.expectDeploy(c, "ice")
+		}
+		claims = q.schedule()
+		q.expectClaims(claims, 26)
+		q.expectDeploy(claims[0], "Standard_D2s_v3")
+		q.expectDeploy(claims[1], "quota Standard_D2s_v3")
+		for _, c := range claims[1:] {
+			q.expectDeploy(c, "ice")
+		}
+		claims = q.schedule()
+		if len(claims) == 0 {
+			t.Fatalf("no NodeClaims for the %d pods left", len(q.pending))
+		}
+		for _, c := range claims {
+			if c.NodePool != "b" {
+				t.Errorf("claim %s of NodePool %s, want b", c.Name, c.NodePool)
+			}
+			q.expectDeploy(c, "Standard_D2_v5")
+		}
+		q.expectAllPlaced(map[string]int{"Standard_D4s_v3": 12, "Standard_D2s_v3": 1, "Standard_D2_v5": 25})
+	}},
+)
+
+func (q *quotaRun) expectAllPlaced(want map[string]int) {
+	q.t.Helper()
+	if len(q.pending) != 0 {
+		q.t.Errorf("%d pods left pending", len(q.pending))
+	}
+	for _, zone := range suiteZones {
+		q.w.expectUnavailable("Standard_D2s_v3", zone, apis.CapacityTypeOnDemand)
+	}
+	if !maps.Equal(q.nodes, want) {
+		q.t.Errorf("nodes %v, want %v", q.nodes, want)
 	}
 }
