@@ -23,11 +23,12 @@ import (
 type InstanceType struct {
 	Name string
 	// Requirements are the labels of a node of this type, as requirements:
-	// one In value per label; zone and capacity type In the values of all
-	// the type's offerings, available or not; the capacity reservation ID In
-	// those of its reserved offerings, or DoesNotExist (with the reservation
-	// type) when it has none; DoesNotExist for Spec.AbsentLabels and for
-	// every well-known label it lacks but the NodePool and zone-ID labels.
+	// one In value per label; zone, capacity type and the offerings' Label
+	// In the values of all the type's offerings, available or not; the
+	// capacity reservation ID In those of its reserved offerings, or
+	// DoesNotExist (with the reservation type) when it has none;
+	// DoesNotExist for Spec.AbsentLabels and for every well-known label it
+	// lacks but the NodePool and zone-ID labels and Spec.UndefinedLabels.
 	Requirements requirements.Requirements
 	// Capacity is what the machine has; NodePool limits count it.
 	Capacity resources.Vector
