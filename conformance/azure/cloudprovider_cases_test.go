@@ -199,6 +199,8 @@ var _ = register("create",
 		}
 	}},
 	conformanceCase{Name: "overlay-disabled", Run: func(t *T) {
+		// With the NodeOverlay gate off Karpenter builds the catalog
+		// without overlays: karpsim's callers then pass none.
 		world{suiteCatalog(t), nodePool()}.expectNotScheduled(t, pendingPod("p", requesting("example.com/dongle", "1")))
 	}},
 	conformanceCase{Name: "no-instance-types", Run: func(t *T) {
