@@ -45,8 +45,10 @@ var impliedAbsent = func() []string {
 // an offering that is out of capacity or has no price is unavailable, but
 // its zone is still the type's); the capacity reservation ID In the IDs of
 // the reserved offerings; and, when there are none, DoesNotExist for the
-// reservation ID and type. A label choice is In its values. offerings and
-// choices must be validated already.
+// reservation ID and type. A label choice is In its values, and the
+// offerings' own label In the values of all of them; the well-known labels
+// in undefined are left out. offerings and choices must be validated
+// already.
 func buildRequirements(name string, labels map[string]string, absent, undefined []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
 	if err := checkLabels(name, labels, absent); err != nil {
 		return requirements.Requirements{}, err
@@ -268,9 +270,9 @@ func isLabelValue(value string) bool {
 
 // labelsOf splits a built type's requirements back into the labels, absent
 // keys and undefined well-known labels buildRequirements would rebuild them
-// from. A requirement that
-// labels cannot state (several values, NotIn, Exists) is an error: it can
-// only come from changing Requirements after the type was built.
+// from. A requirement that labels cannot state (several values, NotIn,
+// Exists) is an error: it can only come from changing Requirements after
+// the type was built.
 func labelsOf(it *InstanceType) (map[string]string, []string, []string, error) {
 	labels := map[string]string{}
 	var absent, undefined []string
