@@ -178,8 +178,14 @@ var normalizedLabels = map[string]string{
 	"beta.kubernetes.io/arch":           LabelArch,
 	"beta.kubernetes.io/os":             LabelOS,
 	corev1.LabelInstanceType:            LabelInstanceType,
-	// The AWS provider adds the EBS CSI driver's zone label at startup.
-	"topology.ebs.csi.aws.com/zone": LabelTopologyZone,
+	// The AWS provider adds the EBS CSI driver's zone label at startup, the
+	// Azure provider the disk CSI driver's. karpsim reads both whatever the
+	// cloud: each names only its own cloud's zones, so a pod requiring a
+	// value of the other cloud's label is unschedulable either way (it names
+	// no zone the catalog offers, where Karpenter finds the label
+	// undefined); only a pod requiring it absent differs on the other cloud.
+	"topology.ebs.csi.aws.com/zone":    LabelTopologyZone,
+	"topology.disk.csi.azure.com/zone": LabelTopologyZone,
 }
 
 // NormalizeLabel returns the well-known key Karpenter reads in place of a

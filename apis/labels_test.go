@@ -8,6 +8,7 @@ func TestNormalizeLabel(t *testing.T) {
 		"beta.kubernetes.io/instance-type":       LabelInstanceType,
 		"beta.kubernetes.io/arch":                LabelArch,
 		"topology.ebs.csi.aws.com/zone":          LabelTopologyZone,
+		"topology.disk.csi.azure.com/zone":       LabelTopologyZone,
 		LabelTopologyZone:                        LabelTopologyZone,
 		"team":                                   "team",
 	} {

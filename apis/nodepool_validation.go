@@ -65,7 +65,9 @@ func (in *NodePool) SetDefaults() {
 }
 
 // Validate checks the NodePool against the rules of the karpenter.sh/v1
-// CRD (OpenAPI schema and CEL) and of Karpenter's runtime validation. It
+// CRD (OpenAPI schema and CEL) and of Karpenter's runtime validation, and,
+// for a NodePool of AKSNodeClasses, the Azure provider's CRD's rules on
+// label keys. It
 // returns nil or a FieldErrors with every problem found. Call SetDefaults
 // first, as the API server defaults before it validates.
 func (in *NodePool) Validate() error {
@@ -80,6 +82,7 @@ func (in *NodePool) Validate() error {
 	}
 	validateRequirements(e, child(spec, "requirements"), tmpl.Requirements, true)
 	validateNodeClassRef(e, child(spec, "nodeClassRef"), tmpl.NodeClassRef)
+	in.validateAzureLabelKeys(e)
 	validateSeconds(e, child(spec, "expireAfter"), tmpl.ExpireAfter.Duration, true)
 	if tmpl.TerminationGracePeriod != nil {
 		validateSeconds(e, child(spec, "terminationGracePeriod"), &tmpl.TerminationGracePeriod.Duration, false)

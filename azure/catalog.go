@@ -376,13 +376,16 @@ const (
 
 // instanceType builds one size's instance type.
 func (r resolved) instanceType(region string, rec skuRecord, sz vmSize, zones []string, price float64, spot pricing.SpotModel) (*instancetypes.InstanceType, error) {
-	labels, absent, choices := r.labels(region, rec, sz, len(zones) > 0)
+	labels, absent, choices := r.labels(region, rec, sz)
 	return instancetypes.NewInstanceType(instancetypes.Spec{
 		Name:         rec.Name,
 		Labels:       labels,
 		AbsentLabels: absent,
-		LabelChoices: choices,
-		Capacity:     r.capacity(rec),
+		// The provider does not state the Windows build of its Linux
+		// nodes: Karpenter leaves the well-known label undefined.
+		UndefinedLabels: []string{apis.LabelWindowsBuild},
+		LabelChoices:    choices,
+		Capacity:        r.capacity(rec),
 		Overhead: instancetypes.Overhead{
 			KubeReserved:      KubeReserved(rec.VCPUs, rec.MemoryGB),
 			EvictionThreshold: resources.New(0, EvictionMemory, 0),
@@ -453,7 +456,10 @@ func KubeReserved(vcpus int64, memoryGiB float64) resources.Vector {
 }
 
 // offerings are on-demand and spot in each zone (<region>-<n>) and in the
-// regional zone "0".
+// regional zone "0", each with its placement scope (zonal, or regional in
+// zone "0") as its label, and zonal ones preferred at equal prices, as the
+// provider ranks offerings: price, then spot before on-demand, then zonal
+// before regional.
 func offerings(region string, rec skuRecord, zones []string, price float64, spot pricing.SpotModel) []instancetypes.Offering {
 	names := make([]string, 0, len(zones)+1)
 	for _, z := range zones {
@@ -466,9 +472,13 @@ func offerings(region string, rec skuRecord, zones []string, price float64, spot
 		if price != MissingPrice {
 			spotPrice = spot.Price(rec.Name, zone, price)
 		}
+		scope, preference := instancetypes.OfferingLabel{Key: LabelPlacementScope, Value: PlacementScopeZonal}, 0
+		if zone == RegionalZone {
+			scope, preference = instancetypes.OfferingLabel{Key: LabelPlacementScope, Value: PlacementScopeRegional}, 1
+		}
 		out = append(out,
-			instancetypes.Offering{Zone: zone, CapacityType: apis.CapacityTypeOnDemand, Price: price, Available: true},
-			instancetypes.Offering{Zone: zone, CapacityType: apis.CapacityTypeSpot, Price: spotPrice, Available: rec.LowPriorityCapable},
+			instancetypes.Offering{Zone: zone, CapacityType: apis.CapacityTypeOnDemand, Price: price, Available: true, Label: scope, Preference: preference},
+			instancetypes.Offering{Zone: zone, CapacityType: apis.CapacityTypeSpot, Price: spotPrice, Available: rec.LowPriorityCapable, Label: scope, Preference: preference},
 		)
 	}
 	return out
@@ -476,6 +486,13 @@ func offerings(region string, rec skuRecord, zones []string, price float64, spot
 
 // RegionalZone is the zone label of a regional (non-zonal) VM.
 const RegionalZone = "0"
+
+// Placement scopes: the karpenter.azure.com/placement-scope of a VM in a
+// zone, or of one placed regionally (zone "0").
+const (
+	PlacementScopeZonal    = "zonal"
+	PlacementScopeRegional = "regional"
+)
 
 // Labels the Azure provider sets.
 const (
@@ -524,11 +541,10 @@ func WellKnownLabels() []string {
 
 // labels are the size's labels, the labels it lacks, and those a launch
 // chooses among several values (the first one the NodeClaim allows):
-// node mode (user, then system), priority (regular, then spot), placement
-// scope of a zonal size (zonal, then regional), ultra SSD where the
+// node mode (user, then system), priority (regular, then spot), ultra SSD where the
 // regional offering has it (false, then true) and the Hyper-V generation
 // of a size with both (2, then 1).
-func (r resolved) labels(region string, rec skuRecord, sz vmSize, zonal bool) (map[string]string, []string, map[string][]string) {
+func (r resolved) labels(region string, rec skuRecord, sz vmSize) (map[string]string, []string, map[string][]string) {
 	cpu, memory := strconv.FormatInt(rec.VCPUs, 10), strconv.FormatInt(memoryMiB(rec), 10)
 	labels := map[string]string{
 		apis.LabelArch:                architecture(rec),
@@ -550,11 +566,6 @@ func (r resolved) labels(region string, rec skuRecord, sz vmSize, zonal bool) (m
 		LabelAKSMode:             {"user", "system"},
 		LabelAKSScaleSetPriority: {"regular", "spot"},
 		LabelAKSPriority:         {"regular", "spot"},
-	}
-	if zonal {
-		choices[LabelPlacementScope] = []string{"zonal", "regional"}
-	} else {
-		labels[LabelPlacementScope] = "regional"
 	}
 	if rec.UltraSSDAvailable {
 		choices[LabelSKUUltraSSD] = []string{"false", "true"}

@@ -70,7 +70,7 @@ func TestSizeFacts(t *testing.T) {
 				LabelAKSCPU: "2", LabelAKSMemory: "8192", LabelSKUAcceleratedNetworking: "true", LabelSKUStoragePremiumCapable: "true",
 				LabelSKUEphemeralOSMaxSize: "53", LabelSKUGPUCount: "0", LabelAKSOSSKU: "Ubuntu", LabelSKUName: "Standard_D2s_v3",
 			},
-			choices: map[string][]string{LabelSKUHyperVGeneration: {"2", "1"}, LabelSKUUltraSSD: {"false", "true"}, LabelPlacementScope: {"zonal", "regional"}},
+			choices: map[string][]string{LabelSKUHyperVGeneration: {"2", "1"}, LabelSKUUltraSSD: {"false", "true"}},
 			absent:  []string{LabelSKUGPUManufacturer, LabelSKUGPUName, LabelAKSFIPSEnabled},
 			zones:   []string{"0", "southcentralus-1", "southcentralus-2", "southcentralus-3"}, spot: true, onDemand: 0.11,
 		},
@@ -162,6 +162,13 @@ func TestSizeFacts(t *testing.T) {
 				t.Errorf("%d offerings, want on-demand and spot in each of %v", len(it.Offerings), want.zones)
 			}
 			for _, o := range it.Offerings {
+				scope, preference := PlacementScopeZonal, 0
+				if o.Zone == RegionalZone {
+					scope, preference = PlacementScopeRegional, 1
+				}
+				if want := (instancetypes.OfferingLabel{Key: LabelPlacementScope, Value: scope}); o.Label != want || o.Preference != preference {
+					t.Errorf("%s %s: label %+v preference %d, want %+v and %d", o.Zone, o.CapacityType, o.Label, o.Preference, want, preference)
+				}
 				switch o.CapacityType {
 				case apis.CapacityTypeOnDemand:
 					if !o.Available || (want.onDemand != 0 && o.Price != want.onDemand) {

@@ -13,13 +13,12 @@
 // (DerivedFacts names them per size), written by internal/gen from
 // mirrors of both repositories. The package does no I/O.
 //
-// Where the provider's offerings carry labels of their own (placement
-// scope, scale set priority, ultra SSD), karpsim's offerings carry only a
-// zone and a capacity type: those labels are label choices of the size
-// (instancetypes.Spec.LabelChoices), so a NodePool requiring, say,
-// placement-scope regional is compatible with the size but does not by
-// itself confine the launch to zone "0". karpsim's instance types also
-// state every well-known label they lack as DoesNotExist (the AWS model),
-// where the provider leaves them undefined. conformance/azure records
-// both differences.
+// Each offering carries its placement scope (zonal, or regional in zone
+// "0") as its label (instancetypes.Offering.Label), so a NodePool requiring
+// placement-scope regional launches in zone "0", and zonal offerings win
+// price ties, as the provider ranks them. The labels the provider sets per
+// launch otherwise (scale set priority, ultra SSD) are label choices of the
+// size (instancetypes.Spec.LabelChoices). The Windows build label is left
+// undefined, as the provider leaves it; the other well-known labels a size
+// lacks are DoesNotExist.
 package azure

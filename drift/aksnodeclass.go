@@ -25,6 +25,9 @@ const (
 	// ImageDrift: the claim's image is none of the AKSNodeClass's
 	// status.images.
 	ImageDrift Reason = "ImageDrift"
+	// KubeletIdentityDrift: the node's kubelet identity is not the
+	// cluster's.
+	KubeletIdentityDrift Reason = "KubeletIdentityDrift"
 )
 
 // AKSNodeClassHash returns the karpenter.azure.com/aksnodeclass-hash the
@@ -171,6 +174,20 @@ func (e *evaluation) k8sVersion() verdict {
 	if got := strings.TrimPrefix(e.in.KubeletVersion, "v"); got != want {
 		return drifted(K8sVersionDrift, "node of NodeClaim %q runs Kubernetes %s, AKSNodeClass %q status.kubernetesVersion is %s",
 			e.claim.Name, got, nc.Name, want)
+	}
+	return verdict{}
+}
+
+// kubeletIdentity compares the node's kubelet identity client ID label
+// with the cluster's; a node without the label is not checked.
+func (e *evaluation) kubeletIdentity() verdict {
+	got := e.in.NodeKubeletIdentityClientID
+	if got == "" {
+		return verdict{}
+	}
+	if got != e.in.KubeletIdentityClientID {
+		return drifted(KubeletIdentityDrift, "node of NodeClaim %q has kubelet identity client ID %q, the cluster's is %q",
+			e.claim.Name, got, e.in.KubeletIdentityClientID)
 	}
 	return verdict{}
 }

@@ -124,3 +124,30 @@ func TestAzureDrift(t *testing.T) {
 		t.Errorf("no class: %v", r)
 	}
 }
+
+func TestAzureKubeletIdentityDrift(t *testing.T) {
+	np := &apis.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "general-purpose"}}
+	np.Spec.Template.Spec.NodeClassRef = &apis.NodeClassReference{Group: apis.AzureGroup, Kind: apis.KindAKSNodeClass, Name: "default"}
+	nc := &apis.AKSNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	nc.SetDefaults()
+	nc.Status.Images = []apis.AKSNodeImage{{ID: "image"}}
+	claim := azureClaim(np, nc)
+	claim.Status.ImageID = "image"
+	check := func(node, cluster string) Result {
+		return Check(Input{NodeClaim: claim, NodePool: np, AKSNodeClass: nc, NodeKubeletIdentityClientID: node, KubeletIdentityClientID: cluster})
+	}
+	if r := check("a", "a"); r.Drifted {
+		t.Errorf("same identity: %v", r)
+	}
+	if r := check("", "a"); r.Drifted {
+		t.Errorf("no label on the node: %v", r)
+	}
+	if r := check("a", "b"); !r.Drifted || r.Reason != KubeletIdentityDrift {
+		t.Errorf("another identity: %v, want %s", r, KubeletIdentityDrift)
+	}
+	newer := nc.DeepCopy()
+	newer.Status.Images[0].ID = "newer"
+	if r := Check(Input{NodeClaim: claim, NodePool: np, AKSNodeClass: newer, NodeKubeletIdentityClientID: "a", KubeletIdentityClientID: "b"}); r.Reason != KubeletIdentityDrift {
+		t.Errorf("identity and image both differ: %v, want %s first", r, KubeletIdentityDrift)
+	}
+}

@@ -81,6 +81,13 @@ type Input struct {
 	// for the Azure provider's Kubernetes-version check; empty skips it, as
 	// the provider skips a claim whose node it cannot find.
 	KubeletVersion string
+	// NodeKubeletIdentityClientID is the claim's node's
+	// kubernetes.azure.com/kubelet-identity-client-id label, and
+	// KubeletIdentityClientID the cluster's (the Azure provider's
+	// --kubelet-identity-client-id): a node whose label is set and differs
+	// has drifted (KubeletIdentityDrift). An empty label skips the check,
+	// as the provider skips a node without it or one it cannot find.
+	NodeKubeletIdentityClientID, KubeletIdentityClientID string
 	// InstanceTypes is the pool's catalog (see instancetypes.NewCatalog),
 	// every offering included whether available or not. nil skips the
 	// instance-type and AMI checks; an empty, non-nil catalog means the pool
@@ -146,7 +153,7 @@ func (r Result) String() string {
 // or, when in.AKSNodeClass is set, the Azure provider's (for claims on
 // virtual machines):
 //
-//   - NodeClassDrift, K8sVersionDrift, ImageDrift.
+//   - NodeClassDrift, K8sVersionDrift, KubeletIdentityDrift, ImageDrift.
 //
 // Where Karpenter would stop with an error (an EC2NodeClass whose status
 // lists no AMIs, say) the claim is reported not drifted and Detail says
@@ -163,7 +170,7 @@ func Check(in Input) Result {
 		return r
 	}
 	if e.provider && in.AKSNodeClass != nil {
-		if r, done := e.run((*evaluation).aksNodeClassHash, (*evaluation).k8sVersion, (*evaluation).image); done {
+		if r, done := e.run((*evaluation).aksNodeClassHash, (*evaluation).k8sVersion, (*evaluation).kubeletIdentity, (*evaluation).image); done {
 			return r
 		}
 	} else if e.provider {

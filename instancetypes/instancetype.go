@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
@@ -21,11 +23,12 @@ import (
 type InstanceType struct {
 	Name string
 	// Requirements are the labels of a node of this type, as requirements:
-	// one In value per label; zone and capacity type In the values of all
-	// the type's offerings, available or not; the capacity reservation ID In
-	// those of its reserved offerings, or DoesNotExist (with the reservation
-	// type) when it has none; DoesNotExist for Spec.AbsentLabels and for
-	// every well-known label it lacks but the NodePool and zone-ID labels.
+	// one In value per label; zone, capacity type and the offerings' Label
+	// In the values of all the type's offerings, available or not; the
+	// capacity reservation ID In those of its reserved offerings, or
+	// DoesNotExist (with the reservation type) when it has none;
+	// DoesNotExist for Spec.AbsentLabels and for every well-known label it
+	// lacks but the NodePool and zone-ID labels and Spec.UndefinedLabels.
 	Requirements requirements.Requirements
 	// Capacity is what the machine has; NodePool limits count it.
 	Capacity resources.Vector
@@ -85,7 +88,22 @@ type Offering struct {
 	// for providers whose offerings differ in what they carry); nil for
 	// the type as it is. Variants groups offerings by it.
 	Override *OfferingOverride
+	// Label is a label a node bought through this offering carries, beyond
+	// the zone, capacity type and reservation labels, for providers whose
+	// offerings differ in a label (Azure's placement scope: zonal, or
+	// regional in zone "0"). Every offering of a type has the same key (or
+	// none), which is not also a label of the type; a NodeClaim's
+	// requirement on it chooses offerings as its zone requirement does.
+	// Zero for most.
+	Label OfferingLabel
+	// Preference breaks ties between offerings of equal price and capacity
+	// type when a launch chooses one: the lower wins (Azure prefers zonal
+	// offerings to regional ones); then the earlier zone. Zero for most.
+	Preference int
 }
+
+// OfferingLabel is an offering's own label; the zero value is none.
+type OfferingLabel struct{ Key, Value string }
 
 // OfferingOverride is what an offering changes of its type: each resource
 // Capacity names replaces the type's capacity of that resource, and each
@@ -125,6 +143,12 @@ type Spec struct {
 	// AbsentLabels are label keys a node of this type never has, beyond the
 	// well-known labels missing from Labels, which are absent anyway.
 	AbsentLabels []string
+	// UndefinedLabels are well-known labels the type neither sets nor
+	// rules out: a NodeClaim may require any value of them, as Karpenter
+	// allows an undefined well-known label (the Azure provider leaves
+	// node.kubernetes.io/windows-build undefined, where the AWS provider
+	// states every well-known label it lacks as absent).
+	UndefinedLabels []string
 	// LabelChoices are labels a node of this type carries with one of
 	// several values, chosen at launch: the first value, in the order
 	// given, that the NodeClaim's requirements allow (see
@@ -168,7 +192,7 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, choices, offerings)
+	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, spec.UndefinedLabels, choices, offerings)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +268,7 @@ func (it *InstanceType) String() string {
 // Requirements expresses the offering as requirements: its capacity type,
 // its zone, its reservation ID and type (DoesNotExist when it is not
 // reserved; the type is left out when a reserved offering does not say
-// it), as Karpenter's offerings carry them.
+// it), and its Label, as Karpenter's offerings carry them.
 func (o Offering) Requirements() requirements.Requirements {
 	reservation := requirements.DoesNotExist(apis.LabelCapacityReservationID)
 	reservationType := requirements.DoesNotExist(apis.LabelCapacityReservationType)
@@ -260,6 +284,9 @@ func (o Offering) Requirements() requirements.Requirements {
 	if o.ReservationID == "" || o.ReservationType != "" {
 		reqs = reqs.Add(reservationType)
 	}
+	if o.Label.Key != "" {
+		reqs = reqs.Add(requirements.In(o.Label.Key, o.Label.Value))
+	}
 	return reqs
 }
 
@@ -273,15 +300,27 @@ func (o Offering) Compatible(reqs requirements.Requirements) bool {
 	return filter.allows(o)
 }
 
-// offeringFilter holds the three requirements offerings are checked
-// against, looked up once for all the offerings of a type.
+// offeringFilter holds the requirements offerings are checked against,
+// looked up once for all the offerings of a type; reqs for the offerings'
+// Label.
 type offeringFilter struct {
 	zone, capacityType, reservation, reservationType             requirements.Requirement
 	hasZone, hasCapacityType, hasReservation, hasReservationType bool
+	reqs                                                         requirements.Requirements
+}
+
+// AllowedBy reports whether reqs allow the offering label: it has none,
+// or reqs do not constrain its key, or they allow its value.
+func (l OfferingLabel) AllowedBy(reqs requirements.Requirements) bool {
+	if l.Key == "" {
+		return true
+	}
+	r, ok := reqs.Lookup(l.Key)
+	return !ok || r.Has(l.Value)
 }
 
 func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
-	var f offeringFilter
+	f := offeringFilter{reqs: reqs}
 	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
 	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
@@ -291,6 +330,8 @@ func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
 
 func (f *offeringFilter) allows(o Offering) bool {
 	switch {
+	case !o.Label.AllowedBy(f.reqs):
+		return false
 	case f.hasZone && !f.zone.Has(o.Zone):
 		return false
 	case f.hasCapacityType && !f.capacityType.Has(o.CapacityType):
@@ -319,9 +360,9 @@ func allowsReservationLabel(r requirements.Requirement, reservationID, value str
 }
 
 // CheapestOffering returns the cheapest available offering that reqs allow,
-// and false if there is none. Among equal prices the first in offering order
-// (zone, capacity type, reservation ID) wins, so the choice is
-// deterministic.
+// and false if there is none. Among equal prices the lower Preference, then
+// the first in offering order (zone, capacity type, reservation ID) wins, so
+// the choice is deterministic.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
 	filter := newOfferingFilter(reqs)
 	best, found := Offering{}, false
@@ -329,7 +370,7 @@ func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offeri
 		if !o.Available || !filter.allows(o) {
 			continue
 		}
-		if !found || o.Price < best.Price {
+		if !found || o.Price < best.Price || o.Price == best.Price && o.Preference < best.Preference {
 			best, found = o, true
 		}
 	}
@@ -380,6 +421,9 @@ func sortedOfferings(in []Offering) ([]Offering, error) {
 		if err := checkOffering(o); err != nil {
 			return nil, fmt.Errorf("offerings[%d]: %w", i, err)
 		}
+		if err := checkOfferingLabel(o.Label, out[0].Label); err != nil {
+			return nil, fmt.Errorf("offerings[%d].label: %w", i, err)
+		}
 	}
 	slices.SortFunc(out, compareOfferings)
 	for i := 1; i < len(out); i++ {
@@ -389,6 +433,30 @@ func sortedOfferings(in []Offering) ([]Offering, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkOfferingLabel checks an offering's label: a valid key and value,
+// not one of the offering's own fields or the instance-type label, and the
+// first offering's key.
+func checkOfferingLabel(l, first OfferingLabel) error {
+	switch {
+	case l.Key != first.Key:
+		return fmt.Errorf("key %q where the first offering has %q: every offering has the same key", l.Key, first.Key)
+	case l.Key == "":
+		if l.Value != "" {
+			return fmt.Errorf("value %q without a key", l.Value)
+		}
+		return nil
+	case l.Key == apis.LabelInstanceType:
+		return fmt.Errorf("%s is the type's name", l.Key)
+	}
+	if err := checkLabelKey(l.Key); err != nil {
+		return err
+	}
+	if errs := validation.IsValidLabelValue(l.Value); len(errs) > 0 {
+		return fmt.Errorf("%s: %q is not a valid label value: %s", l.Key, l.Value, strings.Join(errs, "; "))
+	}
+	return nil
 }
 
 func checkOffering(o Offering) error {

@@ -35,21 +35,27 @@ import (
 // keys a type never has (the fake catalog's "special" on small types) and
 // is left out when empty. Quantities are Kubernetes quantity strings.
 // Offerings may add "reservationID", "reservationCapacity" and
-// "reservationType" for capacity reservations. "labelChoices" lists the
+// "reservationType" for capacity reservations, "labels" for the label an
+// offering adds (Azure's placement scope; at most one) and "preference" to break price
+// ties (lower first); "undefinedLabels" lists the well-known labels a type
+// leaves undefined rather than absent. "labelChoices" lists the
 // labels a launch sets to one of several values, in the order preferred
 // (the AWS model's tenancy), and is left out when empty. WriteJSON writes object keys sorted and two-space
 // indentation, so the same catalog always gives the same bytes; ReadJSON
 // accepts what it writes and what a person would write by hand.
 
 type jsonInstanceType struct {
-	Name         string              `json:"name"`
-	Labels       map[string]string   `json:"labels"`
-	AbsentLabels []string            `json:"absentLabels,omitempty"`
-	LabelChoices map[string][]string `json:"labelChoices,omitempty"`
-	Capacity     map[string]string   `json:"capacity"`
-	Overhead     jsonOverhead        `json:"overhead"`
-	Allocatable  map[string]string   `json:"allocatable"`
-	Offerings    []jsonOffering      `json:"offerings"`
+	Name         string            `json:"name"`
+	Labels       map[string]string `json:"labels"`
+	AbsentLabels []string          `json:"absentLabels,omitempty"`
+	// UndefinedLabels are the well-known labels the type leaves undefined
+	// (neither set nor absent).
+	UndefinedLabels []string            `json:"undefinedLabels,omitempty"`
+	LabelChoices    map[string][]string `json:"labelChoices,omitempty"`
+	Capacity        map[string]string   `json:"capacity"`
+	Overhead        jsonOverhead        `json:"overhead"`
+	Allocatable     map[string]string   `json:"allocatable"`
+	Offerings       []jsonOffering      `json:"offerings"`
 }
 
 type jsonOverhead struct {
@@ -59,13 +65,15 @@ type jsonOverhead struct {
 }
 
 type jsonOffering struct {
-	Zone                string  `json:"zone"`
-	CapacityType        string  `json:"capacityType"`
-	Price               float64 `json:"price"`
-	Available           bool    `json:"available"`
-	ReservationID       string  `json:"reservationID,omitempty"`
-	ReservationCapacity int     `json:"reservationCapacity,omitempty"`
-	ReservationType     string  `json:"reservationType,omitempty"`
+	Zone                string            `json:"zone"`
+	CapacityType        string            `json:"capacityType"`
+	Price               float64           `json:"price"`
+	Available           bool              `json:"available"`
+	ReservationID       string            `json:"reservationID,omitempty"`
+	ReservationCapacity int               `json:"reservationCapacity,omitempty"`
+	ReservationType     string            `json:"reservationType,omitempty"`
+	Labels              map[string]string `json:"labels,omitempty"`
+	Preference          int               `json:"preference,omitempty"`
 }
 
 // WriteJSON writes the catalog in the JSON catalog format. The same catalog
@@ -74,7 +82,7 @@ type jsonOffering struct {
 func WriteJSON(w io.Writer, c Catalog) error {
 	out := make([]jsonInstanceType, len(c))
 	for i, it := range c {
-		labels, absent, err := labelsOf(it)
+		labels, absent, undefined, err := labelsOf(it)
 		if err != nil {
 			return fmt.Errorf("instanceTypes[%d] (%s): %w", i, it.Name, err)
 		}
@@ -83,14 +91,16 @@ func WriteJSON(w io.Writer, c Catalog) error {
 			// An overlaid catalog is written with the prices it ends up
 			// with: read back, it is the catalog Karpenter schedules with.
 			offerings[j] = jsonOffering{Zone: o.Zone, CapacityType: o.CapacityType, Price: o.Price, Available: o.Available,
-				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType}
+				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType,
+				Labels: o.Label.asMap(), Preference: o.Preference}
 		}
 		out[i] = jsonInstanceType{
-			Name:         it.Name,
-			Labels:       labels,
-			AbsentLabels: absent,
-			LabelChoices: it.LabelChoices,
-			Capacity:     it.Capacity.Strings(),
+			Name:            it.Name,
+			Labels:          labels,
+			AbsentLabels:    absent,
+			UndefinedLabels: undefined,
+			LabelChoices:    it.LabelChoices,
+			Capacity:        it.Capacity.Strings(),
 			Overhead: jsonOverhead{
 				KubeReserved:      it.Overhead.KubeReserved.Strings(),
 				SystemReserved:    it.Overhead.SystemReserved.Strings(),
@@ -238,4 +248,12 @@ func quantityValue(field, name, text string, negativeOK bool) (int64, error) {
 		return q.MilliValue(), nil
 	}
 	return q.Value(), nil
+}
+
+// asMap is the label as the JSON format's "labels" object; nil for none.
+func (l OfferingLabel) asMap() map[string]string {
+	if l.Key == "" {
+		return nil
+	}
+	return map[string]string{l.Key: l.Value}
 }

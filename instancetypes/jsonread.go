@@ -106,7 +106,7 @@ func quantityMap(field string, raw json.RawMessage, negativeOK bool) (resources.
 	return quantities(field, m, negativeOK)
 }
 
-var instanceTypeFields = []string{"name", "labels", "absentLabels", "labelChoices", "capacity", "overhead", "allocatable", "offerings"}
+var instanceTypeFields = []string{"name", "labels", "absentLabels", "undefinedLabels", "labelChoices", "capacity", "overhead", "allocatable", "offerings"}
 
 // readInstanceType reads one element of the array. It returns the type's
 // name whenever it could read it, for the error message.
@@ -154,6 +154,8 @@ func readTypeMember(spec *Spec, allocatable **resources.Vector, m member) error 
 		spec.Labels, err = stringMap("labels", m.value)
 	case "absentLabels":
 		err = decodeValue("absentLabels", m.value, &spec.AbsentLabels, "an array of strings")
+	case "undefinedLabels":
+		err = decodeValue("undefinedLabels", m.value, &spec.UndefinedLabels, "an array of strings")
 	case "labelChoices":
 		err = decodeValue("labelChoices", m.value, &spec.LabelChoices, "an object of string arrays")
 	case "capacity":
@@ -193,7 +195,7 @@ func readOverhead(raw json.RawMessage) (Overhead, error) {
 	return o, nil
 }
 
-var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity", "reservationType"}
+var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity", "reservationType", "labels", "preference"}
 
 func readOfferings(raw json.RawMessage) ([]Offering, error) {
 	var elems []json.RawMessage
@@ -237,6 +239,20 @@ func readOfferingMember(o *Offering, field string, m member) error {
 		return decodeValue(field, m.value, &o.ReservationCapacity, "an integer")
 	case "reservationType":
 		return decodeValue(field, m.value, &o.ReservationType, "a string")
+	case "labels":
+		labels, err := stringMap(field, m.value)
+		if err != nil {
+			return err
+		}
+		if len(labels) > 1 {
+			return fmt.Errorf("%s: %d labels, an offering has at most one", field, len(labels))
+		}
+		for k, v := range labels {
+			o.Label = OfferingLabel{Key: k, Value: v}
+		}
+		return nil
+	case "preference":
+		return decodeValue(field, m.value, &o.Preference, "an integer")
 	}
 	return nil
 }

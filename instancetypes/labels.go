@@ -45,15 +45,38 @@ var impliedAbsent = func() []string {
 // an offering that is out of capacity or has no price is unavailable, but
 // its zone is still the type's); the capacity reservation ID In the IDs of
 // the reserved offerings; and, when there are none, DoesNotExist for the
-// reservation ID and type. A label choice is In its values. offerings and
-// choices must be validated already.
-func buildRequirements(name string, labels map[string]string, absent []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
+// reservation ID and type. A label choice is In its values, and the
+// offerings' own label In the values of all of them; the well-known labels
+// in undefined are left out. offerings and choices must be validated
+// already.
+func buildRequirements(name string, labels map[string]string, absent, undefined []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
 	if err := checkLabels(name, labels, absent); err != nil {
 		return requirements.Requirements{}, err
 	}
 	for _, key := range sortedKeys(choices) {
 		if _, ok := labels[key]; ok || slices.Contains(absent, key) {
 			return requirements.Requirements{}, fmt.Errorf("labelChoices: %s is also a label or an absent label", key)
+		}
+	}
+	fromOfferings := ""
+	if len(offerings) > 0 {
+		fromOfferings = offerings[0].Label.Key
+	}
+	if key := fromOfferings; key != "" {
+		_, labelled := labels[key]
+		_, chosen := choices[key]
+		if labelled || chosen || slices.Contains(absent, key) || slices.Contains(undefined, key) {
+			return requirements.Requirements{}, fmt.Errorf("offerings: label %s is also a label, a label choice, an absent or an undefined label of the type", key)
+		}
+	}
+	for _, key := range undefined {
+		_, labelled := labels[key]
+		_, chosen := choices[key]
+		switch {
+		case !slices.Contains(impliedAbsent, key):
+			return requirements.Requirements{}, fmt.Errorf("undefinedLabels: %s is not a well-known label a type may leave undefined", key)
+		case labelled || chosen || slices.Contains(absent, key):
+			return requirements.Requirements{}, fmt.Errorf("undefinedLabels: %s is also a label, a label choice or an absent label", key)
 		}
 	}
 	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(choices)+len(impliedAbsent)+len(offeringLabels)+1)
@@ -71,7 +94,8 @@ func buildRequirements(name string, labels map[string]string, absent []string, c
 	}
 	for _, key := range impliedAbsent {
 		_, chosen := choices[key]
-		if _, ok := labels[key]; !ok && !chosen && key != apis.LabelInstanceType && !slices.Contains(absent, key) {
+		offered := key == fromOfferings
+		if _, ok := labels[key]; !ok && !chosen && !offered && key != apis.LabelInstanceType && !slices.Contains(absent, key) && !slices.Contains(undefined, key) {
 			items = append(items, doesNotExist(key))
 		}
 	}
@@ -96,6 +120,14 @@ func offeringRequirements(offerings []Offering) []requirements.Requirement {
 		in(apis.LabelTopologyZone, zones...),
 		in(apis.LabelCapacityType, kinds...),
 		in(apis.LabelCapacityReservationID, reservations...),
+	}
+	// Labels of the offerings are In the values of all of them, as zones.
+	if len(offerings) > 0 && offerings[0].Label.Key != "" {
+		values := make([]string, 0, len(offerings))
+		for _, o := range offerings {
+			values = append(values, o.Label.Value)
+		}
+		out = append(out, in(offerings[0].Label.Key, values...))
 	}
 	// A reserved offering that does not say its reservation type (a
 	// catalog written before types were modelled) leaves the type open.
@@ -236,16 +268,30 @@ func isLabelValue(value string) bool {
 	return true
 }
 
-// labelsOf splits a built type's requirements back into the labels and
-// absent keys buildRequirements would rebuild them from. A requirement that
-// labels cannot state (several values, NotIn, Exists) is an error: it can
-// only come from changing Requirements after the type was built.
-func labelsOf(it *InstanceType) (map[string]string, []string, error) {
+// labelsOf splits a built type's requirements back into the labels, absent
+// keys and undefined well-known labels buildRequirements would rebuild them
+// from. A requirement that labels cannot state (several values, NotIn,
+// Exists) is an error: it can only come from changing Requirements after
+// the type was built.
+func labelsOf(it *InstanceType) (map[string]string, []string, []string, error) {
 	labels := map[string]string{}
-	var absent []string
+	var absent, undefined []string
+	fromOfferings := ""
+	if len(it.Offerings) > 0 {
+		fromOfferings = it.Offerings[0].Label.Key
+	}
+	// A type built by hand, without requirements, leaves nothing undefined.
+	for _, key := range impliedAbsent {
+		_, chosen := it.LabelChoices[key]
+		offered := key == fromOfferings
+		if _, stated := it.Requirements.Lookup(key); it.built && !stated && !chosen && !offered && key != apis.LabelInstanceType {
+			undefined = append(undefined, key)
+		}
+	}
 	for _, req := range it.Requirements.Items() {
 		key := req.Key()
-		if _, chosen := it.LabelChoices[key]; chosen || slices.Contains(offeringLabels, key) {
+		offered := key == fromOfferings && key != ""
+		if _, chosen := it.LabelChoices[key]; chosen || offered || slices.Contains(offeringLabels, key) {
 			continue
 		}
 		values := req.Values()
@@ -257,10 +303,10 @@ func labelsOf(it *InstanceType) (map[string]string, []string, error) {
 				absent = append(absent, key)
 			}
 		default:
-			return nil, nil, fmt.Errorf("requirement %s is not a label: was Requirements changed after the type was built?", req)
+			return nil, nil, nil, fmt.Errorf("requirement %s is not a label: was Requirements changed after the type was built?", req)
 		}
 	}
-	return labels, absent, nil
+	return labels, absent, undefined, nil
 }
 
 // in is an In requirement on key, or DoesNotExist when there are no values,

@@ -24,7 +24,7 @@ func (c Catalog) WithSpotPrices(spot []pricing.SpotPrice) (Catalog, error) {
 	latest := pricing.NewTable(nil).WithSpotPrices(spot)
 	out := make(Catalog, 0, len(c))
 	for _, it := range c {
-		labels, absent, err := labelsOf(it)
+		labels, absent, undefined, err := labelsOf(it)
 		if err != nil {
 			return nil, err
 		}
@@ -38,7 +38,7 @@ func (c Catalog) WithSpotPrices(spot []pricing.SpotPrice) (Catalog, error) {
 			price, ok := latest.SpotPrice(it.Name, o.Zone)
 			o.Price, o.Available = price, ok && o.Available
 		}
-		repriced, err := NewInstanceType(Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, LabelChoices: it.LabelChoices, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings})
+		repriced, err := NewInstanceType(Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, UndefinedLabels: undefined, LabelChoices: it.LabelChoices, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings})
 		if err != nil {
 			return nil, err
 		}

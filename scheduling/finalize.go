@@ -251,7 +251,7 @@ func priceOptions(options []*typeOption, reqs requirements.Requirements, sorted 
 				continue
 			}
 			p.cheapest = min(p.cheapest, offering.Price)
-			if k := instancetypes.LaunchRank(offering.CapacityType); k >= 0 && (p.best[k] < 0 || offering.Price < o.it.Offerings[p.best[k]].Price) {
+			if k := instancetypes.LaunchRank(offering.CapacityType); k >= 0 && (p.best[k] < 0 || preferred(offering, &o.it.Offerings[p.best[k]])) {
 				p.best[k] = j
 			}
 		}
@@ -465,9 +465,15 @@ type launch struct {
 	offering instancetypes.Offering
 }
 
+// preferred reports whether a launch takes offering a over b: cheaper, or
+// as cheap with a lower Preference.
+func preferred(a, b *instancetypes.Offering) bool {
+	return a.Price < b.Price || a.Price == b.Price && a.Preference < b.Preference
+}
+
 // launchChoice takes the first capacity type in launch order any option
-// offers, and the cheapest offering of that type, ties going to the
-// cheaper option and then to the earlier zone. Only the offerings the
+// offers, and the cheapest offering of that type, ties going to the lower
+// Preference, then to the cheaper option and then to the earlier zone. Only the offerings the
 // rule leaves are taken.
 func launchChoice(priced []*pricedOption, rule launchRule) (launch, bool) {
 	for k := range instancetypes.LaunchCapacityTypes {
@@ -478,7 +484,7 @@ func launchChoice(priced []*pricedOption, rule launchRule) (launch, bool) {
 				continue
 			}
 			offering := p.option.it.Offerings[p.best[k]]
-			if !found || offering.Price < best.offering.Price {
+			if !found || preferred(&offering, &best.offering) {
 				best, found = launch{p.option.it, offering}, true
 			}
 		}

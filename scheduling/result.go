@@ -103,7 +103,8 @@ type Summary struct {
 // instance type's, the NodePool template's, every single-valued In
 // requirement of the claim, the type's label choices the claim leaves
 // open (InstanceType.LaunchLabelChoice: default tenancy unless the claim
-// rules it out), and the offering, pool, hostname and type. The map is
+// rules it out), and the offering's (its zone, capacity type and Label),
+// pool, hostname and type. The map is
 // new; the caller may change it.
 func (c *NodeClaim) LaunchLabels(it *instancetypes.InstanceType, np *apis.NodePool) map[string]string {
 	labels := it.Labels()
@@ -130,6 +131,12 @@ func (c *NodeClaim) LaunchLabels(it *instancetypes.InstanceType, np *apis.NodePo
 	}
 	labels[apis.LabelTopologyZone] = c.Zone
 	labels[apis.LabelCapacityType] = c.CapacityType
+	for _, o := range it.Offerings {
+		if o.Label.Key != "" && o.Zone == c.Zone && o.CapacityType == c.CapacityType {
+			labels[o.Label.Key] = o.Label.Value
+			break
+		}
+	}
 	labels[apis.LabelNodePool] = np.Name
 	labels[apis.LabelHostname] = c.Name
 	labels[apis.LabelInstanceType] = it.Name

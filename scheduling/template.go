@@ -254,20 +254,22 @@ func (t *template) daemonRuns(d *podInfo, it *instancetypes.InstanceType) bool {
 type offeringFilter struct {
 	zone, capacityType, reservation, reservationType requirements.Requirement
 	hasReservation, hasReservationType               bool
+	// reqs are for the offerings' own labels (instancetypes.OfferingLabel).
+	reqs requirements.Requirements
 }
 
 func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
-	f := offeringFilter{zone: reqs.Get(apis.LabelTopologyZone), capacityType: reqs.Get(apis.LabelCapacityType)}
+	f := offeringFilter{zone: reqs.Get(apis.LabelTopologyZone), capacityType: reqs.Get(apis.LabelCapacityType), reqs: reqs}
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
 	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
 	return f
 }
 
-// allows reports whether the offering's zone, capacity type and reservation
-// (its ID, and its type when known) are allowed; availability is the
+// allows reports whether the offering's zone, capacity type, label and
+// reservation (its ID, and its type when known) are allowed; availability is the
 // caller's to check.
 func (f *offeringFilter) allows(o *instancetypes.Offering) bool {
-	if !f.zone.Has(o.Zone) || !f.capacityType.Has(o.CapacityType) {
+	if !f.zone.Has(o.Zone) || !f.capacityType.Has(o.CapacityType) || !o.Label.AllowedBy(f.reqs) {
 		return false
 	}
 	if f.hasReservationType && o.ReservationType != "" && !f.reservationType.Has(o.ReservationType) {

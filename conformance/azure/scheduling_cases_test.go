@@ -34,7 +34,7 @@ var _ = register("gpu",
 )
 
 var _ = register("zones",
-	conformanceCase{Name: "prefer-zonal", Fails: "launch choice among equal prices: karpsim takes the first offering by zone name, and zone 0 sorts first; the provider ranks zonal before regional (a launch rule for the provider seam)",
+	conformanceCase{Name: "prefer-zonal",
 		Run: func(t *T) {
 			w := world{suiteCatalog(t), nodePool(in(apis.LabelInstanceType, "Standard_NC24ads_A100_v4"), in(apis.LabelCapacityType, apis.CapacityTypeOnDemand))}
 			labels := w.launch(t, pendingPod("p"))[0]
@@ -44,9 +44,8 @@ var _ = register("zones",
 			}
 		}},
 	conformanceCase{Name: "regional-when-scope-requires",
-		// Passes because zone 0 comes first among equal prices; placement
-		// scope is a label choice of the size, not of its offerings, so
-		// nothing else confines the launch to zone 0.
+		// The placement scope is each offering's label: requiring regional
+		// leaves the offerings of zone 0.
 		Run: func(t *T) {
 			w := world{suiteCatalog(t), nodePool(in(apis.LabelInstanceType, "Standard_NC24ads_A100_v4"), in(apis.LabelCapacityType, apis.CapacityTypeOnDemand),
 				in(azure.LabelPlacementScope, "regional"))}
@@ -153,9 +152,8 @@ var labelCases = []labelCase{
 	{slug: "beta-kubernetes-io-arch", label: "beta.kubernetes.io/arch", value: "amd64"},
 	{slug: "beta-kubernetes-io-os", label: "beta.kubernetes.io/os", value: "linux"},
 	{slug: "beta-kubernetes-io-instance-type", label: "beta.kubernetes.io/instance-type", value: "Standard_NC24ads_A100_v4"},
-	{slug: "topology-disk-csi-azure-com-zone", label: "topology.disk.csi.azure.com/zone", value: fakeZone1, fails: csiZoneNotNormalized},
-	{slug: "node-kubernetes-io-windows-build", label: apis.LabelWindowsBuild, value: "window",
-		fails: "karpsim's instance types state every well-known label they lack as DoesNotExist (the AWS provider's way); the Azure provider leaves windows-build undefined, so Karpenter lets a pod select it"},
+	{slug: "topology-disk-csi-azure-com-zone", label: "topology.disk.csi.azure.com/zone", value: fakeZone1},
+	{slug: "node-kubernetes-io-windows-build", label: apis.LabelWindowsBuild, value: "window"},
 	{slug: "kubernetes-azure-com-cluster", label: azure.LabelAKSCluster, value: "test-resourceGroup",
 		settings: azure.Settings{NodeResourceGroup: "test-resourceGroup"}},
 	{slug: "kubernetes-io-custom-label", label: "kubernetes.io/custom-label", value: "custom-value",
@@ -165,9 +163,6 @@ var labelCases = []labelCase{
 	{slug: "kubelet-kubernetes-io-custom-label", label: "kubelet.kubernetes.io/custom-label", value: "custom-value",
 		poolReqs: []requirement{in("kubelet.kubernetes.io/custom-label", "custom-value")}},
 }
-
-// csiZoneNotNormalized is why selecting Azure's disk CSI zone label fails.
-const csiZoneNotNormalized = "karpsim reads AWS's EBS CSI zone label as the zone (apis), not Azure's disk CSI one, which the Azure provider adds to Karpenter's normalized labels: a provider seam matter"
 
 // normalized are the deprecated labels Karpenter reads as their stable
 // ones: the node carries the stable label with the value.
@@ -195,7 +190,7 @@ var _ = func() bool {
 	for _, lc := range labelCases {
 		cases = append(cases, conformanceCase{Name: lc.slug, Run: lc.run, Fails: lc.fails})
 	}
-	cases = append(cases, conformanceCase{Name: "all-at-once", Fails: csiZoneNotNormalized, Run: func(t *T) {
+	cases = append(cases, conformanceCase{Name: "all-at-once", Run: func(t *T) {
 		// Every entry without a setup of its own, one pod each, solved
 		// together.
 		w := world{suiteCatalog(t), nodePool()}
