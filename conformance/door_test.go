@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/conformance/internal/casebook"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -801,7 +802,7 @@ var (
 
 // doorOutcome is one case's run through the door.
 type doorOutcome struct {
-	outcome
+	casebook.Outcome
 	run doorRun
 }
 
@@ -810,14 +811,14 @@ type doorOutcome struct {
 func doorResults() map[string]doorOutcome {
 	doorOnce.Do(func() {
 		doorAll = map[string]doorOutcome{}
-		for _, id := range caseIDs() {
-			c := registry[id]
+		for _, id := range book.IDs() {
+			c, _ := book.Case(id)
 			if c.Fails != "" {
 				continue
 			}
 			door = &doorRun{}
-			out := runCase(c)
-			doorAll[id] = doorOutcome{outcome: out, run: *door}
+			out := casebook.Run(c)
+			doorAll[id] = doorOutcome{Outcome: out, run: *door}
 			door = nil
 		}
 	})
@@ -828,8 +829,8 @@ func doorResults() map[string]doorOutcome {
 // the decision packages nothing), or what failed.
 func (o doorOutcome) summary() string {
 	switch {
-	case o.failed:
-		return "fail: " + strings.Join(o.msgs, "; ")
+	case o.Failed:
+		return "fail: " + strings.Join(o.Msgs, "; ")
 	case len(o.run.diverged) > 0:
 		return "diverged: " + strings.Join(o.run.diverged, "; ")
 	case len(o.run.refused) > 0:

@@ -6,122 +6,33 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"sort"
-	"strings"
-	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/karpsim/karpsim/conformance/internal/casebook"
 )
 
 var update = flag.Bool("update", false, "rewrite README.md from specs/ and the cases' results")
 
-// T is what a case reports to: failures are recorded, and Fatalf ends
-// the case.
-type T struct {
-	failed bool
-	msgs   []string
-}
+// conformanceCase translates one spec (casebook.Case); T is what it
+// reports to.
+type (
+	conformanceCase = casebook.Case
+	T               = casebook.T
+)
 
-// Helper is there so that helpers read like testing helpers.
-func (t *T) Helper() {}
-
-// Errorf records a failure.
-func (t *T) Errorf(format string, args ...any) {
-	t.failed = true
-	t.msgs = append(t.msgs, fmt.Sprintf(format, args...))
-}
-
-// Fatalf records a failure and ends the case.
-func (t *T) Fatalf(format string, args ...any) {
-	t.Errorf(format, args...)
-	runtime.Goexit()
-}
-
-// conformanceCase translates one spec; Fails, when set, says why karpsim
-// is known to differ, and the README shows the case as failing.
-type conformanceCase struct {
-	Name  string
-	Run   func(t *T)
-	Fails string
-}
-
-var registry = map[string]conformanceCase{}
+// book holds every case of this package by "group/name".
+var book casebook.Book
 
 // register adds cases under group, as group/name.
-func register(group string, cases ...conformanceCase) bool {
-	for _, c := range cases {
-		id := group + "/" + c.Name
-		if _, dup := registry[id]; dup {
-			panic("two cases named " + id)
-		}
-		registry[id] = c
-	}
-	return true
-}
-
-// outcome is a case's result.
-type outcome struct {
-	failed bool
-	msgs   []string
-}
-
-func runCase(c conformanceCase) outcome {
-	t := &T{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer func() {
-			if r := recover(); r != nil {
-				t.failed = true
-				t.msgs = append(t.msgs, fmt.Sprintf("panic: %v", r))
-			}
-		}()
-		c.Run(t)
-	}()
-	<-done
-	return outcome{failed: t.failed, msgs: t.msgs}
-}
-
-var allResults = sync.OnceValue(func() map[string]outcome {
-	out := map[string]outcome{}
-	for id, c := range registry {
-		out[id] = runCase(c)
-	}
-	return out
-})
-
-func caseIDs() []string {
-	ids := make([]string, 0, len(registry))
-	for id := range registry {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
-}
+func register(group string, cases ...conformanceCase) bool { return book.Register(group, cases...) }
 
 // TestSpecs runs every case. A case with Fails must fail (else its note is
 // stale); any other case must pass.
 func TestSpecs(t *testing.T) {
-	res := allResults()
-	for _, id := range caseIDs() {
-		c := registry[id]
-		t.Run(id, func(t *testing.T) {
-			out := res[id]
-			switch {
-			case c.Fails != "" && out.failed:
-				t.Skipf("known failure (%s): %s", c.Fails, strings.Join(out.msgs, "; "))
-			case c.Fails != "":
-				t.Errorf("passes although it is recorded as failing (%s): remove Fails and rerun go test ./conformance/azure -run TestREADME -update", c.Fails)
-			case out.failed:
-				for _, m := range out.msgs {
-					t.Error(m)
-				}
-			}
-		})
-	}
+	book.Check(t, "go test ./conformance/azure -run TestREADME -update")
 }
 
 // spec is one It or Entry of an upstream file, as specs/*.yaml lists it.
@@ -180,86 +91,38 @@ func readInventories(t *testing.T) []inventory {
 	return out
 }
 
-// Statuses of a spec in the README.
-const (
-	statusPass          = "pass"
-	statusFail          = "fail"
-	statusNotApplicable = "not applicable"
-	statusNotYet        = "not yet"
-	statusSkipped       = "skipped upstream"
-)
-
-type tally struct{ specs, notApplicable, skipped, translated, pass, fail, notYet int }
-
-func (t *tally) add(status string) {
-	t.specs++
-	switch status {
-	case statusNotApplicable:
-		t.notApplicable++
-	case statusSkipped:
-		t.skipped++
-	case statusNotYet:
-		t.notYet++
-	case statusPass:
-		t.translated++
-		t.pass++
-	case statusFail:
-		t.translated++
-		t.fail++
-	}
-}
-
-func (t tally) row(name string) string {
-	return fmt.Sprintf("| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", name, t.specs, t.notApplicable, t.skipped,
-		t.specs-t.notApplicable-t.skipped, t.translated, t.pass, t.fail, t.notYet)
-}
-
 func TestREADME(t *testing.T) {
 	invs := readInventories(t)
-	res := allResults()
 	used := map[string]bool{}
-	var total tally
+	var total casebook.Tally
 	var body, totals bytes.Buffer
 	for _, inv := range invs {
-		var tl tally
+		var tl casebook.Tally
 		fmt.Fprintf(&body, "\n## `%s`\n\n| line | what the spec checks | our test | status | note |\n| ---: | --- | --- | --- | --- |\n", inv.Upstream)
 		for _, s := range inv.Specs {
-			status, note, test := statusNotYet, s.Note, ""
-			switch {
-			case s.NotApplicable != "":
-				status, note = statusNotApplicable, s.NotApplicable
-			case s.SkippedUpstream != "":
-				status, note = statusSkipped, s.SkippedUpstream
-			case s.Test != "":
-				out, ok := res[s.Test]
-				if !ok {
-					t.Errorf("%s:%d: no case %q is registered", inv.Upstream, s.Line, s.Test)
-					continue
-				}
+			status, note, ok := book.Status(casebook.Entry{Test: s.Test, NotApplicable: s.NotApplicable,
+				SkippedUpstream: s.SkippedUpstream, Note: s.Note}, "go test ./conformance/azure -run TestSpecs/")
+			if !ok {
+				t.Errorf("%s:%d: no case %q is registered", inv.Upstream, s.Line, s.Test)
+				continue
+			}
+			if status == casebook.StatusPass {
+				// A passing translation's note says how it reads the spec.
+				note = s.Note
+			}
+			test := ""
+			if s.Test != "" {
 				used[s.Test] = true
 				test = "`" + s.Test + "`"
-				status = statusPass
-				if out.failed {
-					status, note = statusFail, registry[s.Test].Fails
-					if note == "" {
-						note = "unexplained failure: see go test ./conformance/azure -run TestSpecs/" + s.Test
-					}
-				}
 			}
-			tl.add(status)
+			tl.Add(status)
 			link := fmt.Sprintf("https://github.com/%s/blob/%s/%s#L%d", inv.Repo, inv.Commit, inv.Upstream, s.Line)
 			fmt.Fprintf(&body, "| [%d](%s) | %s | %s | %s | %s |\n", s.Line, link, s.What, test, status, note)
 		}
-		totals.WriteString(tl.row("`" + inv.Upstream + "`"))
-		total.specs += tl.specs
-		total.notApplicable += tl.notApplicable
-		total.skipped += tl.skipped
-		total.translated += tl.translated
-		total.pass += tl.pass
-		total.fail += tl.fail
-		total.notYet += tl.notYet
+		totals.WriteString(tl.Row("`" + inv.Upstream + "`"))
+		total.Plus(tl)
 	}
-	for _, id := range caseIDs() {
+	for _, id := range book.IDs() {
 		if !used[id] {
 			t.Errorf("case %s translates no spec: name it in specs/", id)
 		}
@@ -306,7 +169,7 @@ core table covers, or features of the VM karpsim does not model).
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 `)
 	readme.Write(totals.Bytes())
-	readme.WriteString(total.row("**all**"))
+	readme.WriteString(total.Row("**all**"))
 	readme.Write(body.Bytes())
 	if *update {
 		if err := os.WriteFile("README.md", readme.Bytes(), 0o644); err != nil {
