@@ -97,6 +97,11 @@ type Options struct {
 	// default upstream): without it a spot node is never replaced by a
 	// spot node.
 	SpotToSpotConsolidation bool
+	// PodDeletionCostManagement is the feature gate of that name (v1.15,
+	// off by default): Karpenter then manages pods'
+	// controller.kubernetes.io/pod-deletion-cost itself, and a pod's
+	// eviction cost reads only its karpenter.sh/disruption-cost.
+	PodDeletionCostManagement bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options
 	// Cache, when set, keeps what an evaluation compiles from the
