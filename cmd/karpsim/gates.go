@@ -1,0 +1,56 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/karpsim/karpsim/consolidation"
+)
+
+// featureGatesUsage describes --feature-gates, Karpenter's flag of that
+// name, for the core gates karpsim models.
+const featureGatesUsage = "Karpenter's feature `GATES`, as NAME=BOOL,... (its --feature-gates), all off by default: " +
+	"PodDeletionCostManagement=true leaves pods' controller.kubernetes.io/pod-deletion-cost out of their eviction cost (only karpenter.sh/disruption-cost counts); " +
+	"SpotToSpotConsolidation=true is --spot-to-spot"
+
+// coreFeatureGates are the gates of --feature-gates.
+type coreFeatureGates struct {
+	podDeletionCostManagement bool
+	spotToSpot                bool
+}
+
+// coreGateNames are the gates --feature-gates knows, as the error lists them.
+const coreGateNames = "PodDeletionCostManagement and SpotToSpotConsolidation"
+
+// parseFeatureGates reads "PodDeletionCostManagement=true,..."
+// (comma-separated, empty for the defaults: all off).
+func parseFeatureGates(s string) (coreFeatureGates, error) {
+	var g coreFeatureGates
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, value, ok := strings.Cut(item, "=")
+		on, err := strconv.ParseBool(strings.TrimSpace(value))
+		if !ok || err != nil {
+			return g, fmt.Errorf("%w: --feature-gates %q: want NAME=true or NAME=false", errUsage, item)
+		}
+		switch strings.TrimSpace(name) {
+		case "PodDeletionCostManagement":
+			g.podDeletionCostManagement = on
+		case "SpotToSpotConsolidation":
+			g.spotToSpot = on
+		default:
+			return g, fmt.Errorf("%w: --feature-gates: unknown gate %q (karpsim models %s)", errUsage, strings.TrimSpace(name), coreGateNames)
+		}
+	}
+	return g, nil
+}
+
+// apply sets the gates in a disruption evaluation's options.
+func (g coreFeatureGates) apply(o *consolidation.Options) {
+	o.PodDeletionCostManagement = g.podDeletionCostManagement
+	o.SpotToSpotConsolidation = o.SpotToSpotConsolidation || g.spotToSpot
+}
