@@ -102,6 +102,11 @@ type Options struct {
 	// controller.kubernetes.io/pod-deletion-cost itself, and a pod's
 	// eviction cost reads only its karpenter.sh/disruption-cost.
 	PodDeletionCostManagement bool
+	// TerminateFirstDrift is the feature gate of that name (v1.15, alpha,
+	// off by default): a drifted node in a full capacity reservation whose
+	// pods fit nowhere else is deleted before its replacement, which
+	// provisioning launches into the unit it frees.
+	TerminateFirstDrift bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options
 	// Cache, when set, keeps what an evaluation compiles from the
