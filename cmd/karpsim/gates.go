@@ -12,16 +12,18 @@ import (
 // name, for the core gates karpsim models.
 const featureGatesUsage = "Karpenter's feature `GATES`, as NAME=BOOL,... (its --feature-gates), all off by default: " +
 	"PodDeletionCostManagement=true leaves pods' controller.kubernetes.io/pod-deletion-cost out of their eviction cost (only karpenter.sh/disruption-cost counts); " +
-	"SpotToSpotConsolidation=true is --spot-to-spot"
+	"SpotToSpotConsolidation=true is --spot-to-spot; " +
+	"TerminateFirstDrift=true deletes a drifted node launched into a full capacity reservation before its replacement, when its pods fit once its unit is freed"
 
 // coreFeatureGates are the gates of --feature-gates.
 type coreFeatureGates struct {
 	podDeletionCostManagement bool
 	spotToSpot                bool
+	terminateFirstDrift       bool
 }
 
 // coreGateNames are the gates --feature-gates knows, as the error lists them.
-const coreGateNames = "PodDeletionCostManagement and SpotToSpotConsolidation"
+const coreGateNames = "PodDeletionCostManagement, SpotToSpotConsolidation and TerminateFirstDrift"
 
 // parseFeatureGates reads "PodDeletionCostManagement=true,..."
 // (comma-separated, empty for the defaults: all off).
@@ -42,6 +44,8 @@ func parseFeatureGates(s string) (coreFeatureGates, error) {
 			g.podDeletionCostManagement = on
 		case "SpotToSpotConsolidation":
 			g.spotToSpot = on
+		case "TerminateFirstDrift":
+			g.terminateFirstDrift = on
 		default:
 			return g, fmt.Errorf("%w: --feature-gates: unknown gate %q (karpsim models %s)", errUsage, strings.TrimSpace(name), coreGateNames)
 		}
@@ -53,4 +57,5 @@ func parseFeatureGates(s string) (coreFeatureGates, error) {
 func (g coreFeatureGates) apply(o *consolidation.Options) {
 	o.PodDeletionCostManagement = g.podDeletionCostManagement
 	o.SpotToSpotConsolidation = o.SpotToSpotConsolidation || g.spotToSpot
+	o.TerminateFirstDrift = g.terminateFirstDrift
 }
