@@ -139,7 +139,7 @@ func (e *evaluation) terminateFirst(n *nodeInfo) (Command, bool) {
 	reason := fmt.Sprintf("%s/delete: %s: terminate first (reservation %s is full; provisioning launches %s into the freed unit)",
 		apis.DisruptionReasonDrifted, n.in.Drift.Reason, id, plural(len(out.claims), "new node"))
 	return Command{Method: MethodDrift, Reason: reason, Delete: []string{n.name}, Replacements: []scheduling.NodeClaim{},
-		Moves: nonNil(moves), SavingsPerHour: round(n.price - claimsPrice(out.claims))}, true
+		Moves: nonNil(moves), SavingsPerHour: round(n.price - claimsPrice(out.claims)), TerminateFirst: true}, true
 }
 
 // partition splits nodes by keep, each part in the order given.

@@ -73,6 +73,7 @@ func TestTerminateFirstDriftFullReservation(t *testing.T) {
 	assert.Equal(t, MethodDrift, cmd.Method)
 	assert.Equal(t, []string{"reserved"}, cmd.Delete)
 	assert.Empty(t, cmd.Replacements, "delete-only")
+	assert.True(t, cmd.TerminateFirst)
 	assert.Empty(t, cmd.Moves, "the pod goes to the node provisioning launches into the freed unit")
 	assert.Contains(t, cmd.Reason, "terminate first (reservation r-1 is full; provisioning launches 1 new node into the freed unit)")
 	assert.Contains(t, verdict(t, d, "reserved").Reason, "terminated first")

@@ -183,6 +183,12 @@ type Command struct {
 	// SavingsPerHour is the deleted nodes' price less the replacements'
 	// launch price; negative for a drift replacement that costs more.
 	SavingsPerHour float64 `json:"savingsPerHour"`
+	// TerminateFirst is set on a terminate-first drift command (the
+	// TerminateFirstDrift gate): the node goes before any replacement, and
+	// the pods its Moves leave out wait for the node provisioning launches
+	// into the reservation unit it frees. SavingsPerHour then counts that
+	// node's price.
+	TerminateFirst bool `json:"terminateFirst,omitempty"`
 }
 
 // Move is where one pod of a deleted node would go.
