@@ -242,6 +242,7 @@ func TestDisruptTerminateFirstDrift(t *testing.T) {
 	require.Len(t, r.Commands, 1)
 	assert.Equal(t, consolidation.MethodDrift, r.Commands[0].Method)
 	assert.Empty(t, r.Commands[0].Replacements)
+	assert.True(t, r.Commands[0].TerminateFirst)
 	assert.Contains(t, r.Commands[0].Reason, "terminate first (reservation cr-0123456789abcdef0 is full")
 
 	file := writeFile(t, "cluster.yaml", input)
