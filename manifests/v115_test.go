@@ -22,6 +22,9 @@ func TestV115Inputs(t *testing.T) {
 			errors: []string{`bad.yaml: Deployment/prod/web: spec.template.metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: "+10" must be a 32-bit integer, such as "100" or "-5"`}},
 		{name: "a disruption-cost Karpenter cannot read is kept (Karpenter ignores it)",
 			yaml: "apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: prod, annotations: {karpenter.sh/disruption-cost: lots, controller.kubernetes.io/pod-deletion-cost: '-5'}}\nspec:\n  containers:\n  - name: a\n    image: x\n"},
+		{name: "a NodeClaim condition status the CRD refuses",
+			yaml:   "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: default-a1b2c}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n  requirements: []\nstatus:\n  conditions:\n    - {type: Rebooting, status: \"yes\", reason: RebootRequested}\n",
+			errors: []string{`bad.yaml: NodeClaim/default-a1b2c: status.conditions[0].status: "yes" is not a condition status (use True, False or Unknown)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Decode("bad.yaml", []byte(c.yaml))
