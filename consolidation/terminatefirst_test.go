@@ -1,6 +1,7 @@
 package consolidation
 
 import (
+	"maps"
 	"time"
 
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -113,4 +115,70 @@ func TestTerminateFirstDriftOnlyReservedNodes(t *testing.T) {
 	c := reservedDriftCluster(t, true, []*corev1.Pod{newPod("web", "1")}, apis.CapacityTypeReserved)
 	c.Nodes[0].Node.Labels[apis.LabelCapacityType] = apis.CapacityTypeOnDemand
 	requireNoCommand(t, Evaluate(c, now, terminateFirstOn))
+}
+
+// Static drift's terminate-first (staticdrift.go): a static NodePool at its
+// node limit deletes drifted nodes first, as many as the budget allows;
+// without the gate, or while the NodePool is not Ready, they stay.
+func TestTerminateFirstStaticAtLimit(t *testing.T) {
+	np := newPool("static", withReplicas(3), withBudgets(apis.Budget{Nodes: "2"}))
+	np.Spec.Limits = corev1.ResourceList{"nodes": resource.MustParse("3")}
+	cluster := func() Cluster {
+		return Cluster{Nodes: []*Node{
+			newNode("s-0", "static", 2, apis.CapacityTypeOnDemand, nil, drifted(time.Hour)),
+			newNode("s-1", "static", 2, apis.CapacityTypeOnDemand, nil, drifted(2*time.Hour)),
+			newNode("s-2", "static", 2, apis.CapacityTypeOnDemand, nil, drifted(3*time.Hour)),
+		}, NodePools: pools(np)}
+	}
+	requireNoCommand(t, Evaluate(cluster(), now, Options{}))
+
+	d := Evaluate(cluster(), now, terminateFirstOn)
+	require.Len(t, d.Commands, 2, "the budget allows two: %v", d.Candidates)
+	for i, want := range []string{"s-2", "s-1"} {
+		c := d.Commands[i]
+		assert.Equal(t, MethodStaticDrift, c.Method)
+		assert.Equal(t, []string{want}, c.Delete)
+		assert.Empty(t, c.Replacements)
+		assert.True(t, c.TerminateFirst)
+		assert.Contains(t, c.Reason, "terminate first (the NodePool is at its node limit (3); static provisioning refills the NodePool)")
+	}
+	assert.Contains(t, verdict(t, d, "s-0").Reason, "budget")
+
+	np.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionFalse, Reason: "NodeClassNotReady"}}
+	d = Evaluate(cluster(), now, terminateFirstOn)
+	requireNoCommand(t, d)
+	assert.Contains(t, verdict(t, d, "s-2").Reason, "at its node limit (3), and it cannot launch a replacement first")
+}
+
+// A static NodePool whose only offerings are full reservations deletes
+// first, with the gate, the drifted nodes holding a unit of an offered
+// reservation; a node launched on-demand with a stale reservation label is
+// blocked.
+func TestTerminateFirstStaticFullReservations(t *testing.T) {
+	c := reservedDriftCluster(t, true, nil, apis.CapacityTypeReserved)
+	np := c.NodePools[0].NodePool
+	replicas := int64(2)
+	np.Spec.Replicas = &replicas
+	stale := *c.Nodes[0]
+	sn := *c.Nodes[0].Node
+	sn.Name, sn.Labels = "stale", maps.Clone(sn.Labels)
+	sn.Labels[apis.LabelHostname] = "stale"
+	sn.Labels[apis.LabelCapacityType] = apis.CapacityTypeOnDemand
+	stale.Node = &sn
+	stale.NodeClaim = &apis.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "stale-claim"}}
+	stale.Drift = &DriftStatus{Reason: "NodePoolDrifted", Since: now.Add(-2 * time.Hour)}
+	c.Nodes = append(c.Nodes, &stale)
+
+	// Without the gate both are replaced first, whatever the reservation.
+	d := Evaluate(c, now, Options{})
+	require.Len(t, d.Commands, 2, "%v", d.Candidates)
+	for _, cmd := range d.Commands {
+		assert.False(t, cmd.TerminateFirst)
+		assert.Len(t, cmd.Replacements, 1)
+	}
+	d = Evaluate(c, now, terminateFirstOn)
+	require.Len(t, d.Commands, 1, "%v", d.Candidates)
+	assert.Equal(t, []string{"reserved"}, d.Commands[0].Delete)
+	assert.True(t, d.Commands[0].TerminateFirst)
+	assert.Contains(t, verdict(t, d, "stale").Reason, "capacity reservations are full, and it cannot launch a replacement first")
 }

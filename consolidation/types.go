@@ -105,7 +105,9 @@ type Options struct {
 	// TerminateFirstDrift is the feature gate of that name (v1.15, alpha,
 	// off by default): a drifted node in a full capacity reservation whose
 	// pods fit nowhere else is deleted before its replacement, which
-	// provisioning launches into the unit it frees.
+	// provisioning launches into the unit it frees; a static NodePool at
+	// its node limit, or whose reservations are full, deletes drifted nodes
+	// before static provisioning refills it.
 	TerminateFirstDrift bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options

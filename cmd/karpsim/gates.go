@@ -13,7 +13,7 @@ import (
 const featureGatesUsage = "Karpenter's feature `GATES`, as NAME=BOOL,... (its --feature-gates), all off by default: " +
 	"PodDeletionCostManagement=true leaves pods' controller.kubernetes.io/pod-deletion-cost out of their eviction cost (only karpenter.sh/disruption-cost counts); " +
 	"SpotToSpotConsolidation=true is --spot-to-spot; " +
-	"TerminateFirstDrift=true deletes a drifted node launched into a full capacity reservation before its replacement, when its pods fit once its unit is freed"
+	"TerminateFirstDrift=true deletes a drifted node before its replacement when none can launch first: in a full capacity reservation, when its pods fit once its unit is freed, or in a static NodePool at its node limit"
 
 // coreFeatureGates are the gates of --feature-gates.
 type coreFeatureGates struct {
