@@ -41,6 +41,14 @@ func evictionCost(p *corev1.Pod, podDeletionCostManagement bool) float64 {
 	return min(max(cost, -10), 10)
 }
 
+// EvictionCost is Karpenter's cost of evicting the pod (its
+// pkg/utils/disruption.EvictionCost at v1.15.0), with the
+// PodDeletionCostManagement feature gate as given; see evictionCost. A
+// node's disruption cost sums the positive costs of its reschedulable pods.
+func EvictionCost(p *corev1.Pod, podDeletionCostManagement bool) float64 {
+	return evictionCost(p, podDeletionCostManagement)
+}
+
 // annotatedCost is a cost annotation's share of the eviction cost: the
 // value, a 32-bit integer, over 2^27; 0 when it is not one.
 func annotatedCost(s string) float64 {
