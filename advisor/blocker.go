@@ -46,6 +46,7 @@ var blockerRules = []struct{ phrase, class string }{
 	{"has no ", BlockerNotManaged},
 	{"not initialized", BlockerLifecycle},
 	{"being deleted", BlockerLifecycle},
+	{"being rebooted", BlockerLifecycle},
 	{"nominated for a pending pod", BlockerLifecycle},
 	{"inside its consolidateAfter window", BlockerConsolidateAfter},
 	{"uninitialized node", BlockerLifecycle},

@@ -120,6 +120,11 @@ const (
 	ResourceEFA           corev1.ResourceName = "vpc.amazonaws.com/efa"
 )
 
+// AnnotationDisruptionCost (v1.15) is a pod's cost of eviction for
+// disruption, a 32-bit integer; it takes precedence over
+// controller.kubernetes.io/pod-deletion-cost.
+const AnnotationDisruptionCost = Group + "/disruption-cost"
+
 // wellKnownLabels are the labels in restricted domains that users may still
 // select on: Karpenter knows their values per instance type and offering, so
 // a new NodeClaim may leave them undefined until an instance type is chosen.

@@ -96,5 +96,6 @@ func (in *NodeClaim) Validate() error {
 	if tgp := in.Spec.TerminationGracePeriod; tgp != nil {
 		validateSeconds(e, "spec.terminationGracePeriod", &tgp.Duration, false)
 	}
+	validateConditionStatuses(e, "status.conditions", in.Status.Conditions)
 	return e.list.asError()
 }

@@ -126,6 +126,10 @@ const (
 	DisruptionReasonUnderutilized DisruptionReason = "Underutilized"
 	DisruptionReasonEmpty         DisruptionReason = "Empty"
 	DisruptionReasonDrifted       DisruptionReason = "Drifted"
+	// DisruptionReasonUnhealthy (v1.15) paces node repair, which karpsim
+	// does not run: budgets for it are read and counted, no method uses
+	// them.
+	DisruptionReasonUnhealthy DisruptionReason = "Unhealthy"
 )
 
 // Budget caps the number of a pool's nodes being disrupted at once, for some

@@ -31,7 +31,7 @@ var (
 	// cron macro, or five space-separated fields.
 	budgetSchedulePattern = regexp.MustCompile(`^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$`)
 
-	disruptionReasons     = []DisruptionReason{DisruptionReasonEmpty, DisruptionReasonDrifted, DisruptionReasonUnderutilized}
+	disruptionReasons     = []DisruptionReason{DisruptionReasonEmpty, DisruptionReasonDrifted, DisruptionReasonUnderutilized, DisruptionReasonUnhealthy}
 	consolidationPolicies = []ConsolidationPolicy{ConsolidationPolicyWhenEmpty, ConsolidationPolicyWhenEmptyOrUnderutilized, ConsolidationPolicyBalanced}
 )
 
@@ -138,7 +138,7 @@ func validateBudget(e *errs, path string, b Budget) {
 	}
 	for i, r := range b.Reasons {
 		if !slices.Contains(disruptionReasons, r) {
-			e.add(index(child(path, "reasons"), i), "%q is not a disruption reason (use Empty, Drifted or Underutilized)", r)
+			e.add(index(child(path, "reasons"), i), "%q is not a disruption reason (use Empty, Drifted, Underutilized or Unhealthy)", r)
 		}
 	}
 	switch {

@@ -587,13 +587,23 @@ func solveThroughDoor(in scheduling.Input) (scheduling.Result, error) {
 // evaluateThroughDoor writes c as objects, reads them back as `karpsim
 // disrupt` does and evaluates the view at now with opts.
 func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidation.Options) (consolidation.Decision, error) {
+	view, o, err := disruptionThroughDoor(c, now, opts)
+	if err != nil {
+		return consolidation.Decision{}, err
+	}
+	return consolidation.Evaluate(view, now, o), nil
+}
+
+// disruptionThroughDoor writes c as objects and reads them back as `karpsim
+// disrupt` does: the cluster and options it evaluates at now.
+func disruptionThroughDoor(c consolidation.Cluster, now time.Time, opts consolidation.Options) (consolidation.Cluster, consolidation.Options, error) {
 	f := &doorFile{}
 	pods := slices.Clone(c.Pending)
 	for _, n := range c.Nodes {
 		pods = append(pods, n.Node.Pods...)
 	}
 	if err := f.writeDefaultSpread(opts.Scheduling.DefaultSpread, pods); err != nil {
-		return consolidation.Decision{}, err
+		return consolidation.Cluster{}, opts, err
 	}
 	pools := slices.Clone(c.NodePools)
 	f.pools(pools)
@@ -601,7 +611,7 @@ func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidat
 	for _, n := range c.Nodes {
 		obj, claim, err := f.disruptionNode(n, byName, now)
 		if err != nil {
-			return consolidation.Decision{}, err
+			return consolidation.Cluster{}, opts, err
 		}
 		f.add("v1", "Node", obj)
 		if claim != nil {
@@ -610,7 +620,7 @@ func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidat
 	}
 	for _, p := range c.Pending {
 		if apis.IsBufferPod(p) {
-			return consolidation.Decision{}, inexpressible("a CapacityBuffer's virtual pod handed in as a pod")
+			return consolidation.Cluster{}, opts, inexpressible("a CapacityBuffer's virtual pod handed in as a pod")
 		}
 		f.pod(p)
 	}
@@ -620,12 +630,12 @@ func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidat
 	}
 	set, sopts, err := f.load()
 	if err != nil {
-		return consolidation.Decision{}, err
+		return consolidation.Cluster{}, opts, err
 	}
 	sopts.DRA = opts.Scheduling.DRA
 	view, err := snapshot.ForDisruption(set, sopts, now)
 	if err != nil {
-		return consolidation.Decision{}, err
+		return consolidation.Cluster{}, opts, err
 	}
 	stated := map[string]bool{}
 	for _, n := range c.Nodes {
@@ -633,13 +643,13 @@ func evaluateThroughDoor(c consolidation.Cluster, now time.Time, opts consolidat
 	}
 	for _, n := range view.Cluster.Nodes {
 		if n.Drift != nil && !stated[n.Node.Name] {
-			return consolidation.Decision{}, inexpressible("node %s is not drifted in the case, but its objects drift (%s): karpsim disrupt computes drift from the NodeClaim, its NodePool and catalog, not from a Drifted condition", n.Node.Name, n.Drift.Reason)
+			return consolidation.Cluster{}, opts, inexpressible("node %s is not drifted in the case, but its objects drift (%s): karpsim disrupt computes drift from the NodeClaim, its NodePool and catalog, not from a Drifted condition", n.Node.Name, n.Drift.Reason)
 		}
 	}
 	o := opts
 	o.Cache = nil
 	o.Scheduling.DefaultSpread = view.DefaultSpread
-	return consolidation.Evaluate(view.Cluster, now, o), nil
+	return view.Cluster, o, nil
 }
 
 // disruptionNode writes a node as the disruption controller sees it: its

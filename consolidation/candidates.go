@@ -22,9 +22,11 @@ type poolInfo struct {
 	catalog instancetypes.Catalog
 	// reqs are the template's requirements, minValues included.
 	reqs requirements.Requirements
-	// total and disrupting are the budget counts: managed, initialized
-	// nodes not terminating, and those of them deleting or NotReady.
-	total, disrupting int
+	// total and disrupting are the budget counts: managed nodes,
+	// initialized or rebooting, not terminating, and those of them deleting
+	// or rebooting; notReady are the others of them that are NotReady,
+	// disrupting for every reason but Unhealthy (see disruptingFor).
+	total, disrupting, notReady int
 }
 
 func (p *poolInfo) static() bool { return p.np.Spec.Replicas != nil }
@@ -109,7 +111,7 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 			n.reschedulable = append(n.reschedulable, p)
 		}
 	}
-	n.cost = rescheduleDisruptionCost(n.reschedulable)
+	n.cost = rescheduleDisruptionCost(n.reschedulable, e.opts.PodDeletionCostManagement)
 	n.capacityType = in.Node.Labels[apis.LabelCapacityType]
 	if n.pool != nil {
 		n.it, _ = n.pool.catalog.Get(in.Node.Labels[apis.LabelInstanceType])
@@ -130,6 +132,8 @@ func (e *evaluation) nodeBlock(n *nodeInfo) string {
 	switch {
 	case in.NodeClaim == nil:
 		return "not managed by Karpenter (no NodeClaim)"
+	case rebooting(in.NodeClaim):
+		return "being rebooted (its NodeClaim's Rebooting condition is True)"
 	case !in.Node.Initialized:
 		return "not initialized"
 	case in.Deleting || in.NodeClaim.DeletionTimestamp != nil || terminating(in.NodeClaim):
@@ -169,6 +173,17 @@ func (e *evaluation) podsBlock(n *nodeInfo) string {
 func terminating(nc *apis.NodeClaim) bool {
 	for _, c := range nc.Status.Conditions {
 		if c.Type == "InstanceTerminating" {
+			return c.Status == metav1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// rebooting reports the NodeClaim's Rebooting condition (v1.15, node
+// repair): a reboot is committed, from the drain until the node is back.
+func rebooting(nc *apis.NodeClaim) bool {
+	for _, c := range nc.Status.Conditions {
+		if c.Type == "Rebooting" {
 			return c.Status == metav1.ConditionTrue
 		}
 	}

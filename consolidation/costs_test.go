@@ -32,7 +32,7 @@ func TestEvictionCost(t *testing.T) {
 		{"both", []podOption{withPriority(1 << 24), withAnnotation(corev1.PodDeletionCost, "67108864")}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.InDelta(t, tc.want, evictionCost(newPod("p", "1", tc.opts...)), 1e-9)
+			assert.InDelta(t, tc.want, evictionCost(newPod("p", "1", tc.opts...), false), 1e-9)
 		})
 	}
 }
@@ -40,9 +40,9 @@ func TestEvictionCost(t *testing.T) {
 func TestRescheduleDisruptionCostCountsOnlyPositiveCosts(t *testing.T) {
 	cheap := newPod("cheap", "1", withAnnotation(corev1.PodDeletionCost, "-268435456")) // cost −1
 	high := newPod("high", "1", withPriority(1<<25))                                    // cost 2
-	assert.InDelta(t, 1.0, rescheduleDisruptionCost(nil), 1e-9)
-	assert.InDelta(t, 1.0, rescheduleDisruptionCost([]*corev1.Pod{cheap}), 1e-9)
-	assert.InDelta(t, 4.0, rescheduleDisruptionCost([]*corev1.Pod{cheap, high, newPod("p", "1")}), 1e-9)
+	assert.InDelta(t, 1.0, rescheduleDisruptionCost(nil, false), 1e-9)
+	assert.InDelta(t, 1.0, rescheduleDisruptionCost([]*corev1.Pod{cheap}, false), 1e-9)
+	assert.InDelta(t, 4.0, rescheduleDisruptionCost([]*corev1.Pod{cheap, high, newPod("p", "1")}, false), 1e-9)
 }
 
 func TestReschedulablePods(t *testing.T) {

@@ -101,12 +101,45 @@ func (e *evaluation) drift() []Command {
 		}
 		out := e.simulator().runDrift(n)
 		if out.failure != "" {
+			if c, ok := e.terminateFirst(n); ok {
+				return []Command{c}
+			}
 			n.note("drift: %s", out.failure)
 			continue
 		}
 		return []Command{e.driftReplace(n, out)}
 	}
 	return nil
+}
+
+// terminateFirst is drift's second chance with the TerminateFirstDrift
+// gate (Karpenter v1.15, SimulateSchedulingWithReservedFallback): a node
+// launched into a capacity reservation, whose pods found no place, is
+// deleted first, with no replacement, when its pods all fit once its unit
+// goes back to the reservation (a solve in provisioning mode, so that a pod
+// needing a second unit still fails); provisioning then launches into the
+// freed unit. The command moves the pods that go to existing nodes; its
+// savings are the node's price less that of the nodes provisioning would
+// launch for the others.
+func (e *evaluation) terminateFirst(n *nodeInfo) (Command, bool) {
+	id := n.labels()[apis.LabelCapacityReservationID]
+	if !e.opts.TerminateFirstDrift || n.capacityType != apis.CapacityTypeReserved || id == "" {
+		return Command{}, false
+	}
+	out := e.simulator().runCredited(n, map[string]int{id: 1})
+	if out.failure != "" {
+		return Command{}, false
+	}
+	existing := map[string]bool{}
+	for _, d := range e.nodes {
+		existing[d.name] = true
+	}
+	moves := slices.DeleteFunc(slices.Clone(out.moves), func(m Move) bool { return !existing[m.To] })
+	n.command = fmt.Sprintf("%s: drifted (%s), terminated first: its reservation %s is full, and its pods fit once its unit is freed", MethodDrift, n.in.Drift.Reason, id)
+	reason := fmt.Sprintf("%s/delete: %s: terminate first (reservation %s is full; provisioning launches %s into the freed unit)",
+		apis.DisruptionReasonDrifted, n.in.Drift.Reason, id, plural(len(out.claims), "new node"))
+	return Command{Method: MethodDrift, Reason: reason, Delete: []string{n.name}, Replacements: []scheduling.NodeClaim{},
+		Moves: nonNil(moves), SavingsPerHour: round(n.price - claimsPrice(out.claims)), TerminateFirst: true}, true
 }
 
 // partition splits nodes by keep, each part in the order given.

@@ -88,6 +88,9 @@ type simulator struct {
 	solveAgain bool
 	// leftOut remembers narrowingIdle's answers.
 	leftOut map[leftOutKey]bool
+	// credit, while set, is the reservation credit of a terminate-first
+	// simulation (runCredited).
+	credit map[string]int
 }
 
 // destination is a node pods may go to.
@@ -297,6 +300,15 @@ func (s *simulator) runDrift(n *nodeInfo) outcome {
 	return s.simulate([]*nodeInfo{n}, 0, false, false)
 }
 
+// runCredited is runDrift with units given back to capacity reservations
+// before the solve, in Karpenter's provisioning mode: terminate-first
+// drift's second pass (see evaluation.terminateFirst).
+func (s *simulator) runCredited(n *nodeInfo, credit map[string]int) outcome {
+	s.credit = credit
+	defer func() { s.credit = nil }()
+	return s.simulate([]*nodeInfo{n}, 0, false, false)
+}
+
 // simulate is run, with consolidate saying whether the candidates' pods
 // keep off nodes inside their consolidateAfter window. Pods of the
 // candidates that will not be evicted are not placed.
@@ -357,7 +369,17 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 		}
 	}
 	s.solves++
-	result, narrowed := s.prepared.SolveBelow(in, limit)
+	var result scheduling.Result
+	narrowed := false
+	if s.credit != nil {
+		// Karpenter's provisioning mode with the credit: rare enough to
+		// solve without the compiled pools, which hold neither.
+		in.NodePools = s.poolsBelow(0)
+		in.Options.ReservationCredit, in.Options.ReservedFallback = s.credit, false
+		result = scheduling.Solve(in)
+	} else {
+		result, narrowed = s.prepared.SolveBelow(in, limit)
+	}
 	if !narrowed {
 		limit = 0
 	}

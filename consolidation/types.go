@@ -97,6 +97,18 @@ type Options struct {
 	// default upstream): without it a spot node is never replaced by a
 	// spot node.
 	SpotToSpotConsolidation bool
+	// PodDeletionCostManagement is the feature gate of that name (v1.15,
+	// off by default): Karpenter then manages pods'
+	// controller.kubernetes.io/pod-deletion-cost itself, and a pod's
+	// eviction cost reads only its karpenter.sh/disruption-cost.
+	PodDeletionCostManagement bool
+	// TerminateFirstDrift is the feature gate of that name (v1.15, alpha,
+	// off by default): a drifted node in a full capacity reservation whose
+	// pods fit nowhere else is deleted before its replacement, which
+	// provisioning launches into the unit it frees; a static NodePool at
+	// its node limit, or whose reservations are full, deletes drifted nodes
+	// before static provisioning refills it.
+	TerminateFirstDrift bool
 	// Scheduling are the options of every simulation.
 	Scheduling scheduling.Options
 	// Cache, when set, keeps what an evaluation compiles from the
@@ -187,6 +199,12 @@ type Command struct {
 	// SavingsPerHour is the deleted nodes' price less the replacements'
 	// launch price; negative for a drift replacement that costs more.
 	SavingsPerHour float64 `json:"savingsPerHour"`
+	// TerminateFirst is set on a terminate-first drift command (the
+	// TerminateFirstDrift gate): the node goes before any replacement, and
+	// the pods its Moves leave out wait for the node provisioning launches
+	// into the reservation unit it frees. SavingsPerHour then counts that
+	// node's price.
+	TerminateFirst bool `json:"terminateFirst,omitempty"`
 }
 
 // Move is where one pod of a deleted node would go.

@@ -101,6 +101,8 @@ func checkCandidate(name string, n *consolidation.Node, method string, now time.
 		return []Violation{bad(RuleDisruptionCandidate, "deleted by "+method+" but Karpenter does not manage it")}
 	case n.Deleting:
 		return []Violation{bad(RuleDisruptionCandidate, "deleted by "+method+" while already being deleted")}
+	case rebooting(n):
+		return []Violation{bad(RuleDisruptionCandidate, "deleted by "+method+" while its NodeClaim says it is rebooting")}
 	}
 	var out []Violation
 	if n.Annotations[apis.AnnotationDoNotDisrupt] == "true" {
@@ -122,9 +124,18 @@ func checkCandidate(name string, n *consolidation.Node, method string, now time.
 	return out
 }
 
+// rebooting reports a Rebooting condition True on the node's NodeClaim
+// (Karpenter v1.15's node repair).
+func rebooting(n *consolidation.Node) bool {
+	return slices.ContainsFunc(n.NodeClaim.Status.Conditions, func(c metav1.Condition) bool {
+		return c.Type == "Rebooting" && c.Status == metav1.ConditionTrue
+	})
+}
+
 // checkBudgets reports a NodePool whose nodes the decision deletes past
-// what its budgets allow for the reason: managed, initialized nodes that
-// are not terminating count, those deleting or NotReady already disrupt.
+// what its budgets allow for the reason: managed nodes, initialized or
+// rebooting, that are not terminating count; those deleting, rebooting or
+// NotReady already disrupt.
 func checkBudgets(c consolidation.Cluster, perPool map[string]map[apis.DisruptionReason]int, now time.Time) []Violation {
 	var out []Violation
 	for _, pool := range sortedKeys(perPool) {
@@ -136,11 +147,11 @@ func checkBudgets(c consolidation.Cluster, perPool map[string]map[apis.Disruptio
 		np := c.NodePools[i].NodePool
 		total, disrupting := 0, 0
 		for _, n := range c.Nodes {
-			if n == nil || n.NodeClaim == nil || n.Node.NodePool != pool || !n.Node.Initialized || n.NodeClaim.DeletionTimestamp != nil {
+			if n == nil || n.NodeClaim == nil || n.Node.NodePool != pool || (!n.Node.Initialized && !rebooting(n)) || n.NodeClaim.DeletionTimestamp != nil {
 				continue
 			}
 			total++
-			if n.Deleting || n.NotReady {
+			if n.Deleting || n.NotReady || rebooting(n) {
 				disrupting++
 			}
 		}
@@ -445,6 +456,11 @@ func checkMoves(c consolidation.Cluster, d consolidation.Decision, deleted map[s
 			continue
 		}
 		for _, key := range sortedKeys(pods) {
+			if !moved[key] && cmd.TerminateFirst {
+				// Provisioning places it once the node is gone.
+				unknown = append(unknown, pods[key])
+				continue
+			}
 			if !moved[key] {
 				out = append(out, Violation{Rule: RuleConservation, Pod: key, Detail: cmd.Method + " evicts it without saying where it goes"})
 			}

@@ -144,7 +144,7 @@ var badManifests = []struct {
 	{name: "budget duration in seconds", yaml: nodePool(budgets(`{nodes: "0", schedule: "@daily", duration: 90s}`)),
 		errors: []string{np + `spec.disruption.budgets[0].duration: "90s" is not a budget duration (use hours and minutes, e.g. "8h", "30m" or "1h30m")`}},
 	{name: "bad reason", yaml: nodePool(budgets(`{nodes: "1", reasons: [Drifted, Expired]}`)),
-		errors: []string{np + `spec.disruption.budgets[0].reasons[1]: "Expired" is not a disruption reason (use Empty, Drifted or Underutilized)`}},
+		errors: []string{np + `spec.disruption.budgets[0].reasons[1]: "Expired" is not a disruption reason (use Empty, Drifted, Underutilized or Unhealthy)`}},
 	{name: "51 budgets", yaml: nodePool(budgets(strings.Repeat(`{nodes: "1"}, `, 51))),
 		errors: []string{np + "spec.disruption.budgets: 51 budgets, at most 50 are allowed"}},
 	{name: "weight 0", yaml: nodePool(map[string]string{"spec": "weight: 0"}),

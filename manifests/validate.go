@@ -28,6 +28,7 @@ func validateObject(kind string, o object) apis.FieldErrors {
 	}
 	switch o := any(o).(type) {
 	case *corev1.Pod:
+		problems = append(problems, apis.ValidatePodDeletionCost(o.Annotations, "metadata.annotations")...)
 		problems = append(problems, apis.ValidatePodSpec(&o.Spec, "spec")...)
 	case *corev1.PodTemplate:
 		problems = append(problems, template(&o.Template, nil, "template")...)
@@ -70,5 +71,6 @@ func template(t *corev1.PodTemplateSpec, selector *metav1.LabelSelector, path st
 			problems = append(problems, p)
 		}
 	}
+	problems = append(problems, apis.ValidatePodDeletionCost(t.Annotations, path+".metadata.annotations")...)
 	return append(problems, apis.ValidatePodSpec(&t.Spec, path+".spec")...)
 }

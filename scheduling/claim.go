@@ -213,7 +213,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	if c.tmpl.reserved {
 		offerings := newOfferingFilter(reqs)
 		if why != nil {
-			if onlyFull(remaining, &offerings) {
+			if s.reservations.onlyFull(remaining, &offerings) {
 				return refuse(why, checkReservations, func() error {
 					if s.opts.ReservedFallback {
 						return errReservationsFull

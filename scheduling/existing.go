@@ -82,7 +82,7 @@ func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase 
 	}
 	b := &nodeBase{taints: n.Taints, labels: nodeRequirements(n)}
 	if !n.Initialized {
-		b.taints = withoutTaints(withoutEphemeral(n.Taints), n.StartupTaints)
+		b.taints = WithoutTransientTaints(n.Taints, n.StartupTaints)
 	}
 	var bound, boundDaemons resources.Vector
 	for _, p := range n.Pods {

@@ -13,6 +13,7 @@
 package scheduling
 
 import (
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,6 +109,13 @@ type Options struct {
 	// during consolidation); by default such a pod waits instead, neither
 	// relaxed nor moved to other capacity, as Karpenter provisions.
 	ReservedFallback bool
+	// ReservationCredit gives capacity reservations units back before the
+	// solve, by reservation ID: the units a disruption candidate frees when
+	// it terminates (Karpenter v1.15's CreditReservationCapacity, which its
+	// terminate-first drift pass uses). A reservation no catalog names
+	// gets nothing, and a count of 0 or less credits nothing; a credited
+	// reservation may be held even when its offerings have no unit left.
+	ReservationCredit map[string]int
 	// Packing chooses among the claims that could take a pod. The zero
 	// value, PackFewestPods, is Karpenter's; package optimize searches
 	// with the others, which are not.
@@ -147,7 +155,8 @@ func (o Options) Equal(p Options) bool {
 		o.MinValuesBestEffort == p.MinValuesBestEffort && o.ReservedFallback == p.ReservedFallback &&
 		o.Packing == p.Packing && o.StopAbovePrice == p.StopAbovePrice && o.DefaultSpread == p.DefaultSpread &&
 		slices.Equal(o.UnsupportedProvisioners, p.UnsupportedProvisioners) &&
-		slices.Equal(o.UnsupportedTopologyKeys, p.UnsupportedTopologyKeys) && o.DRA == p.DRA
+		slices.Equal(o.UnsupportedTopologyKeys, p.UnsupportedTopologyKeys) && o.DRA == p.DRA &&
+		maps.Equal(o.ReservationCredit, p.ReservationCredit)
 }
 
 func (o Options) maxInstanceTypes() int {

@@ -27,6 +27,9 @@ func TestOptionsEqualCoversEveryField(t *testing.T) {
 			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), reflect.Zero(f.Type().Elem())))
 		case reflect.Pointer:
 			f.Set(reflect.New(f.Type().Elem()))
+		case reflect.Map:
+			f.Set(reflect.MakeMap(f.Type()))
+			f.SetMapIndex(reflect.Zero(f.Type().Key()), reflect.Zero(f.Type().Elem()))
 		default:
 			t.Fatalf("field %s: kind %s not covered by this test", typ.Field(i).Name, f.Kind())
 		}

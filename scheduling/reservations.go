@@ -3,6 +3,7 @@ package scheduling
 import (
 	"errors"
 	"iter"
+	"math"
 	"slices"
 
 	"github.com/karpsim/karpsim/apis"
@@ -16,6 +17,10 @@ import (
 type reservations struct {
 	capacity map[string]int             // reservation ID → units left
 	held     map[string]map[string]bool // claim hostname → reservation IDs
+	// credited are the reservations Options.ReservationCredit gave units
+	// back: held like reservations with units, even from offerings that
+	// have none.
+	credited map[string]bool
 }
 
 // errReservationsExhausted marks a failure to reserve capacity: Karpenter
@@ -28,7 +33,7 @@ var errReservationsExhausted = errors.New("reserved capacity exhausted")
 // goes on to the next NodePool.
 var errReservationsFull = errors.New("every capacity reservation these instance types could launch into is full, and no other capacity type is allowed")
 
-func newReservations(templates []*template) *reservations {
+func newReservations(templates []*template, credit map[string]int) *reservations {
 	r := &reservations{capacity: map[string]int{}, held: map[string]map[string]bool{}}
 	for _, t := range templates {
 		if t.memo != nil {
@@ -49,7 +54,30 @@ func newReservations(templates []*template) *reservations {
 			}
 		}
 	}
+	r.credit(credit)
 	return r
+}
+
+// credit gives the known reservations their credited units, saturating
+// at the largest int.
+func (r *reservations) credit(credit map[string]int) {
+	for id, n := range credit {
+		left, known := r.capacity[id]
+		if !known || n <= 0 {
+			continue
+		}
+		if r.credited == nil {
+			r.credited = map[string]bool{}
+		}
+		r.credited[id] = true
+		r.capacity[id] = left + min(n, math.MaxInt-left)
+	}
+}
+
+// full reports whether the reserved offering has no unit to hold: none
+// left in its catalog and none credited.
+func (r *reservations) full(of *instancetypes.Offering) bool {
+	return of.ReservationCapacity == 0 && !r.credited[of.ReservationID]
 }
 
 // reserve holds, for the claim with this hostname, every reserved offering
@@ -64,7 +92,7 @@ func newReservations(templates []*template) *reservations {
 // pod goes to another NodePool), as Karpenter v1.15.0's offeringsToReserve
 // does since it tells a reservation's health from its count.
 func (r *reservations) reserve(hostname string, options []*typeOption, f *offeringFilter, strict bool) error {
-	if onlyFull(options, f) {
+	if r.onlyFull(options, f) {
 		if strict {
 			return errReservationsExhausted
 		}
@@ -74,7 +102,7 @@ func (r *reservations) reserve(hostname string, options []*typeOption, f *offeri
 	now := map[string]bool{}
 	compatible := false
 	for of := range reservedOfferings(options, f) {
-		if of.ReservationCapacity == 0 {
+		if r.full(of) {
 			continue
 		}
 		compatible = true
@@ -105,13 +133,13 @@ func (r *reservations) reserve(hostname string, options []*typeOption, f *offeri
 
 // wouldFail reports, without holding anything, whether reserve would fail.
 func (r *reservations) wouldFail(hostname string, options []*typeOption, f *offeringFilter) bool {
-	if onlyFull(options, f) {
+	if r.onlyFull(options, f) {
 		return true
 	}
 	before := r.held[hostname]
 	compatible, reservable := false, false
 	for of := range reservedOfferings(options, f) {
-		if of.ReservationCapacity == 0 {
+		if r.full(of) {
 			continue
 		}
 		compatible = true
@@ -121,8 +149,8 @@ func (r *reservations) wouldFail(hostname string, options []*typeOption, f *offe
 }
 
 // onlyFull reports whether the only available offerings of the options that
-// the filter allows are reserved ones with no unit left.
-func onlyFull(options []*typeOption, f *offeringFilter) bool {
+// the filter allows are reserved ones with no unit left (see full).
+func (r *reservations) onlyFull(options []*typeOption, f *offeringFilter) bool {
 	full := false
 	for _, o := range options {
 		for i := range o.it.Offerings {
@@ -130,7 +158,7 @@ func onlyFull(options []*typeOption, f *offeringFilter) bool {
 			if !of.Available || !f.allows(of) {
 				continue
 			}
-			if of.CapacityType != apis.CapacityTypeReserved || of.ReservationCapacity > 0 {
+			if of.CapacityType != apis.CapacityTypeReserved || !r.full(of) {
 				return false
 			}
 			full = true

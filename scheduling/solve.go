@@ -156,7 +156,7 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 	vols := newVolumes(in)
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)
 	s.templates = templates
-	s.reservations = newReservations(s.templates)
+	s.reservations = newReservations(s.templates, in.Options.ReservationCredit)
 	for _, t := range s.templates {
 		s.relaxPreferNoSchedule = s.relaxPreferNoSchedule || hasPreferNoSchedule(t.taints)
 		for _, n := range in.Nodes {

@@ -109,3 +109,15 @@ func withoutTaints(taints, drop []corev1.Taint) []corev1.Taint {
 	}
 	return out
 }
+
+// rebootingTaint fences a node while Karpenter's node repair reboots it
+// (v1.15).
+var rebootingTaint = corev1.Taint{Key: apis.Group + "/rebooting", Effect: corev1.TaintEffectNoSchedule}
+
+// WithoutTransientTaints returns taints less those Karpenter ignores on a
+// managed node that is not initialized or is rebooting, since they will go
+// away: the ephemeral taints, the reboot's karpenter.sh/rebooting:NoSchedule
+// and the startup taints.
+func WithoutTransientTaints(taints, startup []corev1.Taint) []corev1.Taint {
+	return withoutTaints(withoutEphemeral(taints), append(slices.Clone(startup), rebootingTaint))
+}

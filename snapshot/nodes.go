@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/scheduling"
@@ -101,6 +102,14 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 		n.StartupTaints = apis.CopyTaints(np.Spec.Template.Spec.StartupTaints)
 	} else if claim != nil {
 		n.StartupTaints = apis.CopyTaints(claim.Spec.StartupTaints)
+	}
+	// A reboot in progress (Karpenter v1.15's node repair) fences the node
+	// with a taint; Karpenter reads its taints as an uninitialized node's,
+	// counting on its room coming back.
+	if claim != nil && n.Initialized {
+		if c := claimCondition(claim, "Rebooting"); c != nil && c.Status == metav1.ConditionTrue {
+			n.Taints = scheduling.WithoutTransientTaints(n.Taints, n.StartupTaints)
+		}
 	}
 	if pool != "" && b.pools[pool] == nil {
 		b.warn(fmt.Sprintf("Node/%s belongs to NodePool %q, which was not given: the node counts against no NodePool's limits", node.Name, pool))

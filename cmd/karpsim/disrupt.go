@@ -21,6 +21,8 @@ type disruptOptions struct {
 	at         string
 	output     string
 	spotToSpot bool
+	// gates is --feature-gates.
+	gates string
 	// dra models dynamic resource allocation (--ignore-dra-requests=false).
 	dra     bool
 	cluster clusterOptions
@@ -85,6 +87,7 @@ and evaluates now unless --at is given.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
+	f.StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: nodes and instance types offer their GPU devices, and pods' ResourceClaims request them wherever consolidation moves them")
 	f.DurationVar(&opts.simulationCost, "simulation-cost", 0, "model Karpenter's consolidation timeouts (multi-node 1m, single-node 3m), taking each scheduling simulation to last `DURATION` (at most 1h; 0, the default, never times out)")
 	addRegionFlag(cmd, &opts.region)
@@ -128,12 +131,17 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 		return disruptResult{}, time.Time{}, err
 	}
 	printWarnings(stderr, d.Warnings)
-	copts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}}
-	if opts.simulationCost > 0 {
-		copts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}
+	gates, err := parseFeatureGates(opts.gates)
+	if err != nil {
+		return disruptResult{}, time.Time{}, err
 	}
-	decision := consolidation.Evaluate(d.Cluster, now, copts)
+	evalOpts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}}
+	gates.apply(&evalOpts)
+	if opts.simulationCost > 0 {
+		evalOpts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}
+	}
+	decision := consolidation.Evaluate(d.Cluster, now, evalOpts)
 	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired,
 		TimedOutNodePools: decision.TimedOutNodePools}
 	if result.Expiring == nil {
@@ -151,6 +159,9 @@ func (opts disruptOptions) check() error {
 		return err
 	}
 	if err := checkOutput(opts.output); err != nil {
+		return err
+	}
+	if _, err := parseFeatureGates(opts.gates); err != nil {
 		return err
 	}
 	if len(opts.files) == 0 && !opts.cluster.live() {
