@@ -8,13 +8,14 @@ import (
 )
 
 // worstLaunchPrice is the most a launch of the type could cost under reqs:
-// the most expensive available offering reqs allow, of the first capacity
-// type in launch order that has one; +Inf when there is none.
+// the most expensive launchable offering reqs allow (a full reservation is
+// not one), of the first capacity type in launch order that has one; +Inf
+// when there is none.
 func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirements) float64 {
 	for _, capacityType := range instancetypes.LaunchOrder() {
 		worst, found := 0.0, false
 		for _, o := range it.Offerings {
-			if o.Available && o.CapacityType == capacityType && o.Compatible(reqs) {
+			if o.Launchable() && o.CapacityType == capacityType && o.Compatible(reqs) {
 				worst, found = max(worst, o.Price), true
 			}
 		}
@@ -26,15 +27,15 @@ func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirem
 }
 
 // launch is the offering the cloud provider would launch among the types:
-// reserved, then spot, then on-demand; the cheapest of that capacity type,
-// ties to the earlier type and offering.
+// reserved with an instance left, then spot, then on-demand; the cheapest
+// of that capacity type, ties to the earlier type and offering.
 func launch(types []*instancetypes.InstanceType, reqs requirements.Requirements) (*instancetypes.InstanceType, instancetypes.Offering, bool) {
 	for _, capacityType := range instancetypes.LaunchOrder() {
 		var bestType *instancetypes.InstanceType
 		var best instancetypes.Offering
 		for _, it := range types {
 			for _, o := range it.Offerings {
-				if o.Available && o.CapacityType == capacityType && o.Compatible(reqs) && (bestType == nil || o.Price < best.Price) {
+				if o.Launchable() && o.CapacityType == capacityType && o.Compatible(reqs) && (bestType == nil || o.Price < best.Price) {
 					bestType, best = it, o
 				}
 			}

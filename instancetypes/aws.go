@@ -118,9 +118,10 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // Each of the EC2NodeClass's status.capacityReservations makes a reserved
 // offering of its type, as the provider's reserved capacity resolver does:
 // priced at the on-demand price / 10,000,000 (nearly free, yet ordered),
-// with opts.Reservations' count, and unavailable when that count is 0, the
-// reservation is an expiring capacity block, or its zone is shifted away
-// from or not the type's. Every type may launch with default or dedicated
+// with opts.Reservations' count (0 when it has no instance left: still
+// available, as provider v1.15.0 reports a full reservation), and
+// unavailable when the reservation is an expiring capacity block, or its
+// zone is shifted away from or not the type's. Every type may launch with default or dedicated
 // tenancy (the tenancy label is a LabelChoice, default preferred); both
 // are priced alike, as upstream prices them. The subnets' zone IDs make no
 // zone-id label. Types the EC2NodeClass's launch settings rule out
@@ -204,7 +205,13 @@ const reservationPriceDivisor = 10_000_000
 
 // reservedOfferings are the type's offerings in the EC2NodeClass's
 // capacity reservations; none is available when the type is not
-// compatible with the class's launch settings.
+// compatible with the class's launch settings. Availability is health
+// only: a reservation with no instance left (or never counted) stays
+// available with ReservationCapacity 0, as the AWS provider v1.15.0
+// reports it (offering/reserved_capacity_resolver.go), so that the
+// scheduler tells a full reservation from a missing one (provisioning
+// waits for a reserved-only NodePool's full reservation instead of
+// falling through to a lighter NodePool).
 func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
 	var out []Offering
 	for _, r := range c.reservations {
@@ -221,7 +228,7 @@ func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
 			Zone: r.AvailabilityZone, CapacityType: apis.CapacityTypeReserved,
 			Price:         price / reservationPriceDivisor,
 			ReservationID: r.ID, ReservationType: reservationType, ReservationCapacity: available,
-			Available: compatible && available > 0 && slices.Contains(c.zones, r.AvailabilityZone) &&
+			Available: compatible && slices.Contains(c.zones, r.AvailabilityZone) &&
 				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone],
 		})
 	}

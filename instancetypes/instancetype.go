@@ -65,7 +65,8 @@ type Offering struct {
 	Zone, CapacityType string
 	Price              float64
 	// Available is false when the offering cannot be launched now: it has no
-	// price, or it recently failed with insufficient capacity.
+	// price, or it recently failed with insufficient capacity. A reserved
+	// offering whose reservation is full stays available (see Launchable).
 	Available bool
 	// ReservationID names the capacity reservation of a reserved offering,
 	// and is empty for every other capacity type.
@@ -290,6 +291,15 @@ func (o Offering) Requirements() requirements.Requirements {
 	return reqs
 }
 
+// Launchable reports whether an instance can be launched into the
+// offering now: it is available and, for a reserved offering, its
+// reservation has an instance left. A full reservation stays available (its
+// health is fine) but is not launchable, as in Karpenter v1.15.0
+// (cloudprovider/types.go Offering.Launchable).
+func (o Offering) Launchable() bool {
+	return o.Available && (o.CapacityType != apis.CapacityTypeReserved || o.ReservationCapacity > 0)
+}
+
 // Compatible reports whether reqs allow the offering, as
 // reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
 // building requirements: a NodeClaim may launch into the offering only if
@@ -359,15 +369,15 @@ func allowsReservationLabel(r requirements.Requirement, reservationID, value str
 	return r.Has(value)
 }
 
-// CheapestOffering returns the cheapest available offering that reqs allow,
-// and false if there is none. Among equal prices the lower Preference, then
-// the first in offering order (zone, capacity type, reservation ID) wins, so
-// the choice is deterministic.
+// CheapestOffering returns the cheapest launchable offering that reqs
+// allow (a full reservation is not one), and false if there is none. Among
+// equal prices the lower Preference, then the first in offering order (zone,
+// capacity type, reservation ID) wins, so the choice is deterministic.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
 	filter := newOfferingFilter(reqs)
 	best, found := Offering{}, false
 	for _, o := range it.Offerings {
-		if !o.Available || !filter.allows(o) {
+		if !o.Launchable() || !filter.allows(o) {
 			continue
 		}
 		if !found || o.Price < best.Price || o.Price == best.Price && o.Preference < best.Preference {

@@ -9,7 +9,7 @@ import (
 // is recorded when EC2 reports it (Sync), lowered by one for each launch
 // into the reservation and raised by one for each termination, so that
 // offerings follow launches between two reports. A reservation never
-// reported counts 0, which makes its offerings unavailable. The zero value
+// reported counts 0: its offerings are full. The zero value
 // is empty and ready to use; it is not safe for concurrent use.
 type ReservationAvailability struct {
 	counts map[string]reservationCount

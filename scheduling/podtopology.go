@@ -112,7 +112,7 @@ func (t *topology) countedSpreadGroup(p *corev1.Pod, c corev1.TopologySpreadCons
 		}
 	}
 	g, clean := t.spreadGroup(p, c)
-	g = t.counted(g)
+	g = t.counted(g, p)
 	if memoize && clean {
 		t.spreads[string(memo)] = g
 	}

@@ -161,7 +161,7 @@ func (t *topology) inverseGroup(p *corev1.Pod, term corev1.PodAffinityTerm) *inv
 	if ig == nil {
 		g.index, g.id = t.index, len(t.inverse)
 		ig = &inverseGroup{topologyGroup: g, owners: map[string]bool{}}
-		t.registerDomains(g)
+		t.registerDomains(g, p, true)
 		t.inverse = append(t.inverse, ig)
 	}
 	if memoize && clean {
@@ -209,13 +209,13 @@ func (t *topology) groupsOf(p *corev1.Pod, dst []*topologyGroup, prefs requireme
 }
 
 // counted returns the group with g's signature, counting g as a new group
-// if there is none yet.
-func (t *topology) counted(g *topologyGroup) *topologyGroup {
+// if there is none yet; p is the pod whose constraint made g.
+func (t *topology) counted(g *topologyGroup, p *corev1.Pod) *topologyGroup {
 	if existing, ok := t.groups[g.signature]; ok {
 		return existing
 	}
 	g.index, g.id = t.index, len(t.order)
-	t.count(g)
+	t.count(g, p)
 	t.groups[g.signature] = g
 	t.order = append(t.order, g)
 	return g
@@ -231,7 +231,7 @@ func (t *topology) countedTermGroup(kind groupKind, p *corev1.Pod, term corev1.P
 		}
 	}
 	g, clean := t.termGroup(kind, p, term)
-	g = t.counted(g)
+	g = t.counted(g, p)
 	if memoize && clean {
 		t.terms[string(memo)] = g
 	}
@@ -347,9 +347,9 @@ func nodeAffinityTerms(p *corev1.Pod) []requirements.Requirements {
 }
 
 // count registers the group's domains and counts the bound pods it selects
-// on the nodes its filter admits.
-func (t *topology) count(g *topologyGroup) {
-	t.registerDomains(g)
+// on the nodes its filter admits; p is the pod whose constraint made g.
+func (t *topology) count(g *topologyGroup, p *corev1.Pod) {
+	t.registerDomains(g, p, false)
 	for _, e := range t.s.existing {
 		domain, ok := e.node.Labels[g.key]
 		if !ok && g.key == apis.LabelHostname {
@@ -367,12 +367,32 @@ func (t *topology) count(g *topologyGroup) {
 }
 
 // registerDomains adds the domains of the group's key that its filter
-// admits: those NodePools can launch and those existing nodes have.
-func (t *topology) registerDomains(g *topologyGroup) {
+// admits: those NodePools can launch and those existing nodes have. p is
+// the pod whose constraint made the group, and inverse tells an inverse
+// anti-affinity group.
+//
+// A pod (anti-)affinity group, whose filter admits every node, takes a
+// NodePool's domains only if p tolerates the pool's taints: Karpenter
+// builds these groups with an unset taint policy, which its domain walk
+// treats as Honor (topologydomaingroup.go ForEachDomain), against the
+// tolerations of the pod that made the group. A selected pod that
+// tolerates more then finds no empty domain in the pools p does not
+// tolerate. An inverse group takes no existing node's domain either, but
+// its hostnames: Karpenter counts existing nodes' domains only into the
+// groups a pod owns (topology.go countDomains) and registers every
+// existing node's hostname in every group (existingnode.go).
+func (t *topology) registerDomains(g *topologyGroup, p *corev1.Pod, inverse bool) {
 	for _, src := range t.domainSources(g.key) {
 		switch {
 		case src.node != nil:
+			if inverse && g.key != apis.LabelHostname {
+				continue
+			}
 			if g.filter.matches(src.taints, src.node.labels, requirements.DenyUndefined) {
+				g.register(src.domain)
+			}
+		case g.kind != spreadGroup:
+			if tolerates(src.taints, p.Spec.Tolerations) == nil {
 				g.register(src.domain)
 			}
 		case !g.filter.honorTaints || tolerates(src.taints, g.filter.tolerations) == nil:
