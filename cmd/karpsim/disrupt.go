@@ -118,7 +118,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	}
 	printWarnings(stderr, d.Warnings)
 	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}})
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA, Devices: d.Devices()}})
 	result := disruptResult{Commands: decision.Commands, Candidates: decision.Candidates, Expiring: d.Expired}
 	if result.Expiring == nil {
 		result.Expiring = []snapshot.Expired{}
