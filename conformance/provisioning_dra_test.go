@@ -154,6 +154,9 @@ func (w *draWorld) input(pods ...*corev1.Pod) (scheduling.Input, error) {
 	}
 	in := scheduling.Input{NodePools: []scheduling.Pool{{NodePool: schedPool(), InstanceTypes: tr.Catalog(w.catalog)}},
 		Options: scheduling.Options{DRA: true}}
+	if tr.Allocating() {
+		in.Options.Devices = tr
+	}
 	for _, n := range w.nodes {
 		it, _ := w.catalog.Get(n.Labels[apis.LabelInstanceType])
 		c := *n
@@ -271,13 +274,15 @@ var _ = register("dra",
 		}
 	}},
 	conformanceCase{Name: "all-mode-takes-every-device",
-		Fails: "not modelled: karpsim refuses allocationMode All (only ExactCount requests become device counts)",
 		Run: func(t *T) {
 			all := resourcev1.DeviceRequest{Name: "req", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu",
 				AllocationMode: resourcev1.DeviceAllocationModeAll}}
 			w := newDRAWorld(draGPUType("gpu-it", 3)).with(draClass("gpu", draGPUDriver), draClaim("gpu-claim", all))
 			p := draPodFor("p", "gpu", "gpu-claim")
 			expectOneClaimFor(t, w.solve(t, p), p)
+			// The claim holds all 3 devices (upstream counts them in its
+			// allocation): with p running, no device is left for another.
+			expectDevicesTaken(t, w.existing("node-p", "gpu-it", p))
 		}},
 	conformanceCase{Name: "match-attribute-across-requests", Run: func(t *T) {
 		// The type's two GPUs share their product name, as upstream's
@@ -395,7 +400,6 @@ var _ = register("dra",
 // devices, else 2, on a type with gpus.
 func firstAvailableCase(name string, gpus int) conformanceCase {
 	return conformanceCase{Name: name,
-		Fails: "not modelled: karpsim refuses firstAvailable requests (prioritized alternatives came after the v1.14.1 allocator it follows)",
 		Run: func(t *T) {
 			sub := func(n string, count int64) resourcev1.DeviceSubRequest {
 				return resourcev1.DeviceSubRequest{Name: n, DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count}
@@ -404,5 +408,21 @@ func firstAvailableCase(name string, gpus int) conformanceCase {
 			w := newDRAWorld(draGPUType("gpu-it", gpus)).with(draClass("gpu", draGPUDriver), draClaim("gpu-claim", req))
 			p := draPodFor("p", "gpu", "gpu-claim")
 			expectOneClaimFor(t, w.solve(t, p), p)
+			// The alternative taken holds every device of the type
+			// (upstream counts gpus devices in its allocation): with p
+			// running, none is left for another claim.
+			expectDevicesTaken(t, w.existing("node-p", "gpu-it", p))
 		}}
+}
+
+// expectDevicesTaken checks that a pod claiming one device of the class
+// cannot join the world's existing node: its pods hold every device.
+func expectDevicesTaken(t *T, w *draWorld) {
+	t.Helper()
+	w.with(draClaim("probe-claim", exactRequest("req", "gpu", 1)))
+	probe := draPodFor("probe", "gpu", "probe-claim")
+	res := w.solve(t, probe)
+	if boundTo(res, probe) != "" || len(res.NodeClaims) != 1 {
+		t.Fatalf("want the probe on a new NodeClaim, the node's devices all taken: %s", describe(res))
+	}
 }

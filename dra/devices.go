@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"strconv"
 
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/apis"
@@ -35,6 +36,14 @@ type Device struct {
 	Attributes map[string]any
 	// Capacity are the device's capacities by name.
 	Capacity map[string]resource.Quantity
+	// AllowMultipleAllocations lets several requests share the device,
+	// each taking a share of its capacities (Policies says how much).
+	AllowMultipleAllocations bool
+	// Policies are the request policies of its capacities, by name.
+	Policies map[string]*resourcev1.CapacityRequestPolicy
+	// ConsumesCounters are what allocating it draws from its pool's
+	// counter sets.
+	ConsumesCounters []resourcev1.DeviceCounterConsumption
 }
 
 // Drivers of the GPU makers whose DRA drivers karpsim models, by the

@@ -129,7 +129,7 @@ func TestProblemsNameTheField(t *testing.T) {
 	all := strings.Join(got, "\n")
 	for _, want := range []string{
 		`ResourceClaim/ml/shared: spec.devices.requests[0].exactly.deviceClassName: no DeviceClass "missing" was given`,
-		`ResourceClaimTemplate/ml/two: spec.spec.devices.requests[0].exactly.allocationMode: All is not modelled`,
+		`ResourceClaimTemplate/ml/two: spec.spec.devices.requests[0].exactly.count: must not be set when allocationMode is All`,
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("problems do not say %q:\n%s", want, all)
@@ -179,20 +179,6 @@ func TestTemplateReferencesFollowThePodsStatus(t *testing.T) {
 		if got.Value() != tc.want {
 			t.Errorf("%s: %d devices requested, want %d", tc.pod.Name, got.Value(), tc.want)
 		}
-	}
-}
-
-// A capacity request (consumable capacity) is refused by field, never
-// read as a whole device.
-func TestCapacityRequestsAreRefused(t *testing.T) {
-	class := &resourcev1.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}}
-	claim := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"},
-		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "r",
-			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", Count: 1,
-				Capacity: &resourcev1.CapacityRequirements{Requests: map[resourcev1.QualifiedName]resource.Quantity{"memory": resource.MustParse("4Gi")}}}}}}}}
-	_, problems := New(Objects{DeviceClasses: []*resourcev1.DeviceClass{class}, ResourceClaims: []*resourcev1.ResourceClaim{claim}})
-	if len(problems) != 1 || problems[0].Path != "spec.devices.requests[0].exactly.capacity" {
-		t.Fatalf("problems %v, want one at spec.devices.requests[0].exactly.capacity", problems)
 	}
 }
 

@@ -31,6 +31,10 @@ type Objects struct {
 	DeviceClasses          []*resourcev1.DeviceClass
 	ResourceClaims         []*resourcev1.ResourceClaim
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// Templates are the devices instance types declare, by type name, as
+	// a cloud provider's dynamic resources do; a type not named here
+	// offers InstanceTypeDevices.
+	Templates map[string][]Template
 }
 
 // Problem is an object karpsim cannot translate, and why, by field.
@@ -70,13 +74,23 @@ type Translator struct {
 	// owners are the pods ("namespace/name") allocating each shared
 	// claim, by claim namespace/name.
 	owners map[string]string
+	// alloc is set when the cluster needs the allocator (alloc.go): pods'
+	// claims are then allocated on nodes, not counted as resources.
+	alloc       bool
+	declared    map[string][]Template
+	typeDevices map[string]*typeDevices
+	// demand are the claims each translated pod allocates, by pod
+	// (namespace/name).
+	demand map[string][]allocClaim
 }
 
 // New checks the DeviceClasses' selectors and returns a translator, or the
 // problems found. Claims and templates are checked as pods use them.
 func New(o Objects) (*Translator, []Problem) {
 	t := &Translator{classes: map[string]*resourcev1.DeviceClass{}, claims: map[string]*resourcev1.ResourceClaim{},
-		templates: map[string]*resourcev1.ResourceClaimTemplate{}, selections: map[string]*selection{}, owners: map[string]string{}}
+		templates: map[string]*resourcev1.ResourceClaimTemplate{}, selections: map[string]*selection{}, owners: map[string]string{},
+		declared: o.Templates, typeDevices: map[string]*typeDevices{}, demand: map[string][]allocClaim{}}
+	t.alloc = needsAllocator(o)
 	var problems []Problem
 	for _, c := range o.DeviceClasses {
 		for i, s := range c.Spec.Selectors {
@@ -99,12 +113,12 @@ func New(o Objects) (*Translator, []Problem) {
 	// Every request of every claim and template is a selection instance
 	// types may offer; reading them now also finds their problems.
 	for _, c := range o.ResourceClaims {
-		if _, err := t.requests(c.Spec); err != nil {
+		if err := t.check(c.Spec); err != nil {
 			problems = append(problems, Problem{c, "ResourceClaim/" + key(c.Namespace, c.Name), err.path, err.msg})
 		}
 	}
 	for _, c := range o.ResourceClaimTemplates {
-		if _, err := t.requests(c.Spec.Spec); err != nil {
+		if err := t.check(c.Spec.Spec); err != nil {
 			problems = append(problems, Problem{c, "ResourceClaimTemplate/" + key(c.Namespace, c.Name), "spec." + err.path, err.msg})
 		}
 	}
@@ -118,26 +132,18 @@ func key(namespace, name string) string { return apis.NamespaceOf(namespace) + "
 
 type fieldError struct{ path, msg string }
 
-// requests reads a claim's device requests, as Karpenter v1.14.1's
-// allocator accepts them: Exactly requests (FirstAvailable is refused
-// upstream) in ExactCount mode, of a DeviceClass that exists.
+// requests reads a claim's device requests as counts of a selection's
+// devices: Exactly requests in ExactCount mode, without capacity requests
+// (a claim with anything else makes the translator allocate, alloc.go),
+// checked as allocSpec checks them.
 func (t *Translator) requests(spec resourcev1.ResourceClaimSpec) ([]request, *fieldError) {
+	if err := t.validate(spec); err != nil {
+		return nil, err
+	}
 	var out []request
 	for i, r := range spec.Devices.Requests {
 		path := fmt.Sprintf("spec.devices.requests[%d]", i)
 		ex := r.Exactly
-		switch {
-		case ex == nil:
-			return nil, &fieldError{path + ".firstAvailable", "Karpenter v1.14 allocates only Exactly requests"}
-		case ex.AllocationMode == resourcev1.DeviceAllocationModeAll:
-			return nil, &fieldError{path + ".exactly.allocationMode", "All is not modelled by karpsim (only ExactCount)"}
-		case ex.Capacity != nil && len(ex.Capacity.Requests) > 0:
-			return nil, &fieldError{path + ".exactly.capacity", "consumable capacity is not modelled by karpsim (devices are allocated whole)"}
-		case ex.AdminAccess != nil && *ex.AdminAccess:
-			return nil, &fieldError{path + ".exactly.adminAccess", "admin access is outside Karpenter's DRA support"}
-		case t.classes[ex.DeviceClassName] == nil:
-			return nil, &fieldError{path + ".exactly.deviceClassName", fmt.Sprintf("no DeviceClass %q was given", ex.DeviceClassName)}
-		}
 		sel, err := t.selection(ex)
 		if err != nil {
 			return nil, &fieldError{path + ".exactly.selectors", err.Error()}
@@ -230,6 +236,12 @@ func (t *Translator) sortedSelections() []*selection {
 // Catalog returns the catalog with each type that has selected devices
 // replaced by a copy offering them; the catalog is not changed.
 func (t *Translator) Catalog(cat instancetypes.Catalog) instancetypes.Catalog {
+	if t.alloc {
+		// The allocator places claims on the types' devices: the
+		// catalog is unchanged.
+		t.indexTypes(cat)
+		return cat
+	}
 	if len(t.selections) == 0 {
 		return cat
 	}
@@ -247,7 +259,7 @@ func (t *Translator) Catalog(cat instancetypes.Catalog) instancetypes.Catalog {
 // allocatable lists, from its instance type (nil when unknown: the node
 // then offers none).
 func (t *Translator) NodeResources(it *instancetypes.InstanceType, capacity, allocatable corev1.ResourceList) (corev1.ResourceList, corev1.ResourceList) {
-	if it == nil {
+	if it == nil || t.alloc {
 		return capacity, allocatable
 	}
 	devices := InstanceTypeDevices(it)
@@ -288,6 +300,7 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 	out := p.DeepCopy()
 	out.Spec.ResourceClaims = nil
 	podKey := apis.PodKey(p)
+	delete(t.demand, podKey)
 	var extra resources.Vector
 	for i, pc := range p.Spec.ResourceClaims {
 		path := fmt.Sprintf("spec.resourceClaims[%d]", i)
@@ -322,10 +335,18 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		default:
 			return nil, problem("", "one of resourceClaimName and resourceClaimTemplateName is required")
 		}
-		reqs, ferr := t.requests(spec)
+		var reqs []request
+		var ac allocClaim
+		var ferr *fieldError
+		if t.alloc {
+			ac, ferr = t.allocSpec(spec)
+		} else {
+			reqs, ferr = t.requests(spec)
+		}
 		if ferr != nil {
 			return nil, problem("", ferr.path+": "+ferr.msg)
 		}
+		allocates := true
 		if claim != nil {
 			claimKey := key(claim.Namespace, claim.Name)
 			owner, ok := t.owners[claimKey]
@@ -336,7 +357,7 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 			label := claimLabel(claimKey)
 			if owner != podKey {
 				requirePodOf(out, label)
-				reqs = nil
+				reqs, allocates = nil, false
 			} else {
 				if out.Labels == nil {
 					out.Labels = map[string]string{}
@@ -349,6 +370,9 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil && p.Spec.NodeName == "" {
 				requireNodes(out, a.NodeSelector)
 			}
+		}
+		if t.alloc && allocates {
+			t.demand[podKey] = append(t.demand[podKey], ac)
 		}
 		for _, r := range reqs {
 			// Saturating sums: a count past 2^53 is refused later as

@@ -47,6 +47,9 @@ type claim struct {
 	witness   *typeOption
 	stale     bool
 	hostPorts []hostPort
+	// devices are, per option, what the pods hold of its devices when
+	// some pod's claims are allocated on it (DeviceAllocator).
+	devices map[*typeOption]any
 	// cheapest is the index in options of the cheapest option that holds
 	// the requests, -1 until priceIndex works it out again (PackCheapest, PackEfficient).
 	cheapest int
@@ -159,7 +162,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		changed = len(keys) > 0
 	}
 	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts) > 0
-	if !changed && !daemonPorts && c.witness != nil && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
+	if !changed && !daemonPorts && c.witness != nil && !s.claimsDevices(p) && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		if why == nil {
 			c.requests, c.stale = requests, true
 			c.commit(p, reqs, topo)
@@ -189,10 +192,19 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	remaining := scratch.options[:0]
 	var room resources.Vector
 	var witness *typeOption
+	devices := s.claimsDevices(p)
+	states := scratch.devices[:0]
 	options, met := c.meeting(reqs, keys, checkOfferings, &offerings)
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) {
+			if devices {
+				next, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key)
+				if !ok {
+					continue
+				}
+				states = append(states, next)
+			}
 			remaining = append(remaining, o)
 			room.Raise(&o.room)
 			if witness == nil || roomier(o, witness) {
@@ -200,7 +212,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			}
 		}
 	}
-	scratch.options = remaining
+	scratch.options, scratch.devices = remaining, states
 	if len(remaining) == 0 {
 		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, "") })
 	}
@@ -235,6 +247,12 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 		// values rather than refuse the pod, before any other NodePool is
 		// tried.
 		c.bestEffort = c.bestEffort || short != ""
+		if devices {
+			c.devices = make(map[*typeOption]any, len(remaining))
+			for i, o := range remaining {
+				c.devices[o] = states[i]
+			}
+		}
 		c.keep(remaining, scratch)
 		c.maxRoom, c.witness, c.stale = room, witness, false
 		c.requests = requests
@@ -408,6 +426,8 @@ type scratchSpace struct {
 	priced    []*pricedOption
 	// fleet is launchFilter's.
 	fleet []*pricedOption
+	// devices are evaluateOptions' device states, by remaining option.
+	devices []any
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -26,6 +26,12 @@ type existingNode struct {
 	hostPorts []hostPort
 	volumes   volumeUsage
 	placed    []*podInfo
+
+	// alloc is the solve's DeviceAllocator; devices what the pods on the
+	// node hold of its devices, and pending what they would hold with the
+	// pod evaluate last passed.
+	alloc            DeviceAllocator
+	devices, pending any
 }
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
@@ -133,6 +139,9 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	e.room = e.room.Sub(*p.requests)
 	e.hostPorts = append(e.hostPorts, p.hostPorts...)
 	e.volumes.add(p.volumes())
+	if e.alloc != nil && e.alloc.Claims(p.key) {
+		e.devices = e.pending
+	}
 	e.placed = append(e.placed, p)
 	return true
 }
@@ -166,6 +175,9 @@ func (e *existingNode) evaluate(p *podInfo, topo *topology, why *error) check {
 		return refuse(why, checkResources, func() error {
 			return fmt.Errorf("not enough resources: %v exceeds what is left", p.requests.Exceeding(e.room))
 		})
+	}
+	if !e.allocateOn(p) {
+		return refuse(why, checkResources, func() error { return errDevicesTaken })
 	}
 	if !e.labels.CompatibleFast(p.reqs, requirements.DenyUndefined) {
 		return refuse(why, checkRequirements, func() error { return e.labels.Compatible(p.reqs, requirements.DenyUndefined) })

@@ -146,16 +146,21 @@ type Options struct {
 	// are refused either way: with DRA, package dra translates their
 	// claims before they reach scheduling.
 	DRA bool
+	// Devices allocates the pods' DRA claims that package dra does not
+	// turn into extended resources (it is the dra.Translator of the
+	// cluster's objects); nil when there are none.
+	Devices DeviceAllocator
 }
 
 // Equal reports whether two option sets ask for the same solve (a cache
-// keyed by them may reuse one). DefaultSpread is compared by identity.
+// keyed by them may reuse one). DefaultSpread and Devices are compared by
+// identity.
 func (o Options) Equal(p Options) bool {
 	return o.MaxInstanceTypes == p.MaxInstanceTypes && o.IgnorePreferences == p.IgnorePreferences &&
 		o.MinValuesBestEffort == p.MinValuesBestEffort && o.ReservedFallback == p.ReservedFallback &&
 		o.Packing == p.Packing && o.StopAbovePrice == p.StopAbovePrice && o.DefaultSpread == p.DefaultSpread &&
 		slices.Equal(o.UnsupportedProvisioners, p.UnsupportedProvisioners) &&
-		slices.Equal(o.UnsupportedTopologyKeys, p.UnsupportedTopologyKeys) && o.DRA == p.DRA &&
+		slices.Equal(o.UnsupportedTopologyKeys, p.UnsupportedTopologyKeys) && o.DRA == p.DRA && o.Devices == p.Devices &&
 		maps.Equal(o.ReservationCredit, p.ReservationCredit)
 }
 

@@ -30,6 +30,11 @@ func TestOptionsEqualCoversEveryField(t *testing.T) {
 		case reflect.Map:
 			f.Set(reflect.MakeMap(f.Type()))
 			f.SetMapIndex(reflect.Zero(f.Type().Key()), reflect.Zero(f.Type().Elem()))
+		case reflect.Interface:
+			if !reflect.TypeOf(&noDevices{}).Implements(f.Type()) {
+				t.Fatalf("field %s: interface %s has no value in this test", typ.Field(i).Name, f.Type())
+			}
+			f.Set(reflect.ValueOf(&noDevices{}))
 		default:
 			t.Fatalf("field %s: kind %s not covered by this test", typ.Field(i).Name, f.Kind())
 		}
@@ -41,3 +46,10 @@ func TestOptionsEqualCoversEveryField(t *testing.T) {
 		}
 	}
 }
+
+// noDevices is a DeviceAllocator with nothing to allocate.
+type noDevices struct{}
+
+func (*noDevices) Claims(string) bool { return false }
+
+func (*noDevices) Allocate(state any, _, _ string) (any, bool) { return state, true }

@@ -147,14 +147,17 @@ type solver struct {
 	// claimsMoved is set when a claim gained a pod or was created since
 	// claims were last sorted (sortClaims).
 	claimsMoved bool
+	// devices is Input.Devices.
+	devices DeviceAllocator
 }
 
 // newSolverWith reads the input's pods and nodes against compiled
 // templates, which the solve may change (its claim counts and limits).
 func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
-	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
+	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}, devices: in.Options.Devices}
 	vols := newVolumes(in)
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)
+	s.allocateBound()
 	s.templates = templates
 	s.reservations = newReservations(s.templates, in.Options.ReservationCredit)
 	for _, t := range s.templates {

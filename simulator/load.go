@@ -158,8 +158,9 @@ func (s *sim) load() error {
 	s.daemonSets, s.pdbs = snap.DaemonSets, snap.PDBs
 	s.loadBuffers(set)
 	if s.cfg.Snapshot.DRA {
-		// FromSet checked the DRA objects: the translator builds.
-		s.dra, _ = snapshot.DRATranslator(set, "")
+		// FromSet checked the DRA objects: its translator built, and
+		// knows the claims of the pods it translated.
+		s.dra = snap.Translator
 		for _, p := range set.Pods {
 			if p.Spec.NodeName != "" {
 				s.dra.Allocates(p)

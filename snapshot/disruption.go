@@ -13,6 +13,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
+	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/scheduling"
@@ -39,7 +40,15 @@ type Disruption struct {
 	// DRA is set when the view models dynamic resource allocation
 	// (Options.DRA): the caller simulates with scheduling.Options.DRA.
 	DRA bool
+	// Translator is package dra's translator of the view's DRA objects
+	// under DRA, nil otherwise; the caller simulates with
+	// scheduling.Options.Devices set to Devices().
+	Translator *dra.Translator
 }
+
+// Devices is the view's device allocator for scheduling.Options.Devices:
+// nil unless its DRA objects need one.
+func (d *Disruption) Devices() scheduling.DeviceAllocator { return allocator(d.Translator) }
 
 // Expired is one expired NodeClaim.
 type Expired struct {
@@ -115,7 +124,7 @@ func (d *Disruption) finishFromSet(set *manifests.Set, opts Options, now time.Ti
 // adds the virtual pods to the pending ones.
 func (d *Disruption) placeBuffers(buffers []*corev1.Pod) {
 	c := &d.Cluster
-	in := scheduling.Input{Pods: slices.Concat(c.Pending, buffers), DaemonSets: c.DaemonSets, Options: scheduling.Options{DRA: d.DRA}}
+	in := scheduling.Input{Pods: slices.Concat(c.Pending, buffers), DaemonSets: c.DaemonSets, Options: scheduling.Options{DRA: d.DRA, Devices: d.Devices()}}
 	byName := map[string]*consolidation.Node{}
 	for _, n := range c.Nodes {
 		if n.Node != nil && !n.Deleting {

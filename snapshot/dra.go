@@ -3,6 +3,8 @@ package snapshot
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/scheduling"
+
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
@@ -20,6 +22,15 @@ func DRATranslator(set *manifests.Set, origin string) (*dra.Translator, []error)
 		errs = append(errs, draError(set.SourceOf, origin, p))
 	}
 	return t, errs
+}
+
+// allocator is the translator as scheduling's device allocator when it
+// allocates claims, else nil (never a nil pointer in the interface).
+func allocator(t *dra.Translator) scheduling.DeviceAllocator {
+	if t == nil || !t.Allocating() {
+		return nil
+	}
+	return t
 }
 
 func draError(sourceOf func(any) (manifests.Source, bool), origin string, p dra.Problem) error {
@@ -42,6 +53,7 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 	if len(errs) > 0 {
 		return errs
 	}
+	s.Translator = t
 	types := map[string]*instancetypes.InstanceType{}
 	for i := range s.NodePools {
 		for _, it := range s.NodePools[i].InstanceTypes {
@@ -98,6 +110,7 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 	if len(errs) > 0 {
 		return errs
 	}
+	d.Translator = t
 	c := &d.Cluster
 	types := map[string]*instancetypes.InstanceType{}
 	for i := range c.NodePools {

@@ -38,6 +38,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/provider"
@@ -177,6 +178,10 @@ type Snapshot struct {
 	// (Options.DRA): its solves then count the DaemonSets that claim
 	// devices (scheduling.Options.DRA).
 	DRA bool
+	// Translator is package dra's translator of the cluster's DRA objects
+	// under DRA, nil otherwise; when it allocates (dra.Translator's
+	// Allocating), SchedulingOptions hands it to the solves.
+	Translator *dra.Translator
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.
@@ -215,6 +220,9 @@ func (s *Snapshot) SchedulingOptions(o scheduling.Options) scheduling.Options {
 		o.DefaultSpread = s.DefaultSpread
 	}
 	o.DRA = o.DRA || s.DRA
+	if o.Devices == nil {
+		o.Devices = allocator(s.Translator)
+	}
 	return o
 }
 

@@ -136,7 +136,7 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 		return disruptResult{}, time.Time{}, err
 	}
 	evalOpts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA}}
+		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA, Devices: d.Devices()}}
 	gates.apply(&evalOpts)
 	if opts.simulationCost > 0 {
 		evalOpts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}

@@ -1,0 +1,69 @@
+package scheduling
+
+import (
+	"errors"
+
+	"github.com/karpsim/karpsim/apis"
+)
+
+// errDevicesTaken is why an existing node refuses a pod whose claims its
+// devices cannot serve.
+var errDevicesTaken = errors.New("its device claims cannot be allocated on what is left of the node's devices")
+
+// DeviceAllocator allocates pods' DRA device claims on nodes, when they
+// need more than counts of extended resources can say (package dra:
+// capacity shares of multi-allocatable devices, shared counters,
+// allocationMode All, firstAvailable alternatives). A pod it claims for
+// goes only where its claims can be allocated on top of what the pods
+// already there hold, per instance type of a NodeClaim, as Karpenter's
+// allocator tracks each candidate type. A nil allocator changes nothing.
+type DeviceAllocator interface {
+	// Claims reports whether the pod (namespace/name) has claims to
+	// allocate.
+	Claims(pod string) bool
+	// Allocate allocates the pod's claims on a node of the instance type
+	// whose devices are in state (nil: nothing allocated yet), and
+	// returns the new state; ok is false when they cannot be. The state
+	// given is never changed.
+	Allocate(state any, instanceType string, pod string) (next any, ok bool)
+}
+
+// claimsDevices reports whether the allocator places the pod's claims.
+func (s *solver) claimsDevices(p *podInfo) bool {
+	return s.devices != nil && s.devices.Claims(p.key)
+}
+
+// allocateBound gives each existing node the device state of the pods
+// running there, in order.
+func (s *solver) allocateBound() {
+	if s.devices == nil {
+		return
+	}
+	for _, e := range s.existing {
+		e.alloc = s.devices
+		for _, p := range e.node.Pods {
+			key := apis.PodKey(p)
+			if !s.devices.Claims(key) {
+				continue
+			}
+			// A running pod holds its devices whatever the search finds:
+			// one that cannot be allocated again keeps the state as is.
+			if next, ok := s.devices.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], key); ok {
+				e.devices = next
+			}
+		}
+	}
+}
+
+// allocateOn tries the pod's claims on the existing node, keeping the
+// state it would have in pending for tryAdd.
+func (e *existingNode) allocateOn(p *podInfo) bool {
+	if e.alloc == nil || !e.alloc.Claims(p.key) {
+		return true
+	}
+	next, ok := e.alloc.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], p.key)
+	if ok {
+		e.pending = next
+	}
+	return ok
+}
