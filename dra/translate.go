@@ -31,6 +31,8 @@ type Objects struct {
 	DeviceClasses          []*resourcev1.DeviceClass
 	ResourceClaims         []*resourcev1.ResourceClaim
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// ResourceSlices are the devices drivers publish (published.go).
+	ResourceSlices []*resourcev1.ResourceSlice
 }
 
 // Problem is an object karpsim cannot translate, and why, by field.
@@ -70,6 +72,18 @@ type Translator struct {
 	// owners are the pods ("namespace/name") allocating each shared
 	// claim, by claim namespace/name.
 	owners map[string]string
+	// The published devices and the cluster's state (published.go).
+	slices          []*resourcev1.ResourceSlice
+	state           State
+	published       bool
+	nodeLocal       map[string][]published
+	shared          []published
+	taken           map[deviceID]bool
+	consumers       map[deviceID][]string
+	podNode         map[string]string
+	reserved        map[string][]reservation
+	reservedDevices map[deviceID]bool
+	nodeExtra       map[string]resources.Vector
 }
 
 // New checks the DeviceClasses' selectors and returns a translator, or the
@@ -90,6 +104,8 @@ func New(o Objects) (*Translator, []Problem) {
 		}
 		t.classes[c.Name] = c
 	}
+	problems = append(problems, checkSlices(o.ResourceSlices)...)
+	t.slices = o.ResourceSlices
 	for _, c := range o.ResourceClaims {
 		t.claims[key(c.Namespace, c.Name)] = c
 	}
@@ -250,7 +266,12 @@ func (t *Translator) NodeResources(it *instancetypes.InstanceType, capacity, all
 	if it == nil {
 		return capacity, allocatable
 	}
-	devices := InstanceTypeDevices(it)
+	return t.DeviceResources(InstanceTypeDevices(it), capacity, allocatable)
+}
+
+// DeviceResources adds devices (a node's, from NodeDevices) to a node's
+// capacity and allocatable lists, as NodeResources adds its type's.
+func (t *Translator) DeviceResources(devices []Device, capacity, allocatable corev1.ResourceList) (corev1.ResourceList, corev1.ResourceList) {
 	capacity, allocatable = capacity.DeepCopy(), allocatable.DeepCopy()
 	for _, sel := range t.sortedSelections() {
 		if n := sel.count(devices); n > 0 {
@@ -326,7 +347,13 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		if ferr != nil {
 			return nil, problem("", ferr.path+": "+ferr.msg)
 		}
-		if claim != nil {
+		// What published devices the claim holds or was given
+		// (published.go) leaves the rest to ask of the node.
+		reqs, cluster, topology := t.publishedPart(p, pc, claim, reqs)
+		if topology != nil && (p.Spec.NodeName == "" || t.state.Moving[podKey]) {
+			requireNodes(out, topology)
+		}
+		if claim != nil && !cluster {
 			claimKey := key(claim.Namespace, claim.Name)
 			owner, ok := t.owners[claimKey]
 			if !ok {
@@ -343,12 +370,12 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 				}
 				out.Labels[label] = "allocates"
 			}
-			// A pod already on a node holds the claim there; wherever a
-			// simulation moves it (consolidation, a deleting node),
-			// Karpenter deallocates its claim and allocates it anew.
-			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil && p.Spec.NodeName == "" {
-				requireNodes(out, a.NodeSelector)
-			}
+		}
+		// A pod already on a node holds the claim there; wherever a
+		// simulation moves it (consolidation, a deleting node),
+		// Karpenter deallocates its claim and allocates it anew.
+		if claim != nil && claim.Status.Allocation != nil && claim.Status.Allocation.NodeSelector != nil && p.Spec.NodeName == "" && !t.reallocated(claim) {
+			requireNodes(out, claim.Status.Allocation.NodeSelector)
 		}
 		for _, r := range reqs {
 			// Saturating sums: a count past 2^53 is refused later as

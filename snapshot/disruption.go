@@ -39,6 +39,9 @@ type Disruption struct {
 	// DRA is set when the view models dynamic resource allocation
 	// (Options.DRA): the caller simulates with scheduling.Options.DRA.
 	DRA bool
+	// DeviceAllocations are as in Snapshot: what the pending pods' claims
+	// were given of the published devices no node owns.
+	DeviceAllocations map[string][]string
 }
 
 // Expired is one expired NodeClaim.

@@ -177,6 +177,10 @@ type Snapshot struct {
 	// (Options.DRA): its solves then count the DaemonSets that claim
 	// devices (scheduling.Options.DRA).
 	DRA bool
+	// DeviceAllocations are the published devices (ResourceSlices) that no
+	// node owns which the pending pods' claims were given before the solve
+	// (dra.Translator.Allocated), by claim; nil without DRA.
+	DeviceAllocations map[string][]string
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.
