@@ -504,7 +504,9 @@ func (t *Translator) claimToAllocate(p *corev1.Pod, pc corev1.PodResourceClaim) 
 
 // templateClaimKey names the claim a template will be generated into for
 // one pod's reference.
-func templateClaimKey(p *corev1.Pod, ref string) string { return "template:" + apis.PodKey(p) + "/" + ref }
+func templateClaimKey(p *corev1.Pod, ref string) string {
+	return "template:" + apis.PodKey(p) + "/" + ref
+}
 
 // reserveClaim gives a claim's requests free published devices that reach
 // nodes meeting reqs, and returns reqs narrowed by their topology.
