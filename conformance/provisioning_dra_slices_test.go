@@ -37,7 +37,9 @@ type sliceWorld struct {
 	others   []*corev1.Pod
 }
 
-func newSliceWorld(w *draWorld) *sliceWorld { return &sliceWorld{draWorld: w, deleting: map[string]bool{}} }
+func newSliceWorld(w *draWorld) *sliceWorld {
+	return &sliceWorld{draWorld: w, deleting: map[string]bool{}}
+}
 
 func (w *sliceWorld) publish(s ...*resourcev1.ResourceSlice) *sliceWorld {
 	w.slices = append(w.slices, s...)
@@ -430,4 +432,3 @@ func expectTypeDevicesOnly(t *T, snap *snapshot.Snapshot, name string) {
 		t.Fatalf("the uninitialized node offers %d devices, want its type's one", n)
 	}
 }
-
