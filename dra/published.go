@@ -235,6 +235,18 @@ func (t *Translator) UseState(s State) {
 	}
 	t.gatherPools()
 	t.takeAllocated()
+	t.unaccounted = map[deviceID]bool{}
+	referenced := t.referencedClaims()
+	for _, c := range t.sortedClaims() {
+		if c.Status.Allocation == nil || referenced[key(c.Namespace, c.Name)] {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			if id := (deviceID{r.Driver, r.Pool, r.Device}); t.taken[id] {
+				t.unaccounted[id] = true
+			}
+		}
+	}
 }
 
 // gatherPools sorts the devices of the slices that count into node-local
@@ -391,18 +403,8 @@ func (t *Translator) NodeDevices(name string, initialized bool, typeDevices []De
 			return out
 		}
 	}
-	referenced := t.referencedClaims()
-	unaccounted := map[deviceID]bool{}
-	for _, c := range t.sortedClaims() {
-		if c.Status.Allocation == nil || referenced[key(c.Namespace, c.Name)] {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			unaccounted[deviceID{r.Driver, r.Pool, r.Device}] = true
-		}
-	}
 	for _, d := range t.nodeLocal[name] {
-		if !(unaccounted[d.id] && t.taken[d.id]) {
+		if !t.unaccounted[d.id] {
 			out = append(out, d.dev)
 		}
 	}
@@ -445,7 +447,7 @@ func (t *Translator) Reserve(pods []*corev1.Pod) {
 	if len(t.shared) == 0 {
 		return
 	}
-	ordered := slices.Clone(pods)
+	ordered := slices.DeleteFunc(slices.Clone(pods), func(p *corev1.Pod) bool { return len(p.Spec.ResourceClaims) == 0 })
 	type weight struct{ cpu, mem int64 }
 	w := map[*corev1.Pod]weight{}
 	for _, p := range ordered {
@@ -458,6 +460,9 @@ func (t *Translator) Reserve(pods []*corev1.Pod) {
 			a.CreationTimestamp.Time.Compare(b.CreationTimestamp.Time), cmp.Compare(a.UID, b.UID), cmp.Compare(apis.PodKey(a), apis.PodKey(b)))
 	})
 	for _, p := range ordered {
+		if len(p.Spec.ResourceClaims) == 0 {
+			continue
+		}
 		reqs, err := requirements.FromPod(p, requirements.StrictOnly)
 		if err != nil {
 			continue

@@ -83,6 +83,7 @@ type Translator struct {
 	podNode         map[string]string
 	reserved        map[string][]reservation
 	reservedDevices map[deviceID]bool
+	unaccounted     map[deviceID]bool
 	nodeExtra       map[string]resources.Vector
 }
 
