@@ -203,6 +203,9 @@ type ClusterState struct {
 	DeviceClasses          []*resourcev1.DeviceClass           `json:"deviceClasses,omitempty"`
 	ResourceClaims         []*resourcev1.ResourceClaim         `json:"resourceClaims,omitempty"`
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate `json:"resourceClaimTemplates,omitempty"`
+	// ResourceSlices are the devices DRA drivers publish: node-local,
+	// zoned and cluster-wide.
+	ResourceSlices []*resourcev1.ResourceSlice `json:"resourceSlices,omitempty"`
 }
 
 // ChangeType says what happened to an object, in the words of a Kubernetes

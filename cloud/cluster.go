@@ -292,6 +292,7 @@ var kinds = map[string]kind{
 	"DeviceClass":           kindOf("DeviceClass", false, func(s *ClusterState) *[]*resourcev1.DeviceClass { return &s.DeviceClasses }),
 	"ResourceClaim":         kindOf("ResourceClaim", true, func(s *ClusterState) *[]*resourcev1.ResourceClaim { return &s.ResourceClaims }),
 	"ResourceClaimTemplate": kindOf("ResourceClaimTemplate", true, func(s *ClusterState) *[]*resourcev1.ResourceClaimTemplate { return &s.ResourceClaimTemplates }),
+	"ResourceSlice":         kindOf("ResourceSlice", false, func(s *ClusterState) *[]*resourcev1.ResourceSlice { return &s.ResourceSlices }),
 }
 
 // kindNames are the keys of kinds in order, for loops that must not range

@@ -35,6 +35,8 @@ type Objects struct {
 	// a cloud provider's dynamic resources do; a type not named here
 	// offers InstanceTypeDevices.
 	Templates map[string][]Template
+	// ResourceSlices are the devices drivers publish (published.go).
+	ResourceSlices []*resourcev1.ResourceSlice
 }
 
 // Problem is an object karpsim cannot translate, and why, by field.
@@ -82,6 +84,19 @@ type Translator struct {
 	// demand are the claims each translated pod allocates, by pod
 	// (namespace/name).
 	demand map[string][]allocClaim
+	// The published devices and the cluster's state (published.go).
+	slices          []*resourcev1.ResourceSlice
+	state           State
+	published       bool
+	nodeLocal       map[string][]published
+	shared          []published
+	taken           map[deviceID]bool
+	consumers       map[deviceID][]string
+	podNode         map[string]string
+	reserved        map[string][]reservation
+	reservedDevices map[deviceID]bool
+	unaccounted     map[deviceID]bool
+	nodeExtra       map[string]resources.Vector
 }
 
 // New checks the DeviceClasses' selectors and returns a translator, or the
@@ -104,6 +119,16 @@ func New(o Objects) (*Translator, []Problem) {
 		}
 		t.classes[c.Name] = c
 	}
+	problems = append(problems, checkSlices(o.ResourceSlices)...)
+	if t.alloc && len(o.ResourceSlices) > 0 {
+		// The allocator (alloc.go) allocates from instance types' device
+		// templates only: published devices beside it would be left out
+		// of every decision, so the two are refused together.
+		rs := o.ResourceSlices[0]
+		problems = append(problems, Problem{rs, "ResourceSlice/" + rs.Name, "spec",
+			"ResourceSlices are not modelled together with claims that need karpsim's device allocator (capacity requests, allocationMode All, firstAvailable, or declared device templates)"})
+	}
+	t.slices = o.ResourceSlices
 	for _, c := range o.ResourceClaims {
 		t.claims[key(c.Namespace, c.Name)] = c
 	}
@@ -262,7 +287,12 @@ func (t *Translator) NodeResources(it *instancetypes.InstanceType, capacity, all
 	if it == nil || t.alloc {
 		return capacity, allocatable
 	}
-	devices := InstanceTypeDevices(it)
+	return t.DeviceResources(InstanceTypeDevices(it), capacity, allocatable)
+}
+
+// DeviceResources adds devices (a node's, from NodeDevices) to a node's
+// capacity and allocatable lists, as NodeResources adds its type's.
+func (t *Translator) DeviceResources(devices []Device, capacity, allocatable corev1.ResourceList) (corev1.ResourceList, corev1.ResourceList) {
 	capacity, allocatable = capacity.DeepCopy(), allocatable.DeepCopy()
 	for _, sel := range t.sortedSelections() {
 		if n := sel.count(devices); n > 0 {
@@ -346,8 +376,14 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		if ferr != nil {
 			return nil, problem("", ferr.path+": "+ferr.msg)
 		}
+		// What published devices the claim holds or was given
+		// (published.go) leaves the rest to ask of the node.
+		reqs, cluster, topology := t.publishedPart(p, pc, claim, reqs)
+		if topology != nil && (p.Spec.NodeName == "" || t.state.Moving[podKey]) {
+			requireNodes(out, topology)
+		}
 		allocates := true
-		if claim != nil {
+		if claim != nil && !cluster {
 			claimKey := key(claim.Namespace, claim.Name)
 			owner, ok := t.owners[claimKey]
 			if !ok {
@@ -364,12 +400,12 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 				}
 				out.Labels[label] = "allocates"
 			}
-			// A pod already on a node holds the claim there; wherever a
-			// simulation moves it (consolidation, a deleting node),
-			// Karpenter deallocates its claim and allocates it anew.
-			if a := claim.Status.Allocation; a != nil && a.NodeSelector != nil && p.Spec.NodeName == "" {
-				requireNodes(out, a.NodeSelector)
-			}
+		}
+		// A pod already on a node holds the claim there; wherever a
+		// simulation moves it (consolidation, a deleting node),
+		// Karpenter deallocates its claim and allocates it anew.
+		if claim != nil && claim.Status.Allocation != nil && claim.Status.Allocation.NodeSelector != nil && p.Spec.NodeName == "" && !t.reallocated(claim) {
+			requireNodes(out, claim.Status.Allocation.NodeSelector)
 		}
 		if t.alloc && allocates {
 			t.demand[podKey] = append(t.demand[podKey], ac)

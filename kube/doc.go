@@ -2,7 +2,7 @@
 // client-go. Watcher is a cloud.ClusterWatcher built on shared informers
 // (Pods, Nodes, PodDisruptionBudgets, DaemonSets, the volume objects,
 // Services, PodTemplates, Deployments, ReplicaSets, StatefulSets, DRA's
-// DeviceClasses, ResourceClaims and ResourceClaimTemplates, and through the
+// DeviceClasses, ResourceClaims, ResourceClaimTemplates and ResourceSlices, and through the
 // dynamic client Karpenter's NodePools, NodeClaims, EC2NodeClasses and
 // NodeOverlays and the CapacityBuffers; the optional kinds, absent from
 // many clusters, are skipped when not served). Writer is a

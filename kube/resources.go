@@ -76,6 +76,7 @@ var (
 	deviceClasses          = resource{kind: "DeviceClass", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "deviceclasses"}, optional: true}
 	resourceClaims         = resource{kind: "ResourceClaim", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "resourceclaims"}, optional: true}
 	resourceClaimTemplates = resource{kind: "ResourceClaimTemplate", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "resourceclaimtemplates"}, optional: true}
+	resourceSlices         = resource{kind: "ResourceSlice", gvr: schema.GroupVersionResource{Group: draGroup, Version: "v1", Resource: "resourceslices"}, optional: true}
 )
 
 const (
@@ -85,7 +86,7 @@ const (
 
 // watched are the resources Watcher reads, in the order it checks them.
 var watched = []resource{pods, nodes, pdbs, daemonSets, pvcs, pvs, storageClass, csiNodes, services, podTemplates, deployments, replicaSets, statefulSets,
-	nodePools, nodeClaims, ec2NodeClasses, aksNodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates}
+	nodePools, nodeClaims, ec2NodeClasses, aksNodeClasses, nodeOverlays, capacityBuffers, deviceClasses, resourceClaims, resourceClaimTemplates, resourceSlices}
 
 // fallbacks are the versions read when a resource's is not served.
 var fallbacks = map[resource]resource{capacityBuffers: capacityBuffersV1A1}

@@ -162,6 +162,8 @@ func informerFor(r resource, core informers.SharedInformerFactory, dyn dynamicin
 		return core.Resource().V1().ResourceClaims().Informer()
 	case resourceClaimTemplates:
 		return core.Resource().V1().ResourceClaimTemplates().Informer()
+	case resourceSlices:
+		return core.Resource().V1().ResourceSlices().Informer()
 	}
 	return dyn.ForResource(r.gvr).Informer()
 }
@@ -243,6 +245,8 @@ func (w *Watcher) listOne(ctx context.Context, r resource) error {
 		_, err = w.clients.Core.ResourceV1().ResourceClaims(metav1.NamespaceAll).List(ctx, opts)
 	case resourceClaimTemplates:
 		_, err = w.clients.Core.ResourceV1().ResourceClaimTemplates(metav1.NamespaceAll).List(ctx, opts)
+	case resourceSlices:
+		_, err = w.clients.Core.ResourceV1().ResourceSlices().List(ctx, opts)
 	default:
 		_, err = w.clients.Dynamic.Resource(r.gvr).List(ctx, opts)
 	}
@@ -411,6 +415,7 @@ func (w *Watcher) State() (cloud.ClusterState, error) {
 	s.DeviceClasses = typed[*resourcev1.DeviceClass](w.informers[deviceClasses.kind], (*resourcev1.DeviceClass).DeepCopy)
 	s.ResourceClaims = typed[*resourcev1.ResourceClaim](w.informers[resourceClaims.kind], (*resourcev1.ResourceClaim).DeepCopy)
 	s.ResourceClaimTemplates = typed[*resourcev1.ResourceClaimTemplate](w.informers[resourceClaimTemplates.kind], (*resourcev1.ResourceClaimTemplate).DeepCopy)
+	s.ResourceSlices = typed[*resourcev1.ResourceSlice](w.informers[resourceSlices.kind], (*resourcev1.ResourceSlice).DeepCopy)
 	var errs []error
 	s.NodePools = decoded[apis.NodePool](w.informers[nodePools.kind], apis.KindNodePool, &errs)
 	s.NodeClaims = decoded[apis.NodeClaim](w.informers[nodeClaims.kind], apis.KindNodeClaim, &errs)

@@ -37,6 +37,7 @@ func (l *loader) crossCheck() {
 	checkKind(l, "DeviceClass", s.DeviceClasses)
 	checkKind(l, "ResourceClaim", s.ResourceClaims)
 	checkKind(l, "ResourceClaimTemplate", s.ResourceClaimTemplates)
+	checkKind(l, "ResourceSlice", s.ResourceSlices)
 	checkKind(l, "Service", s.Services)
 	l.checkBuffers()
 	l.checkNodeClassRefs()

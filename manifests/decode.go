@@ -120,6 +120,9 @@ var coreKinds = map[string]coreKind{
 	"ResourceClaimTemplate": coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.ResourceClaimTemplate) {
 		s.ResourceClaimTemplates = append(s.ResourceClaimTemplates, o)
 	}),
+	"ResourceSlice": coreOf("resource.k8s.io/v1", func(s *Set, o *resourcev1.ResourceSlice) {
+		s.ResourceSlices = append(s.ResourceSlices, o)
+	}),
 	// Karpenter serves v1beta1; the Cluster Autoscaler's v1alpha1 has the
 	// same spec and is read as it.
 	apis.KindBuffer: withAlias(coreOf(apis.BufferGroupV1B1, func(s *Set, o *apis.CapacityBuffer) {

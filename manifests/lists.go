@@ -374,6 +374,7 @@ func (l *loader) absorb(c *loader) {
 	d.DeviceClasses = append(d.DeviceClasses, s.DeviceClasses...)
 	d.ResourceClaims = append(d.ResourceClaims, s.ResourceClaims...)
 	d.ResourceClaimTemplates = append(d.ResourceClaimTemplates, s.ResourceClaimTemplates...)
+	d.ResourceSlices = append(d.ResourceSlices, s.ResourceSlices...)
 	d.Warnings = append(d.Warnings, s.Warnings...)
 	for obj, src := range s.sources {
 		d.setSource(obj, src)

@@ -56,6 +56,8 @@ type Set struct {
 	DeviceClasses          []*resourcev1.DeviceClass
 	ResourceClaims         []*resourcev1.ResourceClaim
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	// ResourceSlices are the devices DRA drivers publish in the cluster.
+	ResourceSlices []*resourcev1.ResourceSlice
 	// Services matter to default spread constraints, whose selector is
 	// deduced from the Services that select a pod.
 	Services []*corev1.Service
@@ -78,7 +80,7 @@ func (s *Set) size() int {
 		len(s.ReplicaSets) + len(s.StatefulSets) + len(s.Jobs) + len(s.DaemonSets) + len(s.PodDisruptionBudgets) +
 		len(s.Nodes) + len(s.PersistentVolumes) + len(s.PersistentVolumeClaims) + len(s.StorageClasses) +
 		len(s.PodTemplates) + len(s.CSINodes) + len(s.CapacityBuffers) + len(s.DeviceClasses) + len(s.ResourceClaims) + len(s.ResourceClaimTemplates) +
-		len(s.NodeOverlays) + len(s.Services) + configs
+		len(s.ResourceSlices) + len(s.NodeOverlays) + len(s.Services) + configs
 }
 
 // setSource records where obj was read from. A child loader's Set starts

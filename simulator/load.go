@@ -48,6 +48,7 @@ func StateSet(st cloud.ClusterState) *manifests.Set {
 		NodeOverlays: st.NodeOverlays, CapacityBuffers: st.CapacityBuffers, PodTemplates: st.PodTemplates,
 		Services: st.Services, Deployments: st.Deployments, ReplicaSets: st.ReplicaSets, StatefulSets: st.StatefulSets,
 		DeviceClasses: st.DeviceClasses, ResourceClaims: st.ResourceClaims, ResourceClaimTemplates: st.ResourceClaimTemplates,
+		ResourceSlices: st.ResourceSlices,
 	}
 }
 
@@ -78,6 +79,7 @@ func merge(dst, src *manifests.Set) {
 	dst.DeviceClasses = append(dst.DeviceClasses, src.DeviceClasses...)
 	dst.ResourceClaims = append(dst.ResourceClaims, src.ResourceClaims...)
 	dst.ResourceClaimTemplates = append(dst.ResourceClaimTemplates, src.ResourceClaimTemplates...)
+	dst.ResourceSlices = append(dst.ResourceSlices, src.ResourceSlices...)
 }
 
 // load builds the starting cluster from the scenario's manifests.

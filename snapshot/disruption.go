@@ -44,6 +44,9 @@ type Disruption struct {
 	// under DRA, nil otherwise; the caller simulates with
 	// scheduling.Options.Devices set to Devices().
 	Translator *dra.Translator
+	// DeviceAllocations are as in Snapshot: what the pending pods' claims
+	// were given of the published devices no node owns.
+	DeviceAllocations map[string][]string
 }
 
 // Devices is the view's device allocator for scheduling.Options.Devices:

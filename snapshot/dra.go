@@ -1,22 +1,23 @@
 package snapshot
 
 import (
-	corev1 "k8s.io/api/core/v1"
+	"slices"
 
-	"github.com/karpsim/karpsim/scheduling"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/scheduling"
 )
 
 // DRATranslator returns the package dra translator of a Set's DeviceClasses,
-// ResourceClaims and ResourceClaimTemplates; the problems are
+// ResourceClaims, ResourceClaimTemplates and ResourceSlices; the problems are
 // *manifests.Errors naming the file, the object and the field.
 func DRATranslator(set *manifests.Set, origin string) (*dra.Translator, []error) {
 	t, problems := dra.New(dra.Objects{DeviceClasses: set.DeviceClasses, ResourceClaims: set.ResourceClaims,
-		ResourceClaimTemplates: set.ResourceClaimTemplates})
+		ResourceClaimTemplates: set.ResourceClaimTemplates, ResourceSlices: set.ResourceSlices})
 	var errs []error
 	for _, p := range problems {
 		errs = append(errs, draError(set.SourceOf, origin, p))
@@ -54,6 +55,19 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 		return errs
 	}
 	s.Translator = t
+	state := dra.State{Nodes: map[string]bool{}, Pods: slices.Concat(s.Bound, s.Pending), Moving: map[string]bool{}}
+	for _, n := range s.Nodes {
+		state.Nodes[n.Name] = n.Initialized
+	}
+	for _, p := range s.Pending {
+		// The pods of nodes being deleted keep their spec.nodeName.
+		if p.Spec.NodeName != "" {
+			state.Moving[apis.PodKey(p)] = true
+		}
+	}
+	t.UseState(state)
+	t.Reserve(slices.Concat(s.Pending, s.Buffers))
+	s.DeviceAllocations = t.Allocated()
 	types := map[string]*instancetypes.InstanceType{}
 	for i := range s.NodePools {
 		for _, it := range s.NodePools[i].InstanceTypes {
@@ -65,9 +79,6 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 	// NodeOverlays) offer the same devices.
 	for name, c := range s.ClassCatalogs {
 		s.ClassCatalogs[name] = t.Catalog(c)
-	}
-	for _, n := range s.Nodes {
-		n.Capacity, n.Allocatable = t.NodeResources(types[n.Labels[apis.LabelInstanceType]], n.Capacity, n.Allocatable)
 	}
 	for _, p := range s.Bound {
 		t.Allocates(p)
@@ -96,7 +107,22 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 	}
 	translate(s.Pending)
 	translate(s.Buffers)
+	for _, n := range s.Nodes {
+		n.Capacity, n.Allocatable = nodeDevices(t, types, n)
+	}
 	return errs
+}
+
+// nodeDevices is a node's capacity and allocatable with its devices: its
+// published ones, or its instance type's (dra.Translator.NodeDevices), and
+// what its pods ask of it for devices they hold elsewhere.
+func nodeDevices(t *dra.Translator, types map[string]*instancetypes.InstanceType, n *scheduling.Node) (corev1.ResourceList, corev1.ResourceList) {
+	var typeDevices []dra.Device
+	if it := types[n.Labels[apis.LabelInstanceType]]; it != nil {
+		typeDevices = dra.InstanceTypeDevices(it)
+	}
+	capacity, allocatable := t.DeviceResources(t.NodeDevices(n.Name, n.Initialized, typeDevices), n.Capacity, n.Allocatable)
+	return t.NodeExtra(n.Name, capacity, allocatable)
 }
 
 // applyDRA gives the disruption view's catalogs and nodes their devices and
@@ -112,6 +138,23 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 	}
 	d.Translator = t
 	c := &d.Cluster
+	state := dra.State{Nodes: map[string]bool{}, Pods: slices.Clone(c.Pending), Moving: map[string]bool{}}
+	for _, n := range c.Nodes {
+		if n.Node == nil {
+			continue
+		}
+		state.Pods = append(state.Pods, n.Node.Pods...)
+		if !n.Deleting {
+			state.Nodes[n.Node.Name] = n.Node.Initialized
+			continue
+		}
+		for _, p := range n.Node.Pods {
+			state.Moving[apis.PodKey(p)] = true
+		}
+	}
+	t.UseState(state)
+	t.Reserve(slices.Concat(c.Pending, buffers))
+	d.DeviceAllocations = t.Allocated()
 	types := map[string]*instancetypes.InstanceType{}
 	for i := range c.NodePools {
 		for _, it := range c.NodePools[i].InstanceTypes {
@@ -123,7 +166,6 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 		if n.Node == nil {
 			continue
 		}
-		n.Node.Capacity, n.Node.Allocatable = t.NodeResources(types[n.Node.Labels[apis.LabelInstanceType]], n.Node.Capacity, n.Node.Allocatable)
 		for _, p := range n.Node.Pods {
 			t.Allocates(p)
 		}
@@ -148,6 +190,11 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 	}
 	translate(c.Pending)
 	translate(buffers)
+	for _, n := range c.Nodes {
+		if n.Node != nil {
+			n.Node.Capacity, n.Node.Allocatable = nodeDevices(t, types, n.Node)
+		}
+	}
 	d.DRA = true
 	return errs
 }

@@ -182,6 +182,10 @@ type Snapshot struct {
 	// under DRA, nil otherwise; when it allocates (dra.Translator's
 	// Allocating), SchedulingOptions hands it to the solves.
 	Translator *dra.Translator
+	// DeviceAllocations are the published devices (ResourceSlices) that no
+	// node owns which the pending pods' claims were given before the solve
+	// (dra.Translator.Allocated), by claim; nil without DRA.
+	DeviceAllocations map[string][]string
 	// DefaultNodePool is true when the Set had no NodePool and karpsim's
 	// default one (the seed guide's "default" NodePool and EC2NodeClass)
 	// was used in its place.

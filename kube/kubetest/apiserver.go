@@ -326,6 +326,7 @@ var resources = map[string]schema.GroupVersionResource{
 	"DeviceClass":              {Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
 	"ResourceClaim":            {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
 	"ResourceClaimTemplate":    {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
+	"ResourceSlice":            {Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
 }
 
 // Create creates objects as the admin, with their namespaces, and then

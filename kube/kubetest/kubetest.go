@@ -41,7 +41,7 @@ var listKinds = map[schema.GroupVersionResource]string{
 // clusterScoped are the built-in kinds without a namespace that a test
 // may hold; every other kind client-go knows gets namespace "default" when
 // it has none, as kubectl apply would give it.
-var clusterScoped = map[string]bool{"Node": true, "PersistentVolume": true, "StorageClass": true, "CSINode": true, "Namespace": true, "DeviceClass": true}
+var clusterScoped = map[string]bool{"Node": true, "PersistentVolume": true, "StorageClass": true, "CSINode": true, "Namespace": true, "DeviceClass": true, "ResourceSlice": true}
 
 // Fakes are fake clients and the kube.Clients over them.
 type Fakes struct {
