@@ -49,7 +49,13 @@ type template struct {
 	// largest is, per resource, the largest capacity among the options
 	// (an upper bound for any subset of them).
 	largest resources.Vector
-	limits  limits
+	// run is the last run of options whose largest capacity largestOf
+	// worked out: claims of one workload keep the same run.
+	run struct {
+		first, n int
+		largest  resources.Vector
+	}
+	limits limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
 	// variants is set when some instance type comes as several options
@@ -296,4 +302,21 @@ func ptrValue[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// largestOf is, per resource, the largest capacity among the options, a
+// new claim's; shared says they are a run of the template's options, whose
+// answer is kept for the next claim keeping the same run.
+func (t *template) largestOf(options []*typeOption, shared bool) resources.Vector {
+	if shared && len(options) > 0 && t.run.n == len(options) && t.run.first == options[0].index {
+		return t.run.largest
+	}
+	var largest resources.Vector
+	for _, o := range options {
+		largest.Raise(&o.it.Capacity)
+	}
+	if shared && len(options) > 0 {
+		t.run.first, t.run.n, t.run.largest = options[0].index, len(options), largest
+	}
+	return largest
 }
