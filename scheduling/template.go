@@ -96,7 +96,7 @@ type typeOption struct {
 // compileTemplates turns NodePools into templates, ordered by weight
 // (highest first) and then by name descending, as Karpenter orders them.
 func compileTemplates(pools []Pool, daemons []*podInfo, minValuesBestEffort bool) []*template {
-	return compileTemplatesWith(pools, func(p Pool) *template { return compileTemplate(p, daemons, nil) }, minValuesBestEffort)
+	return compileTemplatesWith(pools, func(p Pool) *template { return compileTemplate(p, daemons, nil, nil) }, minValuesBestEffort)
 }
 
 // compileTemplatesWith is compileTemplates compiling each pool with
@@ -119,8 +119,10 @@ func compileTemplatesWith(pools []Pool, compile func(Pool) *template, minValuesB
 
 // compileTemplate compiles the pool; undefined, when not nil, is what
 // the pool's catalog lets a claim leave undefined (its label keys), which
-// is read from the catalog otherwise.
-func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined) *template {
+// is read from the catalog otherwise. among, when not nil, are the only
+// types of the catalog that can be options, in price order: those of a
+// pool this one narrows (see Compiler.PrepareNarrowing).
+func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined, among []*instancetypes.InstanceType) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	// Karpenter provisions from neither a NodePool being deleted nor a
@@ -149,6 +151,9 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	offerings := newOfferingFilter(t.requirements)
 	types := withVariants(p.InstanceTypes)
 	t.variants = len(types) != len(p.InstanceTypes)
+	if among != nil {
+		types = among
+	}
 	// The options are allocated together: most types make one.
 	slab := make([]typeOption, 0, len(types))
 	for _, it := range types {
