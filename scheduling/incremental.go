@@ -81,11 +81,7 @@ func (c *Compiler) compileNarrowing(p Pool, narrows map[*apis.NodePool]*apis.Nod
 		// the price order does not tell apart.
 		return c.compile(p)
 	}
-	among := make([]*instancetypes.InstanceType, len(bt.options))
-	for i, o := range bt.options {
-		among[i] = o.it
-	}
-	t := compileTemplate(p, c.daemons, c.undefined(p.InstanceTypes), among)
+	t := compileTemplate(p, c.daemons, c.undefined(p.InstanceTypes), bt)
 	c.pools[p.NodePool] = append(c.pools[p.NodePool], compiledPool{catalog: p.InstanceTypes, template: t})
 	return t
 }

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -119,10 +120,11 @@ func compileTemplatesWith(pools []Pool, compile func(Pool) *template, minValuesB
 
 // compileTemplate compiles the pool; undefined, when not nil, is what
 // the pool's catalog lets a claim leave undefined (its label keys), which
-// is read from the catalog otherwise. among, when not nil, are the only
-// types of the catalog that can be options, in price order: those of a
-// pool this one narrows (see Compiler.PrepareNarrowing).
-func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined, among []*instancetypes.InstanceType) *template {
+// is read from the catalog otherwise. from, when not nil, is the compiled
+// pool this one narrows, of the same catalog with no type of several
+// variants (see Compiler.PrepareNarrowing): only its options can be this
+// one's, and only on the requirements that differ from its.
+func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined, from *template) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	// Karpenter provisions from neither a NodePool being deleted nor a
@@ -149,15 +151,21 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)
-	types := withVariants(p.InstanceTypes)
-	t.variants = len(types) != len(p.InstanceTypes)
-	if among != nil {
-		types = among
+	var types []*instancetypes.InstanceType
+	filter := t.requirements
+	if from != nil {
+		types, filter = make([]*instancetypes.InstanceType, len(from.options)), changedRequirements(t.requirements, from.requirements)
+		for i, o := range from.options {
+			types[i] = o.it
+		}
+	} else {
+		types = withVariants(p.InstanceTypes)
+		t.variants = len(types) != len(p.InstanceTypes)
 	}
 	// The options are allocated together: most types make one.
 	slab := make([]typeOption, 0, len(types))
 	for _, it := range types {
-		if !it.Requirements.IntersectsFast(t.requirements) || !offerings.hasOffering(it) {
+		if !it.Requirements.IntersectsFast(filter) || !offerings.hasOffering(it) {
 			continue
 		}
 		var overhead resources.Vector
@@ -324,4 +332,17 @@ func (t *template) largestOf(options []*typeOption, shared bool) resources.Vecto
 		t.run.first, t.run.n, t.run.largest = options[0].index, len(options), largest
 	}
 	return largest
+}
+
+// changedRequirements are the requirements of reqs on keys where they
+// differ from those of was: a type that intersects was intersects reqs
+// when it intersects these, since intersecting is checked key by key.
+func changedRequirements(reqs, was requirements.Requirements) requirements.Requirements {
+	var changed []requirements.Requirement
+	for _, r := range reqs.Items() {
+		if old, ok := was.Lookup(r.Key()); !ok || !bytes.Equal(r.AppendKey(nil), old.AppendKey(nil)) {
+			changed = append(changed, r)
+		}
+	}
+	return requirements.Requirements{}.Add(changed...)
 }
