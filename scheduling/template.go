@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -123,7 +122,8 @@ func compileTemplatesWith(pools []Pool, compile func(Pool) *template, minValuesB
 // is read from the catalog otherwise. from, when not nil, is the compiled
 // pool this one narrows, of the same catalog with no type of several
 // variants (see Compiler.PrepareNarrowing): only its options can be this
-// one's, and only on the requirements that differ from its.
+// one's, and only on the requirements that differ from its
+// (Requirements.ChangedFrom).
 func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined, from *template) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
@@ -154,7 +154,7 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	var types []*instancetypes.InstanceType
 	filter := t.requirements
 	if from != nil {
-		types, filter = make([]*instancetypes.InstanceType, len(from.options)), changedRequirements(t.requirements, from.requirements)
+		types, filter = make([]*instancetypes.InstanceType, len(from.options)), t.requirements.ChangedFrom(from.requirements)
 		for i, o := range from.options {
 			types[i] = o.it
 		}
@@ -332,17 +332,4 @@ func (t *template) largestOf(options []*typeOption, shared bool) resources.Vecto
 		t.run.first, t.run.n, t.run.largest = options[0].index, len(options), largest
 	}
 	return largest
-}
-
-// changedRequirements are the requirements of reqs on keys where they
-// differ from those of was: a type that intersects was intersects reqs
-// when it intersects these, since intersecting is checked key by key.
-func changedRequirements(reqs, was requirements.Requirements) requirements.Requirements {
-	var changed []requirements.Requirement
-	for _, r := range reqs.Items() {
-		if old, ok := was.Lookup(r.Key()); !ok || !bytes.Equal(r.AppendKey(nil), old.AppendKey(nil)) {
-			changed = append(changed, r)
-		}
-	}
-	return requirements.Requirements{}.Add(changed...)
 }
