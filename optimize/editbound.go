@@ -129,8 +129,14 @@ func (b *editBounds) bound(edits []Edit) float64 {
 		if err != nil {
 			return 0
 		}
+		was, err := requirements.FromNodePool(c.Before.Spec.Template)
+		if err != nil {
+			return 0
+		}
 		if slices.ContainsFunc(edits, func(e Edit) bool { return e.NodePool == c.After.Name && e.Op.Action == ActionRestrict }) {
-			narrowed[pi] = reqs
+			// The columns are the pool's as it is: only what the
+			// edits changed can take a type away.
+			narrowed[pi] = reqs.ChangedFrom(was)
 		}
 	}
 	if len(narrowed) == 0 {

@@ -159,7 +159,7 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 	// A plan dearer than base is never kept: its solve stops as soon as
 	// it certainly is.
 	trial.Options.StopAbovePrice = s.basePerHour
-	r := s.compiler.Prepare(trial.NodePools).WithOptions(trial.Options).Solve(trial)
+	r := s.prepare(trial.NodePools, edits, changes).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		return EditPlan{}, false
 	}
@@ -174,6 +174,26 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 	p := &EditPlan{Edits: edits, PerHour: cost, NodePools: changes, Result: r}
 	s.solved[key] = p
 	return *p, true
+}
+
+// prepare compiles the NodePools of a set of edits. Edits that only
+// restrict a type label or reweight a pool admit no type the pool did not
+// and leave its offerings' keys alone, so each pool they change is
+// compiled from the options of the pool as it is.
+func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
+	for _, e := range edits {
+		switch {
+		case e.Op.Action == ActionWeight:
+		case e.Op.Action == ActionRestrict && !slices.Contains(offeringKeys, e.Op.Key):
+		default:
+			return s.compiler.Prepare(pools)
+		}
+	}
+	narrows := make(map[*apis.NodePool]*apis.NodePool, len(changes))
+	for _, c := range changes {
+		narrows[c.After] = c.Before
+	}
+	return s.compiler.PrepareNarrowing(pools, narrows)
 }
 
 // keeps reports whether r schedules as many pods as base, leaves pending

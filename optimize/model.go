@@ -458,11 +458,22 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b column) int {
+	// The columns are large: their indexes are sorted, and the columns
+	// moved once.
+	order := make([]int32, len(all))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &all[i], &all[j]
 		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
 			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType))
 	})
-	return all
+	sorted := make([]column, len(all))
+	for k, i := range order {
+		sorted[k] = all[i]
+	}
+	return sorted
 }
 
 // undominated are the columns, in price order, less those a kept one

@@ -395,12 +395,17 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		reorder = true
 	}
 	if reorder {
-		slices.SortStableFunc(kept, func(a, b *pricedOption) int {
+		byLaunch := func(a, b *pricedOption) int {
 			if c := cmp.Compare(a.launch, b.launch); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.option.it.Name, b.option.it.Name)
-		})
+		}
+		// The options come in price order, which is most often the
+		// launch order already: checking costs one comparison each.
+		if !slices.IsSortedFunc(kept, byLaunch) {
+			slices.SortStableFunc(kept, byLaunch)
+		}
 	}
 	if len(kept) > instancetypes.MaxLaunchOptions {
 		kept = kept[:instancetypes.MaxLaunchOptions]

@@ -295,7 +295,9 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 	c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
 	c.cheapest, c.extra.valid = len(c.options), false
 	for i, o := range c.options {
-		if c.requests.Fits(o.room) && (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) {
+		// The price is compared first: it is cheaper to read than the
+		// fit, and rules most options out once one holds the requests.
+		if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
 			c.cheapest, c.slack = i, o.room.Sub(c.requests)
 			if c.poolOrder {
 				break

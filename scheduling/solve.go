@@ -432,11 +432,11 @@ func (s *solver) newClaim(t *template, p *podInfo, why bool) error {
 	}
 	t.claims++
 	c.name = c.hostname
-	var largest resources.Vector
-	for _, o := range c.options {
-		largest.Raise(&o.it.Capacity)
+	if len(t.limits.names) > 0 {
+		// Without limits nothing is charged: the largest capacity is
+		// not worked out.
+		t.limits.charge(t.largestOf(c.options, c.shared))
 	}
-	t.limits.charge(largest)
 	if s.opensForTarget() {
 		c.target = c.efficientOption(p, &s.scratch)
 	}

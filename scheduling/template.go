@@ -49,7 +49,13 @@ type template struct {
 	// largest is, per resource, the largest capacity among the options
 	// (an upper bound for any subset of them).
 	largest resources.Vector
-	limits  limits
+	// run is the last run of options whose largest capacity largestOf
+	// worked out: claims of one workload keep the same run.
+	run struct {
+		first, n int
+		largest  resources.Vector
+	}
+	limits limits
 	// refused says why the pool can launch nothing at all, or "".
 	refused string
 	// variants is set when some instance type comes as several options
@@ -90,7 +96,7 @@ type typeOption struct {
 // compileTemplates turns NodePools into templates, ordered by weight
 // (highest first) and then by name descending, as Karpenter orders them.
 func compileTemplates(pools []Pool, daemons []*podInfo, minValuesBestEffort bool) []*template {
-	return compileTemplatesWith(pools, func(p Pool) *template { return compileTemplate(p, daemons, nil) }, minValuesBestEffort)
+	return compileTemplatesWith(pools, func(p Pool) *template { return compileTemplate(p, daemons, nil, nil) }, minValuesBestEffort)
 }
 
 // compileTemplatesWith is compileTemplates compiling each pool with
@@ -113,8 +119,12 @@ func compileTemplatesWith(pools []Pool, compile func(Pool) *template, minValuesB
 
 // compileTemplate compiles the pool; undefined, when not nil, is what
 // the pool's catalog lets a claim leave undefined (its label keys), which
-// is read from the catalog otherwise.
-func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined) *template {
+// is read from the catalog otherwise. from, when not nil, is the compiled
+// pool this one narrows, of the same catalog with no type of several
+// variants (see Compiler.PrepareNarrowing): only its options can be this
+// one's, and only on the requirements that differ from its
+// (Requirements.ChangedFrom).
+func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefined, from *template) *template {
 	np := p.NodePool
 	t := &template{name: np.Name, weight: ptrValue(np.Spec.Weight), taints: np.Spec.Template.Spec.Taints, limitList: np.Spec.Limits, limits: newLimits(np.Spec.Limits)}
 	// Karpenter provisions from neither a NodePool being deleted nor a
@@ -141,12 +151,21 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	t.minValues = t.requirements.HasMinValues()
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)
-	types := withVariants(p.InstanceTypes)
-	t.variants = len(types) != len(p.InstanceTypes)
+	var types []*instancetypes.InstanceType
+	filter := t.requirements
+	if from != nil {
+		types, filter = make([]*instancetypes.InstanceType, len(from.options)), t.requirements.ChangedFrom(from.requirements)
+		for i, o := range from.options {
+			types[i] = o.it
+		}
+	} else {
+		types = withVariants(p.InstanceTypes)
+		t.variants = len(types) != len(p.InstanceTypes)
+	}
 	// The options are allocated together: most types make one.
 	slab := make([]typeOption, 0, len(types))
 	for _, it := range types {
-		if !it.Requirements.IntersectsFast(t.requirements) || !offerings.hasOffering(it) {
+		if !it.Requirements.IntersectsFast(filter) || !offerings.hasOffering(it) {
 			continue
 		}
 		var overhead resources.Vector
@@ -298,4 +317,21 @@ func ptrValue[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// largestOf is, per resource, the largest capacity among the options, a
+// new claim's; shared says they are a run of the template's options, whose
+// answer is kept for the next claim keeping the same run.
+func (t *template) largestOf(options []*typeOption, shared bool) resources.Vector {
+	if shared && len(options) > 0 && t.run.n == len(options) && t.run.first == options[0].index {
+		return t.run.largest
+	}
+	var largest resources.Vector
+	for _, o := range options {
+		largest.Raise(&o.it.Capacity)
+	}
+	if shared && len(options) > 0 {
+		t.run.first, t.run.n, t.run.largest = options[0].index, len(options), largest
+	}
+	return largest
 }
