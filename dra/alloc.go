@@ -527,7 +527,7 @@ func (t *Translator) allocClaim(spec resourcev1.ResourceClaimSpec) (allocClaim, 
 		if r.Exactly != nil {
 			alt, err := t.alternative(r.Exactly)
 			if err != nil {
-				return c, &fieldError{path + ".exactly.selectors", err.Error()}
+				return c, &fieldError{path + ".exactly.selectors", err.Error(), false}
 			}
 			alt.name = r.Name
 			req.alts = []allocAlt{alt}
@@ -536,7 +536,7 @@ func (t *Translator) allocClaim(spec resourcev1.ResourceClaimSpec) (allocClaim, 
 			alt, err := t.alternative(&resourcev1.ExactDeviceRequest{DeviceClassName: sub.DeviceClassName, Selectors: sub.Selectors,
 				AllocationMode: sub.AllocationMode, Count: sub.Count, Capacity: sub.Capacity})
 			if err != nil {
-				return c, &fieldError{fmt.Sprintf("%s.firstAvailable[%d].selectors", path, j), err.Error()}
+				return c, &fieldError{fmt.Sprintf("%s.firstAvailable[%d].selectors", path, j), err.Error(), false}
 			}
 			alt.name = r.Name + "/" + sub.Name
 			req.alts = append(req.alts, alt)

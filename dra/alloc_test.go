@@ -112,7 +112,9 @@ func TestAllocatorRequestsAreValidated(t *testing.T) {
 		{"9 alternatives", []resourcev1.DeviceRequest{alts(9)}, "spec.devices.requests[0].firstAvailable"},
 		{"both kinds", []resourcev1.DeviceRequest{both}, "spec.devices.requests[0]"},
 		{"neither kind", []resourcev1.DeviceRequest{{Name: "r"}, all(0)}, "spec.devices.requests[0]"},
-		{"missing class", []resourcev1.DeviceRequest{noClass}, "spec.devices.requests[0].firstAvailable[1].deviceClassName"},
+		// A missing DeviceClass defers the pods that claim it (Deferred)
+		// rather than refusing the objects.
+		{"missing class", []resourcev1.DeviceRequest{noClass}, ""},
 		{"32 requests", many(32), ""},
 		{"33 requests", many(33), "spec.devices.requests"},
 		{"share past 2^62", []resourcev1.DeviceRequest{withMemory(exact("r", 1), "5E")}, "spec.devices.requests[0].exactly.capacity.requests[memory]"},

@@ -64,21 +64,21 @@ func (t *Translator) allocSpec(spec resourcev1.ResourceClaimSpec) (allocClaim, *
 func (t *Translator) validate(spec resourcev1.ResourceClaimSpec) *fieldError {
 	reqs := spec.Devices.Requests
 	if len(reqs) > resourcev1.DeviceRequestsMaxSize {
-		return &fieldError{"spec.devices.requests", fmt.Sprintf("%d requests, more than the %d the API allows", len(reqs), resourcev1.DeviceRequestsMaxSize)}
+		return &fieldError{"spec.devices.requests", fmt.Sprintf("%d requests, more than the %d the API allows", len(reqs), resourcev1.DeviceRequestsMaxSize), false}
 	}
 	for i, r := range reqs {
 		path := fmt.Sprintf("spec.devices.requests[%d]", i)
 		switch {
 		case r.Exactly == nil && len(r.FirstAvailable) == 0:
-			return &fieldError{path, "exactly one of exactly and firstAvailable is required"}
+			return &fieldError{path, "exactly one of exactly and firstAvailable is required", false}
 		case r.Exactly != nil && len(r.FirstAvailable) > 0:
-			return &fieldError{path, "exactly one of exactly and firstAvailable is required, not both"}
+			return &fieldError{path, "exactly one of exactly and firstAvailable is required, not both", false}
 		case len(r.FirstAvailable) > resourcev1.FirstAvailableDeviceRequestMaxSize:
-			return &fieldError{path + ".firstAvailable", fmt.Sprintf("%d alternatives, more than the %d the API allows", len(r.FirstAvailable), resourcev1.FirstAvailableDeviceRequestMaxSize)}
+			return &fieldError{path + ".firstAvailable", fmt.Sprintf("%d alternatives, more than the %d the API allows", len(r.FirstAvailable), resourcev1.FirstAvailableDeviceRequestMaxSize), false}
 		}
 		if ex := r.Exactly; ex != nil {
 			if ex.AdminAccess != nil && *ex.AdminAccess {
-				return &fieldError{path + ".exactly.adminAccess", "admin access is outside Karpenter's DRA support"}
+				return &fieldError{path + ".exactly.adminAccess", "admin access is outside Karpenter's DRA support", false}
 			}
 			if err := t.checkExact(path+".exactly", ex.DeviceClassName, ex.AllocationMode, ex.Count); err != nil {
 				return err
@@ -104,22 +104,22 @@ func (t *Translator) validate(spec resourcev1.ResourceClaimSpec) *fieldError {
 func (t *Translator) checkExact(path, class string, mode resourcev1.DeviceAllocationMode, count int64) *fieldError {
 	switch {
 	case class == "":
-		return &fieldError{path + ".deviceClassName", "a DeviceClass name is required"}
+		return &fieldError{path + ".deviceClassName", "a DeviceClass name is required", false}
 	case t.classes[class] == nil:
-		return &fieldError{path + ".deviceClassName", fmt.Sprintf("no DeviceClass %q was given", class)}
+		return &fieldError{path + ".deviceClassName", fmt.Sprintf("DeviceClass %q does not exist", class), true}
 	}
 	switch mode {
 	case resourcev1.DeviceAllocationModeAll:
 		if count != 0 {
-			return &fieldError{path + ".count", "must not be set when allocationMode is All"}
+			return &fieldError{path + ".count", "must not be set when allocationMode is All", false}
 		}
 	case resourcev1.DeviceAllocationModeExactCount, "":
 		// The API server defaults an unset count to 1.
 		if count < 0 {
-			return &fieldError{path + ".count", fmt.Sprintf("%d: must be greater than zero", count)}
+			return &fieldError{path + ".count", fmt.Sprintf("%d: must be greater than zero", count), false}
 		}
 	default:
-		return &fieldError{path + ".allocationMode", fmt.Sprintf("%q: must be ExactCount or All", mode)}
+		return &fieldError{path + ".allocationMode", fmt.Sprintf("%q: must be ExactCount or All", mode), false}
 	}
 	return nil
 }
@@ -139,9 +139,9 @@ func checkCapacity(path string, c *resourcev1.CapacityRequirements) *fieldError 
 		q := c.Requests[name]
 		switch {
 		case q.Sign() < 0:
-			return &fieldError{fmt.Sprintf("%s[%s]", path, name), fmt.Sprintf("%s: a capacity request cannot be negative", q.String())}
+			return &fieldError{fmt.Sprintf("%s[%s]", path, name), fmt.Sprintf("%s: a capacity request cannot be negative", q.String()), false}
 		case q.CmpInt64(maxShare) > 0:
-			return &fieldError{fmt.Sprintf("%s[%s]", path, name), fmt.Sprintf("%s: more than karpsim counts (2^62)", q.String())}
+			return &fieldError{fmt.Sprintf("%s[%s]", path, name), fmt.Sprintf("%s: more than karpsim counts (2^62)", q.String()), false}
 		}
 	}
 	return nil

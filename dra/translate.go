@@ -138,12 +138,12 @@ func New(o Objects) (*Translator, []Problem) {
 	// Every request of every claim and template is a selection instance
 	// types may offer; reading them now also finds their problems.
 	for _, c := range o.ResourceClaims {
-		if err := t.check(c.Spec); err != nil {
+		if err := t.check(c.Spec); err != nil && !err.missing {
 			problems = append(problems, Problem{c, "ResourceClaim/" + key(c.Namespace, c.Name), err.path, err.msg})
 		}
 	}
 	for _, c := range o.ResourceClaimTemplates {
-		if err := t.check(c.Spec.Spec); err != nil {
+		if err := t.check(c.Spec.Spec); err != nil && !err.missing {
 			problems = append(problems, Problem{c, "ResourceClaimTemplate/" + key(c.Namespace, c.Name), "spec." + err.path, err.msg})
 		}
 	}
@@ -155,7 +155,29 @@ func New(o Objects) (*Translator, []Problem) {
 
 func key(namespace, name string) string { return apis.NamespaceOf(namespace) + "/" + name }
 
-type fieldError struct{ path, msg string }
+// fieldError is a problem with a field; missing marks an object the field
+// names that was not given (a DeviceClass), which defers the pods that need
+// it rather than refusing the objects.
+type fieldError struct {
+	path, msg string
+	missing   bool
+}
+
+// Deferred is why a pod's claims cannot be allocated yet: a ResourceClaim
+// it names, or a DeviceClass its claim's requests name, does not exist.
+// Karpenter leaves such a pod pending, out of the scheduling run, until the
+// object exists (provisioning/scheduling/dra.go resolvePodClaims, and the
+// allocator's request.go); package snapshot leaves it out of the plan with a
+// warning.
+type Deferred struct {
+	// Pod is the pod (namespace/name), Path the field that names the
+	// missing object.
+	Pod, Path, Reason string
+}
+
+func (d Deferred) Error() string {
+	return fmt.Sprintf("Pod/%s: %s: %s: Karpenter leaves the pod pending until it exists", d.Pod, d.Path, d.Reason)
+}
 
 // requests reads a claim's device requests as counts of a selection's
 // devices: Exactly requests in ExactCount mode, without capacity requests
@@ -171,7 +193,7 @@ func (t *Translator) requests(spec resourcev1.ResourceClaimSpec) ([]request, *fi
 		ex := r.Exactly
 		sel, err := t.selection(ex)
 		if err != nil {
-			return nil, &fieldError{path + ".exactly.selectors", err.Error()}
+			return nil, &fieldError{path + ".exactly.selectors", err.Error(), false}
 		}
 		out = append(out, request{sel: sel, count: max(ex.Count, 1)})
 	}
@@ -359,7 +381,7 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		case pc.ResourceClaimName != nil:
 			claim = t.claims[key(p.Namespace, *pc.ResourceClaimName)]
 			if claim == nil {
-				return nil, problem(".resourceClaimName", fmt.Sprintf("no ResourceClaim %s was given", key(p.Namespace, *pc.ResourceClaimName)))
+				return nil, Deferred{podKey, path + ".resourceClaimName", fmt.Sprintf("ResourceClaim %s does not exist", key(p.Namespace, *pc.ResourceClaimName))}
 			}
 			spec = claim.Spec
 		default:
@@ -372,6 +394,9 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 			ac, ferr = t.allocSpec(spec)
 		} else {
 			reqs, ferr = t.requests(spec)
+		}
+		if ferr != nil && ferr.missing {
+			return nil, Deferred{podKey, path, ferr.path + ": " + ferr.msg}
 		}
 		if ferr != nil {
 			return nil, problem("", ferr.path+": "+ferr.msg)

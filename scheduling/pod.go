@@ -101,6 +101,12 @@ func (info *podInfo) daemonReqs() []requirements.Requirements {
 // claim then.
 var ErrDRAIgnored = errors.New("the pod claims devices through ResourceClaims, and Karpenter ignores DRA requests by default (IGNORE_DRA_REQUESTS=true); karpsim models DRA with --dra (a scenario's dra: true)")
 
+// AnnotationDeferred marks a pod the caller knows cannot be placed yet,
+// such as one whose ResourceClaim does not exist (dra.Deferred): Solve
+// reports it unschedulable with the annotation's value as the reason and
+// places it nowhere, as Karpenter leaves such a pod pending.
+const AnnotationDeferred = "karpsim.dev/deferred"
+
 // newPodInfo reads a pod. Problems that make it unplaceable are recorded in
 // invalid rather than returned: the pod is reported unschedulable with them.
 func newPodInfo(pod *corev1.Pod, prefs requirements.Preferences) *podInfo {
@@ -123,6 +129,10 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	requests, err := resources.PodRequests(pod)
 	info.requests, info.invalid = cache.intern(requests), err
 	if info.invalid != nil {
+		return
+	}
+	if reason := pod.Annotations[AnnotationDeferred]; reason != "" {
+		info.invalid = errors.New(reason)
 		return
 	}
 	if apis.ClaimsDevices(pod) {

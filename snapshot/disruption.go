@@ -112,7 +112,7 @@ func ForDisruption(set *manifests.Set, opts Options, now time.Time) (*Disruption
 func (d *Disruption) finishFromSet(set *manifests.Set, opts Options, now time.Time) error {
 	buffers := SetBufferPods(set, now)
 	if opts.DRA {
-		if err := manifests.JoinProblems(d.applyDRA(set, opts.Origin, buffers)...); err != nil {
+		if err := manifests.JoinProblems(d.applyDRA(set, opts.Origin, &buffers)...); err != nil {
 			return err
 		}
 	}

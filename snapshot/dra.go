@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -84,29 +85,36 @@ func (s *Snapshot) applyDRA(set *manifests.Set, origin string) []error {
 		t.Allocates(p)
 	}
 	translated := map[*corev1.Pod]*corev1.Pod{}
-	translate := func(pods []*corev1.Pod) {
-		for i, p := range pods {
-			if out, ok := translated[p]; ok {
-				pods[i] = out
-				continue
-			}
-			out, err := t.Pod(p)
-			if err != nil {
-				if prob, ok := err.(dra.Problem); ok {
-					err = draError(set.SourceOf, origin, prob)
+	translate := func(pods []*corev1.Pod, pending bool) []*corev1.Pod {
+		kept := pods[:0]
+		for _, p := range pods {
+			out, ok := translated[p]
+			if !ok {
+				var err error
+				if out, err = t.Pod(p); err != nil {
+					var warning string
+					if out, warning, err = deferPod(p, err, pending); warning != "" {
+						s.Warnings = append(s.Warnings, warning)
+					}
 				}
-				errs = append(errs, err)
-				continue
+				if err != nil {
+					errs = append(errs, draProblem(set, origin, err))
+					continue
+				}
+				translated[p] = out
 			}
-			translated[p], pods[i] = out, out
+			if out != nil {
+				kept = append(kept, out)
+			}
 		}
+		return kept
 	}
-	translate(s.Bound)
+	s.Bound = translate(s.Bound, false)
 	for _, n := range s.Nodes {
-		translate(n.Pods)
+		n.Pods = translate(n.Pods, false)
 	}
-	translate(s.Pending)
-	translate(s.Buffers)
+	s.Pending = translate(s.Pending, true)
+	s.Buffers = translate(s.Buffers, true)
 	for _, n := range s.Nodes {
 		n.Capacity, n.Allocatable = nodeDevices(t, types, n)
 	}
@@ -131,7 +139,7 @@ func nodeDevices(t *dra.Translator, types map[string]*instancetypes.InstanceType
 // provisioning: every consolidation simulation then places them as
 // Karpenter's with --ignore-dra-requests=false. Pods already running with
 // a shared claim allocate it.
-func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*corev1.Pod) []error {
+func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers *[]*corev1.Pod) []error {
 	t, errs := DRATranslator(set, origin)
 	if len(errs) > 0 {
 		return errs
@@ -153,7 +161,7 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 		}
 	}
 	t.UseState(state)
-	t.Reserve(slices.Concat(c.Pending, buffers))
+	t.Reserve(slices.Concat(c.Pending, *buffers))
 	d.DeviceAllocations = t.Allocated()
 	types := map[string]*instancetypes.InstanceType{}
 	for i := range c.NodePools {
@@ -170,26 +178,33 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 			t.Allocates(p)
 		}
 	}
-	translate := func(pods []*corev1.Pod) {
-		for i, p := range pods {
+	translate := func(pods []*corev1.Pod, pending bool) []*corev1.Pod {
+		kept := pods[:0]
+		for _, p := range pods {
 			out, err := t.Pod(p)
 			if err != nil {
-				if prob, ok := err.(dra.Problem); ok {
-					err = draError(set.SourceOf, origin, prob)
+				var warning string
+				if out, warning, err = deferPod(p, err, pending); warning != "" {
+					d.Warnings = append(d.Warnings, warning)
 				}
-				errs = append(errs, err)
+			}
+			if err != nil {
+				errs = append(errs, draProblem(set, origin, err))
 				continue
 			}
-			pods[i] = out
+			if out != nil {
+				kept = append(kept, out)
+			}
 		}
+		return kept
 	}
 	for _, n := range c.Nodes {
 		if n.Node != nil {
-			translate(n.Node.Pods)
+			n.Node.Pods = translate(n.Node.Pods, false)
 		}
 	}
-	translate(c.Pending)
-	translate(buffers)
+	c.Pending = translate(c.Pending, true)
+	*buffers = translate(*buffers, true)
 	for _, n := range c.Nodes {
 		if n.Node != nil {
 			n.Node.Capacity, n.Node.Allocatable = nodeDevices(t, types, n.Node)
@@ -197,4 +212,49 @@ func (d *Disruption) applyDRA(set *manifests.Set, origin string, buffers []*core
 	}
 	d.DRA = true
 	return errs
+}
+
+// deferPod is what the plan holds of a pod whose claims package dra
+// defers (dra.Deferred: a ResourceClaim or DeviceClass that does not exist
+// yet), with a warning; any other error is returned as it is.
+func deferPod(p *corev1.Pod, err error, pending bool) (*corev1.Pod, string, error) {
+	var d dra.Deferred
+	if !errors.As(err, &d) {
+		return nil, "", err
+	}
+	if pending {
+		return DeferredPod(p, d, true), d.Error() + ": it is reported unschedulable", nil
+	}
+	return DeferredPod(p, d, false), d.Error() + ": the pod stays on its node, counted without its claims", nil
+}
+
+// DeferredPod is a pod whose claims package dra defers, as a solve takes
+// it: without its claims, and, when pending, marked with
+// scheduling.AnnotationDeferred so that the solve reports it unschedulable
+// with the reason, as Karpenter leaves it pending outside its scheduling
+// run; a pod already on a node keeps running there. p is not changed.
+func DeferredPod(p *corev1.Pod, d dra.Deferred, pending bool) *corev1.Pod {
+	out := p.DeepCopy()
+	out.Spec.ResourceClaims = nil
+	for i := range out.Spec.Containers {
+		out.Spec.Containers[i].Resources.Claims = nil
+	}
+	for i := range out.Spec.InitContainers {
+		out.Spec.InitContainers[i].Resources.Claims = nil
+	}
+	if pending {
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[scheduling.AnnotationDeferred] = d.Error()
+	}
+	return out
+}
+
+// draProblem names a dra.Problem's file, object and field.
+func draProblem(set *manifests.Set, origin string, err error) error {
+	if prob, ok := err.(dra.Problem); ok {
+		return draError(set.SourceOf, origin, prob)
+	}
+	return err
 }
