@@ -206,7 +206,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	}
 	short := ""
 	if c.tmpl.minValues {
-		if short = minValuesShortfall(c, remaining, scratch.keys[:0]); short != "" && !c.tmpl.bestEffort {
+		if short = minValuesShortfall(reqs, remaining, scratch.keys[:0]); short != "" && !c.tmpl.bestEffort {
 			return refuse(why, checkMinValues, func() error { return c.noInstanceType(reqs, requests, short) })
 		}
 	}
