@@ -31,7 +31,6 @@ func zoneMinValuesVolumeWorld(bestEffort bool) (*world, *corev1.Pod) {
 	return w, ppod("p", requests("cpu", "0.9", "memory", "0.9Gi"), mounts("one-zone-claim"))
 }
 
-
 var _ = register("provisioning",
 	conformanceCase{Name: "zone-min-values-volume-narrows-strict", Run: func(t *T) {
 		w, p := zoneMinValuesVolumeWorld(false)
