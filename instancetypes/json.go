@@ -37,7 +37,10 @@ import (
 // Offerings may add "reservationID", "reservationCapacity" and
 // "reservationType" for capacity reservations. "labelChoices" lists the
 // labels a launch sets to one of several values, in the order preferred
-// (the AWS model's tenancy), and is left out when empty. WriteJSON writes object keys sorted and two-space
+// (the AWS model's tenancy), and is left out when empty.
+// "volumeAttachmentLimits" gives how many volumes of each CSI driver a node
+// of the type can attach, by driver name, e.g. {"ebs.csi.aws.com": 27},
+// and is left out when empty (no driver limited). WriteJSON writes object keys sorted and two-space
 // indentation, so the same catalog always gives the same bytes; ReadJSON
 // accepts what it writes and what a person would write by hand.
 
@@ -46,10 +49,12 @@ type jsonInstanceType struct {
 	Labels       map[string]string   `json:"labels"`
 	AbsentLabels []string            `json:"absentLabels,omitempty"`
 	LabelChoices map[string][]string `json:"labelChoices,omitempty"`
-	Capacity     map[string]string   `json:"capacity"`
-	Overhead     jsonOverhead        `json:"overhead"`
-	Allocatable  map[string]string   `json:"allocatable"`
-	Offerings    []jsonOffering      `json:"offerings"`
+	// VolumeAttachmentLimits is InstanceType.VolumeAttachmentLimits.
+	VolumeAttachmentLimits map[string]int    `json:"volumeAttachmentLimits,omitempty"`
+	Capacity               map[string]string `json:"capacity"`
+	Overhead               jsonOverhead      `json:"overhead"`
+	Allocatable            map[string]string `json:"allocatable"`
+	Offerings              []jsonOffering    `json:"offerings"`
 }
 
 type jsonOverhead struct {
@@ -86,11 +91,12 @@ func WriteJSON(w io.Writer, c Catalog) error {
 				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType}
 		}
 		out[i] = jsonInstanceType{
-			Name:         it.Name,
-			Labels:       labels,
-			AbsentLabels: absent,
-			LabelChoices: it.LabelChoices,
-			Capacity:     it.Capacity.Strings(),
+			Name:                   it.Name,
+			Labels:                 labels,
+			AbsentLabels:           absent,
+			LabelChoices:           it.LabelChoices,
+			VolumeAttachmentLimits: it.VolumeAttachmentLimits,
+			Capacity:               it.Capacity.Strings(),
 			Overhead: jsonOverhead{
 				KubeReserved:      it.Overhead.KubeReserved.Strings(),
 				SystemReserved:    it.Overhead.SystemReserved.Strings(),

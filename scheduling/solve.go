@@ -154,7 +154,7 @@ type solver struct {
 func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}}
 	vols := newVolumes(in)
-	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)
+	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known, typeVolumeLimits(templates))
 	s.templates = templates
 	s.reservations = newReservations(s.templates)
 	for _, t := range s.templates {
