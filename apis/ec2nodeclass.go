@@ -65,6 +65,7 @@ type EC2NodeClassSpec struct {
 	NetworkInterfaces      []*NetworkInterface     `json:"networkInterfaces,omitempty"`
 	ConnectionTracking     *ConnectionTracking     `json:"connectionTracking,omitempty"`
 	CPUOptions             *CPUOptions             `json:"cpuOptions,omitempty"`
+	EnclaveOptions         *EnclaveOptions         `json:"enclaveOptions,omitempty"`
 }
 
 // SubnetSelectorTerm selects subnets by tags or by ID (not both).

@@ -52,6 +52,21 @@ type CPUOptions struct {
 	NestedVirtualization *string `json:"nestedVirtualization,omitempty"`
 }
 
+// EnclaveOptions enables AWS Nitro Enclaves on launched instances (AWS
+// provider v1.15.0): when Enabled is true only the types that support
+// Nitro Enclaves can launch. Enabled is required once enclaveOptions is
+// given; a pointer, so that leaving it out is told apart from false.
+type EnclaveOptions struct {
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// NitroEnclavesEnabled reports whether the node class enables Nitro
+// Enclaves.
+func (in *EC2NodeClass) NitroEnclavesEnabled() bool {
+	o := in.Spec.EnclaveOptions
+	return o != nil && o.Enabled != nil && *o.Enabled
+}
+
 // Values of CPUOptions.NestedVirtualization.
 const (
 	NestedVirtualizationEnabled  = "enabled"
@@ -111,6 +126,9 @@ func validateLaunchSettings(e *errs, s *EC2NodeClassSpec) {
 		if v := *o.NestedVirtualization; v != NestedVirtualizationEnabled && v != NestedVirtualizationDisabled {
 			e.add("spec.cpuOptions.nestedVirtualization", "%q is not allowed (use enabled or disabled)", v)
 		}
+	}
+	if o := s.EnclaveOptions; o != nil && o.Enabled == nil {
+		e.add("spec.enclaveOptions.enabled", "required when enclaveOptions is given (true or false)")
 	}
 }
 
@@ -187,5 +205,8 @@ func (in EC2NodeClassSpec) copyLaunchSettings(out *EC2NodeClassSpec) {
 	}
 	if o := in.CPUOptions; o != nil {
 		out.CPUOptions = &CPUOptions{NestedVirtualization: copyPtr(o.NestedVirtualization)}
+	}
+	if o := in.EnclaveOptions; o != nil {
+		out.EnclaveOptions = &EnclaveOptions{Enabled: copyPtr(o.Enabled)}
 	}
 }

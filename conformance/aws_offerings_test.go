@@ -264,9 +264,9 @@ var _ = register("aws-reservations",
 	conformanceCase{Name: "termination-raises-count", Run: func(t *T) {
 		counts := &instancetypes.ReservationAvailability{}
 		counts.Sync("cr-test", 5, now)
-		counts.MarkTerminated("cr-test-2")
+		counts.MarkTerminated("cr-test-2", "i-1", now)
 		require.Equal(t, 5, counts.Available("cr-test"))
-		counts.MarkTerminated("cr-test")
+		counts.MarkTerminated("cr-test", "i-2", now)
 		require.Equal(t, 6, counts.Available("cr-test"))
 	}},
 )

@@ -188,7 +188,7 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	if err != nil {
 		if ice, ok := cloud.IsInsufficientCapacity(err); ok {
 			for _, o := range ice.Refused() {
-				c.unavailable.MarkUnavailable(o.CapacityType, o.InstanceType, o.Zone, now)
+				c.markRefused(o, claim, catalog, now)
 			}
 		}
 		c.record(Decision{Kind: KindLaunchFailed, InstanceType: claim.InstanceType, Zone: claim.Zone, CapacityType: claim.CapacityType,
@@ -196,7 +196,7 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		return nil, err
 	}
 	for _, o := range inst.Unavailable {
-		c.unavailable.MarkUnavailable(o.CapacityType, o.InstanceType, o.Zone, now)
+		c.markRefused(o, claim, catalog, now)
 	}
 	if inst.InstanceType != claim.InstanceType || inst.Zone != claim.Zone || inst.CapacityType != claim.CapacityType {
 		// The fleet launched a later override: the node is what was
@@ -241,6 +241,50 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 	return n, nil
 }
 
+// markRefused records an offering the launcher found without capacity.
+// A reserved one is marked for the capacity reservation the launch asked
+// for, as the AWS provider v1.15.0 keys the mark, so that another
+// reservation of the type and zone stays available: of the claim's usable
+// reserved offerings of the type in the zone with units left, the one with
+// the most (the provider's one reservation per zone and launch). With none,
+// the type and zone are marked.
+func (c *Controller) markRefused(o cloud.OfferingKey, claim scheduling.NodeClaim, catalog instancetypes.Catalog, now time.Time) {
+	if o.CapacityType == apis.CapacityTypeReserved {
+		if id := c.launchedReservation(o, claim, catalog, now); id != "" {
+			c.unavailable.MarkReservationUnavailable(o.InstanceType, o.Zone, id, now)
+			return
+		}
+	}
+	c.unavailable.MarkUnavailable(o.CapacityType, o.InstanceType, o.Zone, now)
+}
+
+// launchedReservation is the reservation a reserved launch of the offering
+// for the claim goes into (see markRefused), "" when there is none.
+func (c *Controller) launchedReservation(o cloud.OfferingKey, claim scheduling.NodeClaim, catalog instancetypes.Catalog, now time.Time) string {
+	it, ok := catalog.Get(o.InstanceType)
+	if !ok {
+		return ""
+	}
+	reqs, err := requirements.FromNodeSelectorRequirements(claim.Requirements...)
+	if err != nil {
+		return ""
+	}
+	best := -1
+	for i, off := range it.Offerings {
+		if off.CapacityType != apis.CapacityTypeReserved || off.Zone != o.Zone || off.ReservationID == "" || !off.Available ||
+			off.ReservationCapacity == 0 || !off.Compatible(reqs) || c.unavailable.IsReservationUnavailable(it.Name, off.Zone, off.ReservationID, now) {
+			continue
+		}
+		if best < 0 || off.ReservationCapacity > it.Offerings[best].ReservationCapacity {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return it.Offerings[best].ReservationID
+}
+
 // overrides are the offerings Karpenter's AWS provider sends CreateFleet
 // for the claim in one call (its instance provider's Create):
 //
@@ -272,7 +316,7 @@ func (c *Controller) overrides(claim scheduling.NodeClaim, np *apis.NodePool, ca
 		return nil
 	}
 	usable := func(it *instancetypes.InstanceType, o instancetypes.Offering) bool {
-		return o.Available && o.Compatible(reqs) && !c.unavailable.IsUnavailable(o.CapacityType, it.Name, o.Zone, now)
+		return o.Available && o.Compatible(reqs) && !c.unavailable.IsOfferingUnavailable(o.CapacityType, it.Name, o.Zone, o.ReservationID, now)
 	}
 	var types []*instancetypes.InstanceType
 	for _, name := range claim.LaunchOptions[:min(len(claim.LaunchOptions), instancetypes.MaxLaunchOptions)] {
@@ -466,7 +510,7 @@ func (c *Controller) withUnavailable(cat instancetypes.Catalog, now time.Time) i
 		out[i] = it
 		var offerings []instancetypes.Offering
 		for j, o := range it.Offerings {
-			if o.Available && c.unavailable.IsUnavailable(o.CapacityType, it.Name, o.Zone, now) {
+			if o.Available && c.unavailable.IsOfferingUnavailable(o.CapacityType, it.Name, o.Zone, o.ReservationID, now) {
 				if offerings == nil {
 					offerings = slices.Clone(it.Offerings)
 				}

@@ -200,6 +200,9 @@ func mirrorLaunchSettings(s apis.EC2NodeClassSpec, out *awsv1.EC2NodeClassSpec) 
 	if o := s.CPUOptions; o != nil {
 		out.CPUOptions = &awsv1.CPUOptions{NestedVirtualization: o.NestedVirtualization}
 	}
+	if o := s.EnclaveOptions; o != nil {
+		out.EnclaveOptions = &awsv1.EnclaveOptions{Enabled: o.Enabled != nil && *o.Enabled}
+	}
 }
 
 func mirrorKubelet(k *apis.KubeletConfiguration) *awsv1.KubeletConfiguration {

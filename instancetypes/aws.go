@@ -120,8 +120,11 @@ var ErrInvalidAWSOptions = errors.New("invalid AWS options")
 // priced at the on-demand price / 10,000,000 (nearly free, yet ordered),
 // with opts.Reservations' count (0 when it has no instance left: still
 // available, as provider v1.15.0 reports a full reservation), and
-// unavailable when the reservation is an expiring capacity block, or its
-// zone is shifted away from or not the type's. Every type may launch with default or dedicated
+// unavailable when the reservation is an expiring capacity block, its zone
+// is shifted away from or not the type's, or opts.Unavailable marks the
+// reservation (pricing.UnavailableOfferings.MarkReservationUnavailable: an
+// insufficient-capacity error on it, which leaves its count as it is, AWS
+// provider v1.15.0). Every type may launch with default or dedicated
 // tenancy (the tenancy label is a LabelChoice, default preferred); both
 // are priced alike, as upstream prices them. The subnets' zone IDs make no
 // zone-id label. Types the EC2NodeClass's launch settings rule out
@@ -229,7 +232,8 @@ func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
 			Price:         price / reservationPriceDivisor,
 			ReservationID: r.ID, ReservationType: reservationType, ReservationCapacity: available,
 			Available: compatible && slices.Contains(c.zones, r.AvailabilityZone) &&
-				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone],
+				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone] &&
+				!c.unavailable.IsReservationUnavailable(f.InstanceType, r.AvailabilityZone, r.ID, c.now),
 		})
 	}
 	return out

@@ -55,6 +55,7 @@ type awsConfig struct {
 	// The launch settings compatibility.go checks types against.
 	networkInterfaces    []apis.NetworkInterface // nil when the node class lists none
 	nestedVirtualization bool
+	nitroEnclaves        bool
 	connectionTracking   bool
 	placementStrategy    string
 }
@@ -306,6 +307,7 @@ func (c *awsConfig) readLaunchSettings(nc *apis.EC2NodeClass) error {
 		c.networkInterfaces = append(c.networkInterfaces, *ni)
 	}
 	c.nestedVirtualization = nc.NestedVirtualizationEnabled()
+	c.nitroEnclaves = nc.NitroEnclavesEnabled()
 	c.connectionTracking = nc.Spec.ConnectionTracking != nil
 	return nil
 }

@@ -11,8 +11,8 @@ import (
 // incompatibility says why type f cannot launch under the EC2NodeClass's
 // launch settings, or "" when it can. The checks are the AWS provider's
 // (its compatibility package), in its order: the network interfaces the
-// node class attaches, the AMI family, nested virtualization, the
-// placement group's strategy and connection tracking.
+// node class attaches, the AMI family, nested virtualization, Nitro
+// Enclaves, the placement group's strategy and connection tracking.
 func (c *awsConfig) incompatibility(f EC2Facts) string {
 	if why := c.networkInterfaceProblem(f); why != "" {
 		return why
@@ -24,6 +24,12 @@ func (c *awsConfig) incompatibility(f EC2Facts) string {
 	}
 	if c.nestedVirtualization && !f.NestedVirtualization {
 		return "nested virtualization is enabled and the type does not offer it"
+	}
+	// enclaveOptions (v1.15.0) keeps the types EC2 says support Nitro
+	// Enclaves; a type whose support is not known is refused too, which
+	// facts without NitroEnclaves state.
+	if c.nitroEnclaves && !f.NitroEnclaves {
+		return "Nitro Enclaves are enabled and the type does not support them"
 	}
 	if c.placementStrategy != "" && !slices.Contains(f.PlacementStrategies, c.placementStrategy) {
 		return fmt.Sprintf("the type cannot launch into a %s placement group", c.placementStrategy)

@@ -45,7 +45,9 @@ import (
 //     processors offer it, so enabling it leaves no type available.
 //
 // A line may also set enaSupported, nitroEnclaves or placementStrategies
-// to override the family rules for its type.
+// to override the family rules for its type. NitroEnclaves decides which
+// types an EC2NodeClass with enclaveOptions enabled can launch (AWS
+// provider v1.15.0, compatibility.go).
 
 //go:embed data/ec2-extra-facts.jsonl
 var embeddedExtraFacts []byte

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -43,6 +44,10 @@ type InstanceType struct {
 	// LabelChoices are the labels a launch sets to one of several values
 	// (Spec.LabelChoices); Requirements hold each as In its values.
 	LabelChoices map[string][]string
+	// VolumeAttachmentLimits is how many volumes of each CSI driver a node
+	// of this type can attach, by driver name (Spec.VolumeAttachmentLimits);
+	// nil when the catalog states none. Shared, never modified.
+	VolumeAttachmentLimits map[string]int
 
 	allocatable resources.Vector
 	built       bool
@@ -157,9 +162,17 @@ type Spec struct {
 	// with apis.TenancyDefault then apis.TenancyDedicated, as the provider
 	// launches either and prefers shared hardware.
 	LabelChoices map[string][]string
-	Capacity     resources.Vector
-	Overhead     Overhead
-	Offerings    []Offering
+	// VolumeAttachmentLimits is how many volumes of each CSI driver a node
+	// of this type is expected to attach, by driver name (Karpenter v1.15.0's
+	// InstanceType.VolumeAttachmentLimits): a new NodeClaim leaves out the
+	// types whose limit its pods' volumes exceed, and an existing node of
+	// the type whose CSINode has not published the driver yet takes it as
+	// its limit. A driver not named is not limited. The AWS provider
+	// (v1.15.x) states none, so the AWS model leaves it nil.
+	VolumeAttachmentLimits map[string]int
+	Capacity               resources.Vector
+	Overhead               Overhead
+	Offerings              []Offering
 }
 
 // ErrInvalidInstanceType is wrapped by the errors NewInstanceType returns.
@@ -197,17 +210,39 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 	if err != nil {
 		return nil, err
 	}
+	volumeLimits, err := volumeAttachmentLimits(spec.VolumeAttachmentLimits)
+	if err != nil {
+		return nil, err
+	}
 	it := &InstanceType{
-		Name:         spec.Name,
-		Requirements: reqs,
-		Capacity:     spec.Capacity,
-		Overhead:     spec.Overhead,
-		Offerings:    offerings,
-		LabelChoices: choices,
+		Name:                   spec.Name,
+		Requirements:           reqs,
+		Capacity:               spec.Capacity,
+		Overhead:               spec.Overhead,
+		Offerings:              offerings,
+		LabelChoices:           choices,
+		VolumeAttachmentLimits: volumeLimits,
 	}
 	it.allocatable = allocatable(it.Capacity, it.Overhead)
 	it.built = true
 	return it, nil
+}
+
+// volumeAttachmentLimits validates the limits and returns a copy of them,
+// nil when there are none.
+func volumeAttachmentLimits(in map[string]int) (map[string]int, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	for _, driver := range slices.Sorted(maps.Keys(in)) {
+		switch n := in[driver]; {
+		case driver == "":
+			return nil, errors.New("volumeAttachmentLimits: a driver without a name")
+		case n < 0:
+			return nil, fmt.Errorf("volumeAttachmentLimits.%s: %d is negative", driver, n)
+		}
+	}
+	return maps.Clone(in), nil
 }
 
 func checkResources(capacity resources.Vector, overhead Overhead) error {

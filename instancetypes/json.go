@@ -40,7 +40,10 @@ import (
 // ties (lower first); "undefinedLabels" lists the well-known labels a type
 // leaves undefined rather than absent. "labelChoices" lists the
 // labels a launch sets to one of several values, in the order preferred
-// (the AWS model's tenancy), and is left out when empty. WriteJSON writes object keys sorted and two-space
+// (the AWS model's tenancy), and is left out when empty.
+// "volumeAttachmentLimits" gives how many volumes of each CSI driver a node
+// of the type can attach, by driver name, e.g. {"ebs.csi.aws.com": 27},
+// and is left out when empty (no driver limited). WriteJSON writes object keys sorted and two-space
 // indentation, so the same catalog always gives the same bytes; ReadJSON
 // accepts what it writes and what a person would write by hand.
 
@@ -52,10 +55,12 @@ type jsonInstanceType struct {
 	// (neither set nor absent).
 	UndefinedLabels []string            `json:"undefinedLabels,omitempty"`
 	LabelChoices    map[string][]string `json:"labelChoices,omitempty"`
-	Capacity        map[string]string   `json:"capacity"`
-	Overhead        jsonOverhead        `json:"overhead"`
-	Allocatable     map[string]string   `json:"allocatable"`
-	Offerings       []jsonOffering      `json:"offerings"`
+	// VolumeAttachmentLimits is InstanceType.VolumeAttachmentLimits.
+	VolumeAttachmentLimits map[string]int    `json:"volumeAttachmentLimits,omitempty"`
+	Capacity               map[string]string `json:"capacity"`
+	Overhead               jsonOverhead      `json:"overhead"`
+	Allocatable            map[string]string `json:"allocatable"`
+	Offerings              []jsonOffering    `json:"offerings"`
 }
 
 type jsonOverhead struct {
@@ -95,12 +100,13 @@ func WriteJSON(w io.Writer, c Catalog) error {
 				Labels: o.Label.asMap(), Preference: o.Preference}
 		}
 		out[i] = jsonInstanceType{
-			Name:            it.Name,
-			Labels:          labels,
-			AbsentLabels:    absent,
-			UndefinedLabels: undefined,
-			LabelChoices:    it.LabelChoices,
-			Capacity:        it.Capacity.Strings(),
+			Name:                   it.Name,
+			Labels:                 labels,
+			AbsentLabels:           absent,
+			UndefinedLabels:        undefined,
+			LabelChoices:           it.LabelChoices,
+			VolumeAttachmentLimits: it.VolumeAttachmentLimits,
+			Capacity:               it.Capacity.Strings(),
 			Overhead: jsonOverhead{
 				KubeReserved:      it.Overhead.KubeReserved.Strings(),
 				SystemReserved:    it.Overhead.SystemReserved.Strings(),

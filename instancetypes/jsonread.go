@@ -106,7 +106,7 @@ func quantityMap(field string, raw json.RawMessage, negativeOK bool) (resources.
 	return quantities(field, m, negativeOK)
 }
 
-var instanceTypeFields = []string{"name", "labels", "absentLabels", "undefinedLabels", "labelChoices", "capacity", "overhead", "allocatable", "offerings"}
+var instanceTypeFields = []string{"name", "labels", "absentLabels", "undefinedLabels", "labelChoices", "volumeAttachmentLimits", "capacity", "overhead", "allocatable", "offerings"}
 
 // readInstanceType reads one element of the array. It returns the type's
 // name whenever it could read it, for the error message.
@@ -158,6 +158,8 @@ func readTypeMember(spec *Spec, allocatable **resources.Vector, m member) error 
 		err = decodeValue("undefinedLabels", m.value, &spec.UndefinedLabels, "an array of strings")
 	case "labelChoices":
 		err = decodeValue("labelChoices", m.value, &spec.LabelChoices, "an object of string arrays")
+	case "volumeAttachmentLimits":
+		spec.VolumeAttachmentLimits, err = readVolumeLimits(m.value)
 	case "capacity":
 		spec.Capacity, err = quantityMap("capacity", m.value, false)
 	case "overhead":
@@ -170,6 +172,25 @@ func readTypeMember(spec *Spec, allocatable **resources.Vector, m member) error 
 		spec.Offerings, err = readOfferings(m.value)
 	}
 	return err
+}
+
+// readVolumeLimits reads an object of driver names to volume counts:
+// non-negative integers (newInstanceType refuses negative ones, naming the
+// driver), a repeated driver refused.
+func readVolumeLimits(raw json.RawMessage) (map[string]int, error) {
+	members, err := objectMembers("volumeAttachmentLimits", raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(members))
+	for _, m := range members {
+		var n int
+		if err := decodeValue(path("volumeAttachmentLimits", m.key), m.value, &n, "an integer"); err != nil {
+			return nil, err
+		}
+		out[m.key] = n
+	}
+	return out, nil
 }
 
 func readOverhead(raw json.RawMessage) (Overhead, error) {

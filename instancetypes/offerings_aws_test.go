@@ -127,7 +127,7 @@ func TestReservationAvailability(t *testing.T) {
 		t.Fatal("the zero value counts nothing")
 	}
 	a.MarkLaunched("cr-x", at)
-	a.MarkTerminated("cr-x")
+	a.MarkTerminated("cr-x", "i-0", at)
 	if a.Known("cr-x") {
 		t.Error("marks on a reservation never reported are ignored")
 	}
@@ -141,7 +141,7 @@ func TestReservationAvailability(t *testing.T) {
 	if a.Available("cr-x") != 0 {
 		t.Errorf("count %d, want 0 (never below)", a.Available("cr-x"))
 	}
-	a.MarkTerminated("cr-x")
+	a.MarkTerminated("cr-x", "i-1", at)
 	a.MarkUnavailable("cr-x", "cr-y")
 	if a.Available("cr-x") != 0 || a.Known("cr-y") {
 		t.Errorf("MarkUnavailable: %d, known cr-y %v", a.Available("cr-x"), a.Known("cr-y"))

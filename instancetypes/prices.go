@@ -38,7 +38,8 @@ func (c Catalog) WithSpotPrices(spot []pricing.SpotPrice) (Catalog, error) {
 			price, ok := latest.SpotPrice(it.Name, o.Zone)
 			o.Price, o.Available = price, ok && o.Available
 		}
-		repriced, err := NewInstanceType(Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, UndefinedLabels: undefined, LabelChoices: it.LabelChoices, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings})
+		repriced, err := NewInstanceType(Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, UndefinedLabels: undefined, LabelChoices: it.LabelChoices,
+			VolumeAttachmentLimits: it.VolumeAttachmentLimits, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings})
 		if err != nil {
 			return nil, err
 		}

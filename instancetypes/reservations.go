@@ -13,7 +13,18 @@ import (
 // is empty and ready to use; it is not safe for concurrent use.
 type ReservationAvailability struct {
 	counts map[string]reservationCount
+	// terminated remembers, by instance ID, when each termination was
+	// counted, for TerminationDedupTTL; the expired are forgotten once it
+	// holds sweepAt instances.
+	terminated map[string]time.Time
+	sweepAt    int
 }
+
+// TerminationDedupTTL is how long a terminated instance is remembered
+// once its reservation got its unit back: the AWS provider v1.15.0 keeps
+// instance IDs this long (terminatedInstanceTTL), so that the repeated
+// reports of one termination count once.
+const TerminationDedupTTL = 15 * time.Minute
 
 type reservationCount struct {
 	available int
@@ -60,9 +71,28 @@ func (a *ReservationAvailability) MarkLaunched(id string, at time.Time) {
 	a.counts[id] = c
 }
 
-// MarkTerminated counts one instance of the reservation terminated: it
-// can launch one more. A reservation never reported is left alone.
-func (a *ReservationAvailability) MarkTerminated(id string) {
+// MarkTerminated counts the instance (instanceID) of the reservation
+// terminated at the given time: the reservation can launch one more. The
+// same instance reported again within TerminationDedupTTL of the report
+// that counted is not counted again (AWS provider v1.15.0: a deletion goes
+// on returning "not found" once the instance is gone). A reservation never
+// reported is left alone, though the instance is remembered.
+func (a *ReservationAvailability) MarkTerminated(id, instanceID string, at time.Time) {
+	if counted, ok := a.terminated[instanceID]; ok && !at.After(counted.Add(TerminationDedupTTL)) {
+		return
+	}
+	if a.terminated == nil {
+		a.terminated = map[string]time.Time{}
+	}
+	if len(a.terminated) >= max(a.sweepAt, 64) {
+		for other, counted := range a.terminated {
+			if at.After(counted.Add(TerminationDedupTTL)) {
+				delete(a.terminated, other)
+			}
+		}
+		a.sweepAt = 2 * len(a.terminated)
+	}
+	a.terminated[instanceID] = at
 	c, ok := a.counts[id]
 	if !ok {
 		return
@@ -72,7 +102,10 @@ func (a *ReservationAvailability) MarkTerminated(id string) {
 }
 
 // MarkUnavailable sets the reservations' counts to 0, as a launch that EC2
-// refused for lack of reserved capacity does.
+// refused because the reservation is full (ReservationCapacityExceeded)
+// does until the next report (AWS provider v1.15.0); an
+// insufficient-capacity error on a reservation leaves its count and makes
+// it unavailable instead (pricing.UnavailableOfferings.MarkReservationUnavailable).
 func (a *ReservationAvailability) MarkUnavailable(ids ...string) {
 	for _, id := range ids {
 		if c, ok := a.counts[id]; ok {

@@ -51,6 +51,10 @@ type UnavailableOffering struct {
 	// InstanceType for ScopeOffering, Zone for ScopeOffering and ScopeZone;
 	// the others are empty.
 	CapacityType, InstanceType, Zone string
+	// ReservationID scopes a ScopeOffering mark of the reserved capacity
+	// type to one capacity reservation (MarkReservationUnavailable); empty
+	// otherwise.
+	ReservationID string
 	// Expires is the last instant at which the mark holds: an offering is
 	// unavailable while now <= Expires, as in upstream's cache.
 	Expires time.Time
@@ -66,14 +70,17 @@ func (o UnavailableOffering) String() string {
 		what = o.Zone
 	default:
 		what = o.CapacityType + "/" + o.InstanceType + "/" + o.Zone
+		if o.ReservationID != "" {
+			what += "/" + o.ReservationID
+		}
 	}
 	return fmt.Sprintf("%s %s until %s", o.Scope, what, o.Expires.UTC().Format(time.RFC3339Nano))
 }
 
 // unavailableKey is an UnavailableOffering without its expiry.
 type unavailableKey struct {
-	scope                            Scope
-	capacityType, instanceType, zone string
+	scope                                           Scope
+	capacityType, instanceType, zone, reservationID string
 }
 
 // UnavailableOfferings records offerings that returned an insufficient
@@ -119,7 +126,46 @@ func (u *UnavailableOfferings) MarkUnavailable(capacityType, instanceType, zone 
 // for a spot rebalance recommendation (ttl = the grace period). A negative
 // ttl makes a mark that never holds.
 func (u *UnavailableOfferings) MarkUnavailableFor(capacityType, instanceType, zone string, at time.Time, ttl time.Duration) {
-	u.mark(unavailableKey{ScopeOffering, capacityType, instanceType, zone}, at.Add(ttl))
+	u.mark(unavailableKey{scope: ScopeOffering, capacityType: capacityType, instanceType: instanceType, zone: zone}, at.Add(ttl))
+}
+
+// MarkReservationUnavailable records that a launch into the capacity
+// reservation (of instanceType in zone) returned an insufficient-capacity
+// error at the given time, for the TTL: the AWS provider v1.15.0 keys such
+// a mark by the reservation, so that another reservation of the same type
+// and zone stays available, and leaves the reservation's count of
+// instances it can still launch as it is (see IsReservationUnavailable).
+// An empty reservationID marks the reserved offerings of the type and zone,
+// as MarkUnavailable does.
+func (u *UnavailableOfferings) MarkReservationUnavailable(instanceType, zone, reservationID string, at time.Time) {
+	u.mark(unavailableKey{scope: ScopeOffering, capacityType: reservedCapacityType, instanceType: instanceType, zone: zone, reservationID: reservationID}, at.Add(u.ttl()))
+}
+
+// reservedCapacityType is karpenter.sh/capacity-type's value for capacity
+// reservations (apis.CapacityTypeReserved; pricing does not import apis).
+const reservedCapacityType = "reserved"
+
+// IsReservationUnavailable reports whether the reserved offering of the
+// reservation (of instanceType in zone) is unavailable at now: a mark of
+// that reservation (MarkReservationUnavailable), or of the reserved
+// capacity type, holds. Marks of other reservations, and of the type and
+// zone without a reservation, do not count, as the AWS provider v1.15.0
+// asks its cache only for the reservation's key.
+func (u *UnavailableOfferings) IsReservationUnavailable(instanceType, zone, reservationID string, now time.Time) bool {
+	if u == nil || len(u.expires) == 0 {
+		return false
+	}
+	return u.holds(unavailableKey{scope: ScopeOffering, capacityType: reservedCapacityType, instanceType: instanceType, zone: zone, reservationID: reservationID}, now) ||
+		u.holds(unavailableKey{scope: ScopeCapacityType, capacityType: reservedCapacityType}, now)
+}
+
+// IsOfferingUnavailable is IsReservationUnavailable for an offering of a
+// capacity reservation (reservationID set) and IsUnavailable for any other.
+func (u *UnavailableOfferings) IsOfferingUnavailable(capacityType, instanceType, zone, reservationID string, now time.Time) bool {
+	if reservationID != "" {
+		return u.IsReservationUnavailable(instanceType, zone, reservationID, now)
+	}
+	return u.IsUnavailable(capacityType, instanceType, zone, now)
 }
 
 // MarkCapacityTypeUnavailable makes every offering of capacityType
@@ -161,7 +207,7 @@ func (u *UnavailableOfferings) IsUnavailable(capacityType, instanceType, zone st
 	if u == nil || len(u.expires) == 0 {
 		return false
 	}
-	return u.holds(unavailableKey{ScopeOffering, capacityType, instanceType, zone}, now) ||
+	return u.holds(unavailableKey{scope: ScopeOffering, capacityType: capacityType, instanceType: instanceType, zone: zone}, now) ||
 		u.holds(unavailableKey{scope: ScopeCapacityType, capacityType: capacityType}, now) ||
 		u.holds(unavailableKey{scope: ScopeZone, zone: zone}, now)
 }
@@ -172,7 +218,7 @@ func (u *UnavailableOfferings) holds(key unavailableKey, now time.Time) bool {
 }
 
 // Entries returns the marks that hold at now, sorted by scope, capacity
-// type, instance type and zone.
+// type, instance type, zone and reservation.
 func (u *UnavailableOfferings) Entries(now time.Time) []UnavailableOffering {
 	if u == nil {
 		return []UnavailableOffering{}
@@ -182,7 +228,7 @@ func (u *UnavailableOfferings) Entries(now time.Time) []UnavailableOffering {
 		if expires := u.expires[key]; !now.After(expires) {
 			entries = append(entries, UnavailableOffering{
 				Scope: key.scope, CapacityType: key.capacityType, InstanceType: key.instanceType,
-				Zone: key.zone, Expires: expires,
+				Zone: key.zone, ReservationID: key.reservationID, Expires: expires,
 			})
 		}
 	}
@@ -208,11 +254,11 @@ func (u *UnavailableOfferings) Prune(now time.Time) int {
 	return pruned
 }
 
-// compareUnavailableKey orders marks by scope, capacity type, instance type
-// and zone.
+// compareUnavailableKey orders marks by scope, capacity type, instance
+// type, zone and reservation.
 func compareUnavailableKey(a, b unavailableKey) int {
 	return cmp.Or(cmp.Compare(a.scope, b.scope), cmp.Compare(a.capacityType, b.capacityType),
-		cmp.Compare(a.instanceType, b.instanceType), cmp.Compare(a.zone, b.zone))
+		cmp.Compare(a.instanceType, b.instanceType), cmp.Compare(a.zone, b.zone), cmp.Compare(a.reservationID, b.reservationID))
 }
 
 // Seq returns a number that changes whenever a mark is made or pruned.

@@ -53,7 +53,7 @@ func (c check) String() string {
 // refuse (see claim.evaluate).
 var (
 	nodeChecks  = []check{checkTaints, checkVolumeLimits, checkHostPorts, checkResources, checkRequirements, checkTopology}
-	claimChecks = []check{checkTaints, checkHostPorts, checkRequirements, checkTopology, checkInstanceTypes, checkMinValues, checkReservations}
+	claimChecks = []check{checkTaints, checkVolumeLimits, checkHostPorts, checkRequirements, checkTopology, checkInstanceTypes, checkMinValues, checkReservations}
 )
 
 // refusal is explain's answer: the reason a check gave, which it prints

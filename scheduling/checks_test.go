@@ -59,6 +59,7 @@ func claimCheckCases(t *testing.T) map[check]checkCase {
 	return map[check]checkCase{
 		checkTaints: {in: Input{Pods: []*corev1.Pod{web("web")}, NodePools: []Pool{pool(newPool("default", withTaint("team", corev1.TaintEffectNoSchedule)))}},
 			pod: "default/web", reason: "team"},
+		checkVolumeLimits: volumeLimitsClaimCase(t),
 		checkHostPorts: {in: Input{Pods: []*corev1.Pod{web("first", withHostPort(80)), web("web", withHostPort(80))}, NodePools: defaults},
 			pod: "default/web", onClaim: true, reason: "80"},
 		checkRequirements: {in: Input{Pods: []*corev1.Pod{web("web", withNodeSelector("team", "b"))}, NodePools: []Pool{pool(newPool("default", withRequirement("team", corev1.NodeSelectorOpIn, "a")))}},

@@ -50,6 +50,9 @@ type claim struct {
 	// devices are, per option, what the pods hold of its devices when
 	// some pod's claims are allocated on it (DeviceAllocator).
 	devices map[*typeOption]any
+	// volumes are the persistent volumes the claim's pods attach, kept
+	// when some option of its template limits volumes (volumeLimited).
+	volumes volumeUsage
 	// cheapest is the index in options of the cheapest option that holds
 	// the requests, -1 until priceIndex works it out again (PackCheapest, PackEfficient).
 	cheapest int
@@ -131,6 +134,18 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 	if err := tolerates(c.tmpl.taints, p.pod.Spec.Tolerations); err != nil {
 		return refuse(why, checkTaints, func() error { return err })
 	}
+	// The volumes the claim would attach with the pod's, counted per
+	// driver, when an option limits volumes: nil otherwise, and then no
+	// option is left out for them.
+	var attached map[string]int
+	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
+		attached = c.volumes.countWith(p.volumes())
+		if !slices.ContainsFunc(c.options, func(o *typeOption) bool {
+			return c.requests.Fits(o.room) && withinLimits(attached, o.it.VolumeAttachmentLimits)
+		}) {
+			return refuse(why, checkVolumeLimits, func() error { return volumeLimitsError(c.options, attached) })
+		}
+	}
 	if err := portConflict(c.hostPorts, p.hostPorts); err != nil {
 		return refuse(why, checkHostPorts, func() error { return err })
 	}
@@ -162,20 +177,21 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		changed = len(keys) > 0
 	}
 	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts) > 0
-	if !changed && !daemonPorts && c.witness != nil && !s.claimsDevices(p) && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
+	if !changed && !daemonPorts && attached == nil && c.witness != nil && !s.claimsDevices(p) && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		if why == nil {
 			c.requests, c.stale = requests, true
 			c.commit(p, reqs, topo)
 		}
 		return passed
 	}
-	return c.evaluateOptions(p, s, why, reqs, requests, keys)
+	return c.evaluateOptions(p, s, why, reqs, requests, keys, attached)
 }
 
-// evaluateOptions is evaluate's last checks: the instance types, their
-// minValues and the capacity reservations they may launch into; it
-// places the pod when they pass it, for tryAdd.
-func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirements.Requirements, requests resources.Vector, keys []string) check {
+// evaluateOptions is evaluate's last checks: the instance types (those
+// whose volume limits attached exceeds left out too), their minValues and
+// the capacity reservations they may launch into; it places the pod when
+// they pass it, for tryAdd.
+func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirements.Requirements, requests resources.Vector, keys []string, attached map[string]int) check {
 	scratch := &s.scratch
 	// The options that hold the requests and meet the requirements on the
 	// keys that changed, kept in the scratch space, with their most room
@@ -197,7 +213,8 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	options, met := c.meeting(reqs, keys, checkOfferings, &offerings)
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
-			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) {
+			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
+			(attached == nil || withinLimits(attached, o.it.VolumeAttachmentLimits)) {
 			if devices {
 				next, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key)
 				if !ok {
@@ -218,7 +235,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	}
 	short := ""
 	if c.tmpl.minValues {
-		if short = minValuesShortfall(c, remaining, scratch.keys[:0]); short != "" && !c.tmpl.bestEffort {
+		if short = minValuesShortfall(reqs, remaining, scratch.keys[:0]); short != "" && !c.tmpl.bestEffort {
 			return refuse(why, checkMinValues, func() error { return c.noInstanceType(reqs, requests, short) })
 		}
 	}
@@ -351,6 +368,12 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	c.requirements, c.lookup.valid, c.cheapest = reqs, false, -1
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
+	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
+		if c.volumes == nil {
+			c.volumes = volumeUsage{}
+		}
+		c.volumes.add(p.volumes())
+	}
 	if topo != nil {
 		topo.record(p, reqs, c.tmpl.taints, c.tmpl.undefined)
 	}

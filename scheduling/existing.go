@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -25,7 +26,10 @@ type existingNode struct {
 	room      resources.Vector
 	hostPorts []hostPort
 	volumes   volumeUsage
-	placed    []*podInfo
+	// limits are the node's CSI volume limits: its CSINode's, and for a
+	// driver it has not published, its instance type's.
+	limits map[string]int
+	placed []*podInfo
 
 	// alloc is the solve's DeviceAllocator; devices what the pods on the
 	// node hold of its devices, and pending what they would hold with the
@@ -36,12 +40,15 @@ type existingNode struct {
 
 // newExistingNodes reads the nodes and orders them as Karpenter tries them:
 // initialized nodes first, then by name. The warnings name the bound pods
-// whose requests could not be read.
-func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]*nodeBase) ([]*existingNode, []string) {
+// whose requests could not be read. typeLimits are the volume limits of
+// the instance types of each NodePool that states some (see
+// typeVolumeLimits).
+func newExistingNodes(nodes []*Node, daemons []*podInfo, vols *volumes, known map[*Node]*nodeBase, typeLimits map[string]instancetypes.Catalog) ([]*existingNode, []string) {
 	out := make([]*existingNode, 0, len(nodes))
 	var warnings []string
 	for _, n := range nodes {
 		e, w := newExistingNode(n, daemons, vols, known)
+		e.limits = nodeVolumeLimits(n, typeLimits)
 		out, warnings = append(out, e), append(warnings, w...)
 	}
 	slices.SortStableFunc(out, func(a, b *existingNode) int {
@@ -197,10 +204,46 @@ func (e *existingNode) evaluate(p *podInfo, topo *topology, why *error) check {
 // volumeLimitsExceeded checks the pod's volumes against the node's CSI
 // attach limits.
 func (e *existingNode) volumeLimitsExceeded(p *podInfo) error {
-	if len(p.volumes()) == 0 || len(e.node.VolumeLimits) == 0 {
+	if len(p.volumes()) == 0 || len(e.limits) == 0 {
 		return nil
 	}
-	return e.volumes.exceeds(p.volumes(), e.node.VolumeLimits)
+	return e.volumes.exceeds(p.volumes(), e.limits)
+}
+
+// typeVolumeLimits are the catalogs of the templates whose instance types
+// limit some CSI driver's volumes, by NodePool; nil when none does, as with
+// the AWS provider's types.
+func typeVolumeLimits(templates []*template) map[string]instancetypes.Catalog {
+	var out map[string]instancetypes.Catalog
+	for _, t := range templates {
+		if t.limitedCatalog == nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]instancetypes.Catalog{}
+		}
+		out[t.name] = t.limitedCatalog
+	}
+	return out
+}
+
+// nodeVolumeLimits are the node's volume limits: its CSINode's
+// (Node.VolumeLimits), and, for the drivers those do not name, the limits
+// of its instance type in its NodePool's catalog, as Karpenter v1.15.0
+// falls back to them until the CSINode publishes the driver (a node not
+// registered yet, or whose CSI driver has not started).
+func nodeVolumeLimits(n *Node, typeLimits map[string]instancetypes.Catalog) map[string]int {
+	catalog, ok := typeLimits[n.NodePool]
+	if !ok {
+		return n.VolumeLimits
+	}
+	it, ok := catalog.Get(n.Labels[apis.LabelInstanceType])
+	if !ok || len(it.VolumeAttachmentLimits) == 0 {
+		return n.VolumeLimits
+	}
+	limits := maps.Clone(it.VolumeAttachmentLimits)
+	maps.Copy(limits, n.VolumeLimits)
+	return limits
 }
 
 // nodeRequirements are the node's labels as requirements, read from known

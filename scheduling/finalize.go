@@ -35,7 +35,7 @@ func (s *solver) result() Result {
 		// Truncation may leave too few distinct values for a minValues
 		// requirement; Karpenter then drops the claim and reports its pods.
 		if !c.tmpl.bestEffort && len(nc.InstanceTypeOptions) < len(c.options) {
-			if short := minValuesShortfall(c, s.scratch.options, nil); short != "" {
+			if short := minValuesShortfall(c.requirements, s.scratch.options, nil); short != "" {
 				for _, p := range c.pods {
 					s.failed[p] = fmt.Errorf("NodePool %q: %s after truncating to %d instance types", c.tmpl.name, short, len(nc.InstanceTypeOptions))
 				}
@@ -43,11 +43,11 @@ func (s *solver) result() Result {
 			}
 		}
 		if c.bestEffort {
-			nc.MinValuesRelaxed = relaxedMinValues(c, c.options)
+			nc.MinValuesRelaxed = relaxedMinValues(c.requirements, c.options)
 		}
 		r.NodeClaims = append(r.NodeClaims, nc)
 		if c.bestEffort {
-			s.warnings = append(s.warnings, fmt.Sprintf("NodeClaim %s launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): %s", c.name, minValuesShortfall(c, c.options, nil)))
+			s.warnings = append(s.warnings, fmt.Sprintf("NodeClaim %s launches with fewer distinct values than minValues asks (MinValuesPolicy BestEffort): %s", c.name, minValuesShortfall(c.requirements, c.options, nil)))
 		}
 	}
 	for p, err := range s.failed {

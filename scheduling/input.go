@@ -87,7 +87,11 @@ type Node struct {
 	// nodes.
 	Initialized bool
 	// VolumeLimits is the number of volumes each CSI driver may attach to
-	// the node (from its CSINode), keyed by driver.
+	// the node (from its CSINode), keyed by driver. For a driver it does
+	// not name, the node takes the limit its instance type states
+	// (InstanceType.VolumeAttachmentLimits, looked up by the instance-type
+	// label in its NodePool's catalog), as Karpenter v1.15.0 does until the
+	// CSINode publishes the driver.
 	VolumeLimits map[string]int
 }
 

@@ -3,19 +3,25 @@ package scheduling
 import (
 	"fmt"
 	"slices"
+
+	"github.com/karpsim/karpsim/requirements"
 )
 
-// minValuesShortfall checks the claim's minValues requirements against the
-// instance types left: every requirement with minValues needs that many
-// distinct values of its key among them. It returns a description of the
-// first requirement they fall short of, or "" when all are met.
-func minValuesShortfall(c *claim, options []*typeOption, buf []string) string {
-	for _, r := range c.requirements.Items() {
+// minValuesShortfall checks a claim's minValues requirements, reqs (the
+// claim's with the pod being added, its volumes and its topology), against
+// the instance types left: every requirement with minValues needs that many
+// distinct values of its key among them, counting only the values the
+// requirement allows (Karpenter v1.15.0: a type sold in three zones counts
+// one zone when a volume or a spread narrowed the claim to one). It returns
+// a description of the first requirement they fall short of, or "" when
+// all are met.
+func minValuesShortfall(reqs requirements.Requirements, options []*typeOption, buf []string) string {
+	for _, r := range reqs.Items() {
 		need := r.MinValues()
 		if need == 0 {
 			continue
 		}
-		if have := distinctValues(options, r.Key(), buf[:0]); have < need {
+		if have := distinctValues(options, r, buf[:0]); have < need {
 			return fmt.Sprintf("minValues: %s needs %d distinct values, the instance types left have %d", r.Key(), need, have)
 		}
 	}
@@ -24,16 +30,16 @@ func minValuesShortfall(c *claim, options []*typeOption, buf []string) string {
 
 // relaxedMinValues are the minValues of the claim's requirements that the
 // options fall short of, by key, each lowered to the distinct values the
-// options have (Karpenter's MinValuesPolicy BestEffort); nil when none
-// falls short.
-func relaxedMinValues(c *claim, options []*typeOption) map[string]int {
+// options have that the requirement allows (Karpenter's MinValuesPolicy
+// BestEffort); nil when none falls short.
+func relaxedMinValues(reqs requirements.Requirements, options []*typeOption) map[string]int {
 	var out map[string]int
-	for _, r := range c.requirements.Items() {
+	for _, r := range reqs.Items() {
 		need := r.MinValues()
 		if need == 0 {
 			continue
 		}
-		if have := distinctValues(options, r.Key(), nil); have < need {
+		if have := distinctValues(options, r, nil); have < need {
 			if out == nil {
 				out = map[string]int{}
 			}
@@ -43,13 +49,15 @@ func relaxedMinValues(c *claim, options []*typeOption) map[string]int {
 	return out
 }
 
-// distinctValues counts the values of key across the options' labels.
-func distinctValues(options []*typeOption, key string, buf []string) int {
+// distinctValues counts the values of req's key across the options'
+// labels that req allows.
+func distinctValues(options []*typeOption, req requirements.Requirement, buf []string) int {
 	for _, o := range options {
-		if r, ok := o.it.Requirements.Lookup(key); ok {
+		if r, ok := o.it.Requirements.Lookup(req.Key()); ok {
 			buf = r.AppendValues(buf)
 		}
 	}
+	buf = slices.DeleteFunc(buf, func(v string) bool { return !req.Has(v) })
 	slices.Sort(buf)
 	return len(slices.Compact(buf))
 }

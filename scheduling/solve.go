@@ -156,7 +156,7 @@ type solver struct {
 func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}, devices: in.Options.Devices}
 	vols := newVolumes(in)
-	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known)
+	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known, typeVolumeLimits(templates))
 	s.allocateBound()
 	s.templates = templates
 	s.reservations = newReservations(s.templates, in.Options.ReservationCredit)

@@ -64,6 +64,15 @@ type template struct {
 	variants bool
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
+	// volumeLimited is set when some option's type limits the volumes of
+	// a CSI driver (InstanceType.VolumeAttachmentLimits): only then do
+	// claims count their pods' volumes.
+	volumeLimited bool
+	// limitedCatalog is the NodePool's whole catalog when some type of it
+	// limits volumes, nil otherwise: an existing node of the pool takes its
+	// type's limits for the drivers its CSINode has not published, its type
+	// looked up among all the NodePool's types, as Karpenter looks it up.
+	limitedCatalog instancetypes.Catalog
 	// claims counts the claims created from the pool, for naming.
 	claims int
 	// next is what nextClaim made for claim number next.claims+1.
@@ -149,6 +158,9 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	}
 	t.undefined = undefined
 	t.minValues = t.requirements.HasMinValues()
+	if slices.ContainsFunc(p.InstanceTypes, func(it *instancetypes.InstanceType) bool { return len(it.VolumeAttachmentLimits) > 0 }) {
+		t.limitedCatalog = p.InstanceTypes
+	}
 	compatibleDaemons := t.compatibleDaemons(daemons)
 	offerings := newOfferingFilter(t.requirements)
 	var types []*instancetypes.InstanceType
@@ -177,6 +189,7 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 			}
 		}
 		t.daemonPorts = t.daemonPorts || len(ports) > 0
+		t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
 		slab = append(slab, typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
 		t.options = append(t.options, &slab[len(slab)-1])
 	}

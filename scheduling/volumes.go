@@ -393,3 +393,59 @@ func (u volumeUsage) exceeds(uses []volumeUse, limits map[string]int) error {
 	}
 	return nil
 }
+
+// countWith counts, per driver, the claims attached with uses added: a
+// claim already attached, or named twice, counts once.
+func (u volumeUsage) countWith(uses []volumeUse) map[string]int {
+	counts := make(map[string]int, len(u)+1)
+	for driver, claims := range u {
+		counts[driver] = len(claims)
+	}
+	for i, use := range uses {
+		if u[use.driver][use.claim] || slices.ContainsFunc(uses[:i], func(v volumeUse) bool { return v == use }) {
+			continue
+		}
+		counts[use.driver]++
+	}
+	return counts
+}
+
+// withinLimits reports whether a node with these per-driver limits can
+// attach the counted volumes; a driver without a limit takes any number.
+func withinLimits(counts, limits map[string]int) bool {
+	if len(limits) == 0 {
+		return true
+	}
+	for driver, n := range counts {
+		if limit, ok := limits[driver]; ok && n > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// volumeLimitsError says why no option can attach the counted volumes:
+// the first driver, by name, whose limit every option has and the volumes
+// exceed, with the largest such limit.
+func volumeLimitsError(options []*typeOption, counts map[string]int) error {
+	drivers := make([]string, 0, len(counts))
+	for driver := range counts {
+		drivers = append(drivers, driver)
+	}
+	slices.Sort(drivers)
+	for _, driver := range drivers {
+		most, all := -1, len(options) > 0
+		for _, o := range options {
+			limit, ok := o.it.VolumeAttachmentLimits[driver]
+			if !ok || counts[driver] <= limit {
+				all = false
+				break
+			}
+			most = max(most, limit)
+		}
+		if all {
+			return fmt.Errorf("would attach %d volumes of CSI driver %s, over the limit of every instance type (at most %d)", counts[driver], driver, most)
+		}
+	}
+	return fmt.Errorf("would exceed a volume limit of every instance type that holds the pods")
+}

@@ -5,12 +5,13 @@
 // hashed, their order and kind, so these types carry upstream's names, field
 // order, kinds and hash tags exactly. Fields upstream tags hash:"ignore" (the
 // selector terms, amiFamily, ipPrefixCount) are left out, as are fields
-// karpsim's apis package does not model (enclaveOptions): hashstructure
+// karpsim's apis package does not model: hashstructure
 // skips ignored and zero fields without touching the running hash, so
 // leaving them out gives the same value. The launch settings
 // (placementGroupSelector, networkInterfaces, connectionTracking,
-// cpuOptions) are mirrored too, in upstream's places: the first two came
-// while the hash was at v4, the others later, and none is ignored.
+// cpuOptions, enclaveOptions) are mirrored too, in upstream's places: the
+// first two came while the hash was at v4, the others later, and none is
+// ignored.
 package awsv1
 
 import (
@@ -33,6 +34,7 @@ type EC2NodeClassSpec struct {
 	NetworkInterfaces        []*NetworkInterface
 	DetailedMonitoring       *bool
 	MetadataOptions          *MetadataOptions
+	EnclaveOptions           *EnclaveOptions
 	ConnectionTracking       *ConnectionTracking
 	Context                  *string
 	CPUOptions               *CPUOptions
@@ -59,6 +61,11 @@ type ConnectionTracking struct {
 	TCPEstablishedTimeout *int32
 	UDPStreamTimeout      *int32
 	UDPTimeout            *int32
+}
+
+// EnclaveOptions is spec.enclaveOptions (v1.15.0).
+type EnclaveOptions struct {
+	Enabled bool
 }
 
 // CPUOptions is spec.cpuOptions.
