@@ -460,6 +460,9 @@ func (t *topology) registerClaim(hostname string) {
 // some group leaves no domain.
 func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined, dst []requirements.Requirement) ([]requirements.Requirement, *topologyGroup) {
 	pt := p.topology()
+	if pt.spreadsBeside() {
+		return t.requirementsWithTies(p, reqs, taints, undefined, dst)
+	}
 	for i, g := range pt.groups {
 		next := g.next(p.pod, pt.groupDomains[i], reqs.Get(g.key))
 		if next.Len() == 0 {
@@ -478,6 +481,65 @@ func (t *topology) requirements(p *podInfo, reqs requirements.Requirements, tain
 		dst = append(dst, next)
 	}
 	return dst, nil
+}
+
+// requirementsWithTies is requirements for a pod with a spread beside other
+// groups. Karpenter breaks a spread's tie between equally loaded domains at
+// random (it walks a set in map order), so on the claims it tries in turn
+// it nearly always draws, sooner or later, a tied domain the pod's other
+// groups allow. karpsim takes that domain on the first claim: each spread
+// prefers, among its tied domains, the first by name the other groups'
+// answers (and the spreads before it) allow. The other groups are answered
+// first; the answers keep the groups' order, and so does the group at
+// fault, since a spread leaves no domain whatever the others answer.
+func (t *topology) requirementsWithTies(p *podInfo, reqs requirements.Requirements, taints []corev1.Taint, undefined requirements.Undefined, dst []requirements.Requirement) ([]requirements.Requirement, *topologyGroup) {
+	pt := p.topology()
+	start := len(dst)
+	var faultBuf [8]*topologyGroup // on the stack: the group behind each answer
+	fault := faultBuf[:0]
+	for i, g := range pt.groups {
+		var next requirements.Requirement
+		if g.kind != spreadGroup {
+			next = g.next(p.pod, pt.groupDomains[i], reqs.Get(g.key))
+		}
+		dst, fault = append(dst, next), append(fault, g)
+	}
+	for i, g := range pt.inverse {
+		if !g.filter.matches(taints, reqs, undefined) {
+			continue
+		}
+		dst, fault = append(dst, g.next(p.pod, pt.inverseDomains[i], reqs.Get(g.key))), append(fault, g.topologyGroup)
+	}
+	answers := dst[start:]
+	for i, g := range pt.groups {
+		if g.kind != spreadGroup {
+			continue
+		}
+		allowed := func(d string) bool {
+			for j, a := range answers {
+				if j != i && a.Key() == g.key && (fault[j].kind != spreadGroup || j < i) && !a.Has(d) {
+					return false
+				}
+			}
+			return true
+		}
+		answers[i] = g.nextSpreadPreferring(p.pod, pt.groupDomains[i], reqs.Get(g.key), allowed)
+	}
+	for i, a := range answers {
+		if a.Len() == 0 {
+			return dst[:start+i], fault[i]
+		}
+	}
+	return dst, nil
+}
+
+// spreadsBeside reports whether the pod has a spread and some other group,
+// its own or an inverse one, whose answer may settle the spread's tie.
+func (pt *podTopology) spreadsBeside() bool {
+	if len(pt.groups)+len(pt.inverse) < 2 {
+		return false
+	}
+	return slices.ContainsFunc(pt.groups, func(g *topologyGroup) bool { return g.kind == spreadGroup })
 }
 
 // admits reports, without allocating, whether reqs leave room for every

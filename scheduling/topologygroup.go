@@ -243,18 +243,32 @@ func (g *topologyGroup) candidates(nodeDomains requirements.Requirement) []strin
 // (with the pod, if it counts itself) stays within maxSkew of the global
 // minimum.
 func (g *topologyGroup) nextSpread(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement) requirements.Requirement {
+	return g.nextSpreadPreferring(p, podDomains, nodeDomains, nil)
+}
+
+// nextSpreadPreferring is nextSpread taking, among the least-loaded
+// domains, the first by name that allowed accepts (the first by name when
+// none does, or allowed is nil).
+func (g *topologyGroup) nextSpreadPreferring(p *corev1.Pod, podDomains, nodeDomains requirements.Requirement, allowed func(string) bool) requirements.Requirement {
 	min := g.minCount(podDomains)
 	self := int32(0)
 	if g.selects(p) {
 		self = 1
 	}
-	best, bestCount := "", int32(math.MaxInt32)
+	best, bestCount, bestAllowed := "", int32(math.MaxInt32), false
 	for _, d := range g.candidates(nodeDomains) {
 		if !nodeDomains.Has(d) {
 			continue
 		}
-		if count := g.count(d) + self; count-min <= g.maxSkew && count < bestCount {
+		count := g.count(d) + self
+		if count-min > g.maxSkew {
+			continue
+		}
+		if count < bestCount {
 			best, bestCount = d, count
+			bestAllowed = allowed == nil || allowed(d)
+		} else if count == bestCount && !bestAllowed && allowed(d) {
+			best, bestAllowed = d, true
 		}
 	}
 	if best == "" {
