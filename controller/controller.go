@@ -43,7 +43,6 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/instancetypes"
-	"github.com/karpsim/karpsim/pricing"
 	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -240,7 +239,10 @@ type Config struct {
 	BufferPods func() []*corev1.Pod
 	// Providers pick the provider of each NodePool by its nodeClassRef's
 	// group: it stamps the NodeClaims the loop launches and runs its drift
-	// checks. The zero value has the defaults of both clouds.
+	// checks. The default cloud's provider keeps the cache of offerings
+	// launches found without capacity (Karpenter's on AWS, the Azure
+	// provider's on Azure). The zero value has the defaults of both clouds,
+	// AWS the default.
 	Providers provider.Providers
 	// NodeOverlays are applied to every NodePool's catalog before each
 	// provisioning and disruption pass (Karpenter's NodeOverlay feature,
@@ -256,7 +258,7 @@ type Config struct {
 type Controller struct {
 	cfg         Config
 	t           Timings
-	unavailable *pricing.UnavailableOfferings
+	unavailable provider.UnavailableOfferings
 	// cleared are the catalogs made with unavailable offerings cleared.
 	cleared []clearedCatalog
 	// overlays is the last application of Config.NodeOverlays.
@@ -319,7 +321,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return &Controller{
 		cfg: cfg, t: t,
-		unavailable: &pricing.UnavailableOfferings{},
+		unavailable: cfg.Providers.DefaultProvider().NewUnavailableOfferings(),
 		claimNo:     map[string]int{},
 		nominated:   map[string]time.Time{},
 		drift:       map[string]*consolidation.DriftStatus{},

@@ -147,7 +147,8 @@ func (c *Controller) plan(in scheduling.Input) scheduling.Result {
 
 // launch creates a NodeClaim through the launcher and adds its node to the
 // cluster, in flight. An insufficient-capacity error marks the offering
-// unavailable for pricing.DefaultUnavailableTTL.
+// unavailable in the provider's cache (on AWS for
+// pricing.DefaultUnavailableTTL).
 func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why, detail string) (*Node, error) {
 	now := c.now()
 	cl := c.cfg.Cluster
@@ -415,7 +416,7 @@ func (c *Controller) nodePools(now time.Time) []scheduling.Pool {
 	// Expired marks are forgotten first, so that the sequence number says
 	// whether the marked catalogs made earlier still hold.
 	c.unavailable.Prune(now)
-	marked := len(c.unavailable.Entries(now)) > 0
+	marked := c.unavailable.Holds(now)
 	pools := c.cfg.Cluster.NodePools()
 	catalogs := c.overlaidCatalogs(pools)
 	out := make([]scheduling.Pool, 0, len(pools))

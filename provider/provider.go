@@ -86,6 +86,9 @@ type Provider interface {
 	// nodes run Kubernetes version; an error when the provider's class
 	// holds no version of its own.
 	SetKubernetesVersion(class NodeClass, version string) (NodeClass, error)
+	// NewUnavailableOfferings returns an empty cache of the offerings
+	// launches found without capacity, as the provider keeps it.
+	NewUnavailableOfferings() UnavailableOfferings
 }
 
 // Providers holds one Provider per cloud and picks them by nodeClassRef.

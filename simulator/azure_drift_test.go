@@ -109,3 +109,30 @@ func TestImageStepsNameAMissingClass(t *testing.T) {
 	assert.Equal(t, "steps[0]: no node class gpu", failed[0].Reason)
 	assert.Equal(t, "steps[1]: no node class gpu", failed[1].Reason)
 }
+
+// On Azure a launch that finds no capacity is the provider's allocation
+// failure: the size's whole family in that zone, from its vCPU count up,
+// is left out for an hour. Two pods that will not share a node, admitted
+// to three sizes in eastus-1; Standard_D2als_v6 has no capacity there. The
+// first launch falls through to Standard_D4als_v6 (the next override). At
+// 10m the second pod's claim leaves the Dalsv6 family out, 2 vCPUs and up,
+// and takes Standard_D4as_v6; AWS's cache would have forgotten the one
+// offering after 3 minutes and taken Standard_D4als_v6 again.
+func TestAzureLaunchFailureBlocksTheFamilyInTheZone(t *testing.T) {
+	pool := strings.Replace(aksPool, "      - {key: karpenter.azure.com/sku-family, operator: In, values: [D]}",
+		"      - {key: node.kubernetes.io/instance-type, operator: In, values: [Standard_D2als_v6, Standard_D4als_v6, Standard_D4as_v6]}\n"+
+			"      - {key: topology.kubernetes.io/zone, operator: In, values: [eastus-1]}", 1)
+	apart := strings.Replace(inflate, "      containers:", `      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: inflate}}, topologyKey: kubernetes.io/hostname}
+      containers:`, 1)
+	r := run(t, Scenario{Seed: 1, Duration: dur(15 * time.Minute), Inline: pool + apart,
+		Cloud: CloudSpec{Capacity: []CapacityLimit{{InstanceType: "Standard_D2als_v6", Zone: "eastus-1", CapacityType: "on-demand", Count: 0}}},
+		Steps: []Step{scaleAt(time.Minute, 1), scaleAt(10*time.Minute, 2)}})
+	launched := kinds(r, KindLaunch)
+	require.Len(t, launched, 2, timeline(r))
+	assert.Equal(t, "Standard_D4als_v6", launched[0].InstanceType, timeline(r))
+	assert.Equal(t, "Standard_D4as_v6", launched[1].InstanceType, timeline(r))
+	assert.Zero(t, r.Final.PendingPods, timeline(r))
+}

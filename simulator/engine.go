@@ -299,7 +299,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		s.auto, err = s.newCALoop()
 	} else {
 		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: s.cfg.Consolidation, Planner: s.cfg.Planner, NodeOverlays: s.overlays,
-			Providers: s.cfg.Snapshot.Providers()}
+			Providers: s.providers()}
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}

@@ -207,6 +207,14 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 	return nil
 }
 
+// providers are the run's providers, the default cloud the run's cluster's
+// (which keeps the cache of offerings launches found without capacity).
+func (s *sim) providers() provider.Providers {
+	p := s.cfg.Snapshot.Providers()
+	p.Default = s.cloud
+	return p
+}
+
 // launchFrom is what a node of the NodePool and instance type launches
 // from: the pool's node class and its provider.
 func (s *sim) launchFrom(np *apis.NodePool, instanceType string) controller.Launch {
