@@ -7,8 +7,9 @@
 // has drifted from it. snapshot resolves every NodePool through For, and
 // the CLI and the simulator pick the default cloud (and the Cluster
 // Autoscaler's catalog) by name with ByCloud. Karpenter's loop in package
-// controller still reads EC2NodeClasses itself: on Azure it runs
-// Karpenter's own drift checks without the provider's.
+// controller asks the pool's Provider to stamp each NodeClaim it launches
+// (Launched) and to check it for drift, and keeps the default cloud's
+// cache of offerings found without capacity (NewUnavailableOfferings).
 package provider
 
 import (
