@@ -1,12 +1,16 @@
 package simulator
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/karpsim/karpsim/provider"
+	"github.com/karpsim/karpsim/snapshot"
 )
 
 // aksPool is a NodePool of an AKSNodeClass whose status names no image or
@@ -135,4 +139,20 @@ func TestAzureLaunchFailureBlocksTheFamilyInTheZone(t *testing.T) {
 	assert.Equal(t, "Standard_D4als_v6", launched[0].InstanceType, timeline(r))
 	assert.Equal(t, "Standard_D4as_v6", launched[1].InstanceType, timeline(r))
 	assert.Zero(t, r.Final.PendingPods, timeline(r))
+}
+
+// Without a NodePool, --cloud azure runs on the Azure provider's default
+// NodePool and AKSNodeClass, whose nodes drift on a new node image too.
+func TestAzureDefaultNodeClassDrifts(t *testing.T) {
+	sc := Scenario{Seed: 1, Duration: dur(20 * time.Minute), Inline: inflate, Steps: []Step{
+		scaleAt(time.Minute, 2),
+		{At: dur(5 * time.Minute), ReleaseAMI: &ReleaseAMIStep{ID: "img-2"}},
+	}}
+	r, err := Run(context.Background(), sc, Config{CheckInvariants: true, Snapshot: snapshot.Options{Cloud: provider.CloudAzure}})
+	require.NoError(t, err)
+	noViolations(t, r)
+	drifted := kinds(r, KindDrifted)
+	require.Len(t, drifted, 1, timeline(r))
+	assert.Contains(t, drifted[0].Reason, `ImageDrift: image aks-node-image-initial of NodeClaim`)
+	assert.Len(t, kinds(r, KindReplace), 1, timeline(r))
 }

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,24 +118,24 @@ func (s *sim) load() error {
 			clusterautoscaler.DefaultGroupName, groupType, clusterautoscaler.DefaultGroupMax))
 	}
 	// The node classes the controller reads for the providers' stamps and
-	// drift checks: the given ones, and the default EC2NodeClass when the
-	// default NodePool is AWS's or nothing names a class of another cloud.
-	// Each resolves an image (and, on Azure, a Kubernetes version): its
+	// drift checks: the given ones, and the default cloud's default class
+	// when the default NodePool is used or nothing names a class. Each
+	// resolves an image (and, on Azure, a Kubernetes version): its
 	// status's, else the provider's initial one.
-	classes := set.EC2NodeClasses
-	aws := s.cfg.Snapshot.Cloud == "" || s.cfg.Snapshot.Cloud == provider.CloudAWS
-	if (snap.DefaultNodePool && aws) || (len(classes) == 0 && len(set.AKSNodeClasses) == 0 && aws) {
-		def, err := manifests.Decode("default", snapshot.DefaultManifests())
+	classes, aksClasses := set.EC2NodeClasses, set.AKSNodeClasses
+	if snap.DefaultNodePool || (len(classes) == 0 && len(aksClasses) == 0) {
+		def, err := manifests.Decode("default", snapshot.DefaultManifestsFor(cmp.Or(s.cfg.Snapshot.Cloud, provider.CloudAWS)))
 		if err != nil {
 			return err
 		}
 		classes = append(slices.Clone(classes), def.EC2NodeClasses...)
+		aksClasses = append(slices.Clone(aksClasses), def.AKSNodeClasses...)
 	}
-	all := make([]provider.NodeClass, 0, len(classes)+len(set.AKSNodeClasses))
+	all := make([]provider.NodeClass, 0, len(classes)+len(aksClasses))
 	for _, nc := range classes {
 		all = append(all, nc)
 	}
-	for _, nc := range set.AKSNodeClasses {
+	for _, nc := range aksClasses {
 		all = append(all, nc)
 	}
 	providers := s.cfg.Snapshot.Providers()
