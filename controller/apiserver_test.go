@@ -23,6 +23,7 @@ import (
 	"github.com/karpsim/karpsim/kube"
 	"github.com/karpsim/karpsim/kube/kubetest"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -236,7 +237,7 @@ func TestWrittenObjectsPassKarpentersCRDs(t *testing.T) {
 				it, ok := catalog.Get(claim.InstanceType)
 				require.True(t, ok)
 				claim.Name = fmt.Sprintf("%s-%d-%d", np.Name, i, j)
-				nc := controller.NewNodeClaim(claim, claim.LaunchLabels(it, np), np, set.EC2NodeClasses[0], t0)
+				nc, _ := controller.NewNodeClaim(claim, claim.LaunchLabels(it, np), np, controller.Launch{Provider: &provider.AWS{}, NodeClass: set.EC2NodeClasses[0], InstanceType: it}, t0)
 				nc.Status.ProviderID = "aws:///" + claim.Zone + "/i-0123456789abcdef0"
 				claims++
 				if err := dry.CreateNodeClaim(ctx, nc); err != nil {
@@ -268,7 +269,7 @@ func TestWrittenObjectsPassKarpentersCRDs(t *testing.T) {
 		it, ok := catalog.Get(claim.InstanceType)
 		require.True(t, ok)
 		claim.Name = fmt.Sprintf("best-effort-%d", j)
-		nc := controller.NewNodeClaim(claim, claim.LaunchLabels(it, short), short, set.EC2NodeClasses[0], t0)
+		nc, _ := controller.NewNodeClaim(claim, claim.LaunchLabels(it, short), short, controller.Launch{Provider: &provider.AWS{}, NodeClass: set.EC2NodeClasses[0], InstanceType: it}, t0)
 		require.Equal(t, "true", nc.Annotations[apis.AnnotationMinValuesRelaxed])
 		claims++
 		if err := dry.CreateNodeClaim(ctx, nc); err != nil {

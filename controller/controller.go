@@ -43,7 +43,7 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/instancetypes"
-	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -120,6 +120,10 @@ type Node struct {
 	// Registered and Initialized follow the node's lifecycle;
 	// StateNode.InitializedAt is when it became initialized.
 	Registered, Initialized bool
+	// KubeletVersion is the node's status.nodeInfo.kubeletVersion, which
+	// a provider's drift may compare with its node class; "" when
+	// unknown.
+	KubeletVersion string
 }
 
 // Name is the node's name (its NodeClaim's, for a launched node).
@@ -131,9 +135,11 @@ func (n *Node) Name() string { return n.Node.Name }
 type Cluster interface {
 	// NodePools returns the NodePools, sorted by name.
 	NodePools() []*apis.NodePool
-	// NodeClass returns the named EC2NodeClass, nil if there is none.
-	NodeClass(name string) *apis.EC2NodeClass
-	// Catalog returns the instance types of the named EC2NodeClass.
+	// NodeClass returns the named node class (an EC2NodeClass or an
+	// AKSNodeClass, by the provider of the NodePools that name it), nil
+	// if there is none.
+	NodeClass(name string) provider.NodeClass
+	// Catalog returns the instance types of the named node class.
 	Catalog(nodeClass string) instancetypes.Catalog
 	// DaemonSets returns one pod per DaemonSet, for overhead.
 	DaemonSets() []*corev1.Pod
@@ -231,6 +237,13 @@ type Config struct {
 	// the nodes the last provisioning pass put them on. They are never
 	// bound, launched for as pods or counted among the cluster's pods.
 	BufferPods func() []*corev1.Pod
+	// Providers pick the provider of each NodePool by its nodeClassRef's
+	// group: it stamps the NodeClaims the loop launches and runs its drift
+	// checks. The default cloud's provider keeps the cache of offerings
+	// launches found without capacity (Karpenter's on AWS, the Azure
+	// provider's on Azure). The zero value has the defaults of both clouds,
+	// AWS the default.
+	Providers provider.Providers
 	// NodeOverlays are applied to every NodePool's catalog before each
 	// provisioning and disruption pass (Karpenter's NodeOverlay feature,
 	// on when any is given).
@@ -245,7 +258,7 @@ type Config struct {
 type Controller struct {
 	cfg         Config
 	t           Timings
-	unavailable *pricing.UnavailableOfferings
+	unavailable provider.UnavailableOfferings
 	// cleared are the catalogs made with unavailable offerings cleared.
 	cleared []clearedCatalog
 	// overlays is the last application of Config.NodeOverlays.
@@ -308,7 +321,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return &Controller{
 		cfg: cfg, t: t,
-		unavailable: &pricing.UnavailableOfferings{},
+		unavailable: cfg.Providers.DefaultProvider().NewUnavailableOfferings(),
 		claimNo:     map[string]int{},
 		nominated:   map[string]time.Time{},
 		drift:       map[string]*consolidation.DriftStatus{},

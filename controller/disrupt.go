@@ -297,8 +297,9 @@ func (c *Controller) expire(ctx context.Context) {
 	}
 }
 
-// detectDrift runs drift.Check on every managed node after a NodePool or
-// EC2NodeClass changed.
+// detectDrift runs Karpenter's drift checks and the provider's
+// (provider.Provider.Drift) on every managed node after a NodePool or node
+// class changed.
 func (c *Controller) detectDrift() {
 	if !c.driftDirty {
 		return
@@ -316,8 +317,14 @@ func (c *Controller) detectDrift() {
 		}
 		np := pools[i]
 		className := np.Spec.Template.Spec.NodeClassRef.Name
-		r := drift.Check(drift.Input{NodeClaim: n.NodeClaim, NodePool: np, NodeClass: c.cfg.Cluster.NodeClass(className),
-			InstanceTypes: c.cfg.Cluster.Catalog(className), Now: now})
+		in := drift.Input{NodeClaim: n.NodeClaim, NodePool: np, KubeletVersion: n.KubeletVersion,
+			InstanceTypes: c.cfg.Cluster.Catalog(className), Now: now}
+		var r drift.Result
+		if p, ok := c.cfg.Providers.For(np.Spec.Template.Spec.NodeClassRef); ok {
+			r = p.Drift(in, c.cfg.Cluster.NodeClass(className))
+		} else {
+			r = drift.Check(in)
+		}
 		name := n.Name()
 		switch {
 		case r.Drifted && c.drift[name] == nil:

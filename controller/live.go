@@ -15,6 +15,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -49,7 +50,7 @@ type liveCluster struct {
 	// The view built from the last snapshot.
 	state    cloud.ClusterState
 	pools    []*apis.NodePool
-	classes  map[string]*apis.EC2NodeClass
+	classes  map[string]provider.NodeClass
 	catalogs map[string]instancetypes.Catalog
 	daemons  []*corev1.Pod
 	pdbs     []*policyv1.PodDisruptionBudget
@@ -142,12 +143,15 @@ func (l *liveCluster) overlay(s cloud.ClusterState) cloud.ClusterState {
 func (l *liveCluster) build() error {
 	s := l.state
 	d, err := snapshot.FromState(s, l.opts, l.now)
-	l.pools, l.classes, l.catalogs = nil, map[string]*apis.EC2NodeClass{}, map[string]instancetypes.Catalog{}
+	l.pools, l.classes, l.catalogs = nil, map[string]provider.NodeClass{}, map[string]instancetypes.Catalog{}
 	l.daemons, l.pdbs, l.pending, l.nodes, l.byName = nil, nil, nil, nil, map[string]*Node{}
 	if err != nil {
 		return err
 	}
 	for _, nc := range s.EC2NodeClasses {
+		l.classes[nc.Name] = nc
+	}
+	for _, nc := range s.AKSNodeClasses {
 		l.classes[nc.Name] = nc
 	}
 	// Without NodePools Karpenter provisions nothing: the snapshot's
@@ -161,11 +165,14 @@ func (l *liveCluster) build() error {
 	}
 	l.daemons, l.pdbs, l.pending = d.Cluster.DaemonSets, d.Cluster.PDBs, d.Cluster.Pending
 	registered := map[string]bool{}
+	kubelet := map[string]string{}
 	for _, n := range s.Nodes {
 		registered[n.Name] = true
+		kubelet[n.Name] = n.Status.NodeInfo.KubeletVersion
 	}
 	for _, sn := range d.Cluster.Nodes {
-		n := &Node{StateNode: *sn, Initialized: sn.Node.Initialized, Registered: registered[sn.Node.Name]}
+		n := &Node{StateNode: *sn, Initialized: sn.Node.Initialized, Registered: registered[sn.Node.Name],
+			KubeletVersion: kubelet[sn.Node.Name]}
 		// Drift is the loop's to find; the snapshot's is not read.
 		n.Drift = nil
 		n.Deleting = n.Deleting || apis.HasDisruptedTaint(n.Node.Taints)
@@ -214,7 +221,13 @@ func (l *liveCluster) describeInstance(n *Node) {
 
 func (l *liveCluster) NodePools() []*apis.NodePool { l.refresh(); return l.pools }
 
-func (l *liveCluster) NodeClass(name string) *apis.EC2NodeClass { l.refresh(); return l.classes[name] }
+func (l *liveCluster) NodeClass(name string) provider.NodeClass {
+	l.refresh()
+	if nc, ok := l.classes[name]; ok {
+		return nc
+	}
+	return nil
+}
 
 func (l *liveCluster) Catalog(nodeClass string) instancetypes.Catalog {
 	l.refresh()

@@ -13,8 +13,20 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/drift"
+	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 )
+
+// Launch is what a NodeClaim is launched from besides its NodePool: the
+// pool's node class, the provider that owns it, and the instance type the
+// node runs. A nil Provider leaves the class's part out (a class of a
+// cloud karpsim does not model).
+type Launch struct {
+	Provider     provider.Provider
+	NodeClass    provider.NodeClass
+	InstanceType *instancetypes.InstanceType
+}
 
 // NewNodeClaim is the NodeClaim object of a claim launched now, as
 // Karpenter writes it when it creates the claim: the NodePool template's
@@ -23,15 +35,18 @@ import (
 // options (cheapest first, carrying the NodePool's minValues) and the
 // NodePool's minValues on every other key; the pods' requests plus daemon
 // overhead as its resource requests; an owner reference to the NodePool
-// when the NodePool has a UID (the API server refuses one without); and the
-// NodePool's and class's hashes; and karpenter.sh/nodeclaim-min-values-relaxed,
-// "true" when MinValuesPolicy BestEffort lowered minValues (the claim's
+// when the NodePool has a UID (the API server refuses one without); the
+// NodePool's hash; and karpenter.sh/nodeclaim-min-values-relaxed, "true"
+// when MinValuesPolicy BestEffort lowered minValues (the claim's
 // requirements carry the lowered ones), else "false". labels are the node's
-// launch labels. The AMI the class resolves first is its image.
+// launch labels. The provider then stamps it as its Create does
+// (provider.Provider.Launched): the class's hash and the image the class
+// resolves for the type; the kubelet version returned is the one the node
+// will report, "" when the provider does not say.
 //
 // Karpenter also narrows the capacity-type requirement to the capacity
 // types the options offer; the claim keeps the NodePool's and pods' here.
-func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis.NodePool, nc *apis.EC2NodeClass, now time.Time) *apis.NodeClaim {
+func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis.NodePool, from Launch, now time.Time) (*apis.NodeClaim, string) {
 	tmpl := &np.Spec.Template
 	out := &apis.NodeClaim{
 		TypeMeta: metav1.TypeMeta{APIVersion: apis.GroupV1, Kind: apis.KindNodeClaim},
@@ -63,10 +78,11 @@ func NewNodeClaim(claim scheduling.NodeClaim, labels map[string]string, np *apis
 		cp := *ref
 		out.Spec.NodeClassRef = &cp
 	}
-	if nc != nil && len(nc.Status.AMIs) > 0 {
-		out.Status.ImageID = nc.Status.AMIs[0].ID
+	out = drift.Stamp(out, np, nil)
+	if from.Provider == nil {
+		return out, ""
 	}
-	return drift.Stamp(out, np, nc)
+	return from.Provider.Launched(out, from.NodeClass, from.InstanceType)
 }
 
 // claimRequirements are a claim's requirements as its NodeClaim states

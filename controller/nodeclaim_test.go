@@ -62,7 +62,8 @@ func TestNewNodeClaimIsWhatKarpenterWrites(t *testing.T) {
 	it, ok := catalog.Get(claim.InstanceType)
 	require.True(t, ok)
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	nc := controller.NewNodeClaim(claim, claim.LaunchLabels(it, pool), pool, nil, now)
+	nc, kubelet := controller.NewNodeClaim(claim, claim.LaunchLabels(it, pool), pool, controller.Launch{}, now)
+	assert.Empty(t, kubelet, "without a provider the kubelet version is unknown")
 
 	require.NoError(t, nc.Validate(), "the NodeClaim passes the karpenter.sh/v1 CRD's rules")
 	assert.Equal(t, apis.GroupV1, nc.APIVersion)
@@ -102,5 +103,6 @@ func TestNewNodeClaimIsWhatKarpenterWrites(t *testing.T) {
 
 	// Without a UID, an owner reference would be refused by the API server.
 	pool.UID = ""
-	assert.Empty(t, controller.NewNodeClaim(claim, nil, pool, nil, now).OwnerReferences)
+	nc, _ = controller.NewNodeClaim(claim, nil, pool, controller.Launch{}, now)
+	assert.Empty(t, nc.OwnerReferences)
 }

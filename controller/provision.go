@@ -147,7 +147,8 @@ func (c *Controller) plan(in scheduling.Input) scheduling.Result {
 
 // launch creates a NodeClaim through the launcher and adds its node to the
 // cluster, in flight. An insufficient-capacity error marks the offering
-// unavailable for pricing.DefaultUnavailableTTL.
+// unavailable in the provider's cache (on AWS for
+// pricing.DefaultUnavailableTTL).
 func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why, detail string) (*Node, error) {
 	now := c.now()
 	cl := c.cfg.Cluster
@@ -157,7 +158,6 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		c.record(Decision{Kind: KindLaunchFailed, Reason: err.Error()})
 		return nil, err
 	}
-	className := np.Spec.Template.Spec.NodeClassRef.Name
 	// The NodeClaim gets the capacity of the type as Karpenter knew it,
 	// NodeOverlays applied (extended resources the nodes' configuration
 	// provides, such as hugepages).
@@ -217,14 +217,15 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		inst.LaunchedAt = now
 	}
 	labels := claim.LaunchLabels(it, np)
+	nodeClaim, kubelet := NewNodeClaim(claim, labels, np, c.launchFrom(np, it), now)
 	n := &Node{
 		StateNode: StateNode{
 			Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
 				Taints: np.Spec.Template.Spec.Taints, StartupTaints: np.Spec.Template.Spec.StartupTaints,
 				Capacity: it.Capacity.List(), Allocatable: it.Allocatable().List()},
-			NodeClaim: NewNodeClaim(claim, labels, np, cl.NodeClass(className), now),
+			NodeClaim: nodeClaim,
 		},
-		Instance: inst, PricePerHour: inst.PricePerHour,
+		Instance: inst, PricePerHour: inst.PricePerHour, KubeletVersion: kubelet,
 	}
 	n.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
 	c.nominated[claim.Name] = now
@@ -239,6 +240,18 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		Zone: claim.Zone, CapacityType: claim.CapacityType, PricePerHour: inst.PricePerHour,
 		Reason: fmt.Sprintf("%s: %s; cheapest of %d options", why, detail, len(claim.InstanceTypeOptions))})
 	return n, nil
+}
+
+// launchFrom is what a claim of the NodePool launches from: its node
+// class and that class's provider (none for a cloud karpsim does not
+// model), and the instance type.
+func (c *Controller) launchFrom(np *apis.NodePool, it *instancetypes.InstanceType) Launch {
+	ref := np.Spec.Template.Spec.NodeClassRef
+	from := Launch{NodeClass: c.cfg.Cluster.NodeClass(ref.Name), InstanceType: it}
+	if p, ok := c.cfg.Providers.For(ref); ok {
+		from.Provider = p
+	}
+	return from
 }
 
 // markRefused records an offering the launcher found without capacity.
@@ -403,7 +416,7 @@ func (c *Controller) nodePools(now time.Time) []scheduling.Pool {
 	// Expired marks are forgotten first, so that the sequence number says
 	// whether the marked catalogs made earlier still hold.
 	c.unavailable.Prune(now)
-	marked := len(c.unavailable.Entries(now)) > 0
+	marked := c.unavailable.Holds(now)
 	pools := c.cfg.Cluster.NodePools()
 	catalogs := c.overlaidCatalogs(pools)
 	out := make([]scheduling.Pool, 0, len(pools))

@@ -50,7 +50,7 @@ func TestRefusedReservedLaunchMarksItsReservation(t *testing.T) {
 	if c.unavailable.IsReservationUnavailable("m5.large", "us-east-1a", "cr-a", now) {
 		t.Error("cr-a is marked too")
 	}
-	if c.unavailable.IsUnavailable(apis.CapacityTypeOnDemand, "m5.large", "us-east-1a", now) {
+	if c.unavailable.IsOfferingUnavailable(apis.CapacityTypeOnDemand, "m5.large", "us-east-1a", "", now) {
 		t.Error("the on-demand offering is marked")
 	}
 	// The next reserved launch goes to cr-a, and its refusal marks cr-a.
@@ -65,7 +65,7 @@ func TestRefusedReservedLaunchMarksItsReservation(t *testing.T) {
 		t.Errorf("overrides %v after both reservations were refused, want none of the reserved capacity type", out)
 	}
 	c.markRefused(cloud.OfferingKey{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: apis.CapacityTypeOnDemand}, claim, catalog, now)
-	if !c.unavailable.IsUnavailable(apis.CapacityTypeOnDemand, "m5.large", "us-east-1a", now) {
+	if !c.unavailable.IsOfferingUnavailable(apis.CapacityTypeOnDemand, "m5.large", "us-east-1a", "", now) {
 		t.Error("the refused on-demand offering is not marked")
 	}
 }

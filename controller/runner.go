@@ -108,7 +108,7 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 		}
 	}
 	ctrl, err := New(Config{Cluster: r.cluster, Launcher: cfg.Launcher, Timers: &r.timers,
-		Record: record, Options: cfg.Options, Timings: cfg.Timings})
+		Record: record, Options: cfg.Options, Timings: cfg.Timings, Providers: cfg.Snapshot.Providers()})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (r *Runner) Close() { r.watching() }
 func (r *Runner) notify(c cloud.Change) {
 	r.mu.Lock()
 	r.changed = true
-	r.classChanged = r.classChanged || c.Kind == "NodePool" || c.Kind == "EC2NodeClass"
+	r.classChanged = r.classChanged || c.Kind == "NodePool" || c.Kind == "EC2NodeClass" || c.Kind == "AKSNodeClass"
 	r.mu.Unlock()
 	r.wake()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/pricing"
+	"github.com/karpsim/karpsim/provider"
 )
 
 // poolsOnly is a Cluster of one NodePool and nothing else.
@@ -22,7 +23,7 @@ type poolsOnly struct {
 }
 
 func (p poolsOnly) NodePools() []*apis.NodePool               { return []*apis.NodePool{p.pool} }
-func (p poolsOnly) NodeClass(string) *apis.EC2NodeClass       { return nil }
+func (p poolsOnly) NodeClass(string) provider.NodeClass       { return nil }
 func (p poolsOnly) Catalog(string) instancetypes.Catalog      { return p.catalog }
 func (p poolsOnly) DaemonSets() []*corev1.Pod                 { return nil }
 func (p poolsOnly) PDBs() []*policyv1.PodDisruptionBudget     { return nil }

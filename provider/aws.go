@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -56,4 +60,59 @@ func (a *AWS) Drift(in drift.Input, c NodeClass) drift.Result {
 // NodePool).
 func (a *AWS) Stamp(claim *apis.NodeClaim, c NodeClass) *apis.NodeClaim {
 	return drift.Stamp(claim, nil, a.class(c))
+}
+
+// AWSInitialImage is the AMI an EC2NodeClass whose status resolves none is
+// taken to resolve (Replaced).
+const AWSInitialImage = "ami-initial"
+
+// Launched stamps the claim and gives it the first AMI the EC2NodeClass
+// resolves as its image. The AWS provider drifts on the AMI, not on the
+// kubelet's version: the version is "".
+func (a *AWS) Launched(claim *apis.NodeClaim, c NodeClass, _ *instancetypes.InstanceType) (*apis.NodeClaim, string) {
+	nc := a.class(c)
+	out := drift.Stamp(claim, nil, nc)
+	if nc != nil && len(nc.Status.AMIs) > 0 {
+		out.Status.ImageID = nc.Status.AMIs[0].ID
+	}
+	return out, ""
+}
+
+// Replaced is drift.RestampNodeClass, with prev's AMIs kept when next's
+// status lists none (AWSInitialImage for a new class).
+func (a *AWS) Replaced(prev, next NodeClass) NodeClass {
+	p, n := a.class(prev), a.class(next)
+	if n == nil {
+		return next
+	}
+	out := drift.RestampNodeClass(p, n)
+	switch {
+	case len(out.Status.AMIs) > 0:
+	case p != nil && len(p.Status.AMIs) > 0:
+		out.Status.AMIs = slices.Clone(p.Status.AMIs)
+	default:
+		out.Status.AMIs = []apis.AMI{{ID: AWSInitialImage, Name: AWSInitialImage}}
+	}
+	return out
+}
+
+// ReleaseImage makes the EC2NodeClass resolve AMI id alone.
+func (a *AWS) ReleaseImage(c NodeClass, id string) (NodeClass, error) {
+	nc := a.class(c)
+	if nc == nil {
+		return nil, errors.New("no EC2NodeClass given")
+	}
+	out := nc.DeepCopy()
+	out.Status.AMIs = []apis.AMI{{ID: id, Name: id}}
+	return out, nil
+}
+
+// SetKubernetesVersion is refused: an EC2NodeClass holds no Kubernetes
+// version, and the AWS provider drifts on the AMI a version resolves.
+func (a *AWS) SetKubernetesVersion(c NodeClass, _ string) (NodeClass, error) {
+	name := ""
+	if nc := a.class(c); nc != nil {
+		name = " " + nc.Name
+	}
+	return nil, fmt.Errorf("EC2NodeClass%s holds no Kubernetes version: the AWS provider drifts on the AMI a version resolves (release it as an image)", name)
 }

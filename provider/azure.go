@@ -2,6 +2,10 @@ package provider
 
 import (
 	"cmp"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -9,6 +13,7 @@ import (
 	"github.com/karpsim/karpsim/azure"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // Azure is Karpenter's Azure provider (AKS node auto-provisioning):
@@ -105,4 +110,130 @@ func Settings(nc *apis.AKSNodeClass, cluster azure.Settings) azure.Settings {
 		s.LocalDNS = spec.LocalDNS.Mode == "Required"
 	}
 	return s
+}
+
+// AzureInitialImage is the node image, and AzureInitialKubernetesVersion
+// the Kubernetes version, an AKSNodeClass whose status names none is taken
+// to resolve (Replaced).
+const (
+	AzureInitialImage             = "aks-node-image-initial"
+	AzureInitialKubernetesVersion = "initial"
+)
+
+// Launched stamps the claim and gives it, as status.imageID, the first of
+// the AKSNodeClass's status.images whose requirements the instance type
+// meets, as the provider's image resolver picks it (the images are in
+// priority order; well-known keys the type leaves undefined are allowed);
+// none when no image fits. The node runs the class's
+// status.kubernetesVersion, which its kubelet reports with a "v".
+func (a *Azure) Launched(claim *apis.NodeClaim, c NodeClass, it *instancetypes.InstanceType) (*apis.NodeClaim, string) {
+	nc := a.class(c)
+	out := drift.StampAKS(claim, nc)
+	if nc == nil {
+		return out, ""
+	}
+	out.Status.ImageID = nodeImage(nc.Status.Images, it)
+	version := ""
+	if v := nc.Status.KubernetesVersion; v != nil && *v != "" {
+		version = "v" + *v
+	}
+	return out, version
+}
+
+// nodeImage is the ID of the first image whose requirements it meets; ""
+// when none does. A nil type meets every image.
+func nodeImage(images []apis.AKSNodeImage, it *instancetypes.InstanceType) string {
+	for _, img := range images {
+		if it == nil {
+			return img.ID
+		}
+		reqs, err := requirements.FromNodeSelectorRequirements(img.Requirements...)
+		if err != nil {
+			continue
+		}
+		if it.Requirements.CompatibleFast(reqs, requirements.AllowUndefinedWellKnown) {
+			return img.ID
+		}
+	}
+	return ""
+}
+
+// Replaced carries prev's AKSNodeClass hash annotations over while the
+// hashed spec is the same (the provider's hash controller restamps a
+// class only when its hash changes), and keeps prev's images, Kubernetes
+// version and conditions where next's status has none: the status
+// controller has reconciled the new spec, so the conditions carried are
+// observed at next's generation.
+func (a *Azure) Replaced(prev, next NodeClass) NodeClass {
+	p, n := a.class(prev), a.class(next)
+	if n == nil {
+		return next
+	}
+	out := n.DeepCopy()
+	if p != nil {
+		annotations := maps.Clone(out.Annotations)
+		delete(annotations, apis.AnnotationAKSNodeClassHash)
+		delete(annotations, apis.AnnotationAKSNodeClassHashVersion)
+		if drift.AKSNodeClassHash(p) == drift.AKSNodeClassHash(n) {
+			for _, key := range []string{apis.AnnotationAKSNodeClassHash, apis.AnnotationAKSNodeClassHashVersion} {
+				if v, ok := p.Annotations[key]; ok {
+					if annotations == nil {
+						annotations = map[string]string{}
+					}
+					annotations[key] = v
+				}
+			}
+		}
+		if len(annotations) == 0 {
+			annotations = nil
+		}
+		out.Annotations = annotations
+	}
+	st := &out.Status
+	switch {
+	case len(st.Images) > 0:
+	case p != nil && len(p.Status.Images) > 0:
+		st.Images = p.DeepCopy().Status.Images
+	default:
+		st.Images = []apis.AKSNodeImage{{ID: AzureInitialImage}}
+	}
+	switch {
+	case st.KubernetesVersion != nil:
+	case p != nil && p.Status.KubernetesVersion != nil:
+		st.KubernetesVersion = new(*p.Status.KubernetesVersion)
+	default:
+		st.KubernetesVersion = new(AzureInitialKubernetesVersion)
+	}
+	if len(st.Conditions) == 0 && p != nil {
+		st.Conditions = slices.Clone(p.Status.Conditions)
+		for i := range st.Conditions {
+			st.Conditions[i].ObservedGeneration = out.Generation
+		}
+	}
+	return out
+}
+
+// ReleaseImage makes the AKSNodeClass resolve node image id alone, for
+// every instance type.
+func (a *Azure) ReleaseImage(c NodeClass, id string) (NodeClass, error) {
+	nc := a.class(c)
+	if nc == nil {
+		return nil, errors.New("no AKSNodeClass given")
+	}
+	out := nc.DeepCopy()
+	out.Status.Images = []apis.AKSNodeImage{{ID: id}}
+	return out, nil
+}
+
+// SetKubernetesVersion sets the AKSNodeClass's status.kubernetesVersion,
+// which the provider's Kubernetes-version drift compares each node's
+// kubelet with.
+func (a *Azure) SetKubernetesVersion(c NodeClass, version string) (NodeClass, error) {
+	nc := a.class(c)
+	if nc == nil {
+		return nil, errors.New("no AKSNodeClass given")
+	}
+	out := nc.DeepCopy()
+	out.Status.KubernetesVersion = new(strings.TrimPrefix(version, "v"))
+	return out, nil
 }

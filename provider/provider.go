@@ -7,8 +7,9 @@
 // has drifted from it. snapshot resolves every NodePool through For, and
 // the CLI and the simulator pick the default cloud (and the Cluster
 // Autoscaler's catalog) by name with ByCloud. Karpenter's loop in package
-// controller still reads EC2NodeClasses itself: on Azure it runs
-// Karpenter's own drift checks without the provider's.
+// controller asks the pool's Provider to stamp each NodeClaim it launches
+// (Launched) and to check it for drift, and keeps the default cloud's
+// cache of offerings found without capacity (NewUnavailableOfferings).
 package provider
 
 import (
@@ -62,6 +63,33 @@ type Provider interface {
 	// Stamp returns a copy of claim carrying the provider's node class
 	// hash annotations, as the provider stamps a claim it launches.
 	Stamp(claim *apis.NodeClaim, class NodeClass) *apis.NodeClaim
+	// Launched returns a copy of claim, a NodeClaim Karpenter created from
+	// class (nil for the provider's defaults) for a node of instance type
+	// it, as the provider's Create hands it back: Stamp's annotations and,
+	// as status.imageID, the image the class resolves for the type; and
+	// the kubelet version the node will report (status.nodeInfo.
+	// kubeletVersion), "" when the provider's drift does not read it.
+	Launched(claim *apis.NodeClaim, class NodeClass, it *instancetypes.InstanceType) (*apis.NodeClaim, string)
+	// Replaced returns a copy of next, a class that replaces prev (nil
+	// when next is new to the cluster), as the provider's controllers
+	// leave it: prev's stamped hash carried over while the hashed spec is
+	// the same, and what the provider resolved into prev's status (images,
+	// Kubernetes version) kept where next's status says nothing; with
+	// neither saying, the provider's initial image and version
+	// (AWSInitialImage, AzureInitialImage), so that a later ReleaseImage or SetKubernetesVersion
+	// drifts the nodes launched before it. Neither is modified.
+	Replaced(prev, next NodeClass) NodeClass
+	// ReleaseImage returns a copy of class resolving the image id alone,
+	// as after a new image release: nodes launched with another image
+	// drift.
+	ReleaseImage(class NodeClass, id string) (NodeClass, error)
+	// SetKubernetesVersion returns a copy of class whose status says new
+	// nodes run Kubernetes version; an error when the provider's class
+	// holds no version of its own.
+	SetKubernetesVersion(class NodeClass, version string) (NodeClass, error)
+	// NewUnavailableOfferings returns an empty cache of the offerings
+	// launches found without capacity, as the provider keeps it.
+	NewUnavailableOfferings() UnavailableOfferings
 }
 
 // Providers holds one Provider per cloud and picks them by nodeClassRef.
@@ -131,4 +159,15 @@ func (p Providers) azure() Provider {
 		return p.Azure
 	}
 	return &Azure{}
+}
+
+// Owner returns the provider whose node class class is, nil for nil or a
+// class of no modelled cloud.
+func (p Providers) Owner(class NodeClass) Provider {
+	for _, pr := range []Provider{p.aws(), p.azure()} {
+		if pr.Owns(class) {
+			return pr
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/controller"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/provider"
 )
 
 // The virtual cluster is the controller's Cluster, and the event queue its
@@ -37,10 +38,15 @@ func (s *sim) NodePools() []*apis.NodePool {
 	return out
 }
 
-// NodeClass returns the named EC2NodeClass.
-func (s *sim) NodeClass(name string) *apis.EC2NodeClass { return s.classes[name] }
+// NodeClass returns the named node class, nil if there is none.
+func (s *sim) NodeClass(name string) provider.NodeClass {
+	if nc, ok := s.classes[name]; ok {
+		return nc
+	}
+	return nil
+}
 
-// Catalog returns the named EC2NodeClass's instance types.
+// Catalog returns the named node class's instance types.
 func (s *sim) Catalog(nodeClass string) instancetypes.Catalog { return s.catalogs[nodeClass] }
 
 // DaemonSets returns one pod per DaemonSet.

@@ -48,6 +48,7 @@ import (
 	"github.com/karpsim/karpsim/dra"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -182,8 +183,8 @@ type sim struct {
 	util utilizationSums
 
 	pools       map[string]*apis.NodePool
-	classes     map[string]*apis.EC2NodeClass
-	catalogs    map[string]instancetypes.Catalog // by EC2NodeClass name
+	classes     map[string]provider.NodeClass    // EC2NodeClasses and AKSNodeClasses, by name
+	catalogs    map[string]instancetypes.Catalog // by node class name
 	deployments map[string]*appsv1.Deployment    // by namespace/name
 	daemonSets  []*corev1.Pod
 	pdbs        []*policyv1.PodDisruptionBudget
@@ -267,7 +268,7 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 		clock:       runClock(cfg.Clock, start),
 		rng:         rand.New(rand.NewPCG(sc.Seed, 0x73696d756c61746f)),
 		pools:       map[string]*apis.NodePool{},
-		classes:     map[string]*apis.EC2NodeClass{},
+		classes:     map[string]provider.NodeClass{},
 		catalogs:    map[string]instancetypes.Catalog{},
 		deployments: map[string]*appsv1.Deployment{},
 		nodes:       map[string]*simNode{},
@@ -297,7 +298,8 @@ func newSim(ctx context.Context, sc Scenario, steps []step, cfg Config) (*sim, e
 	if which == AutoscalerClusterAutoscaler {
 		s.auto, err = s.newCALoop()
 	} else {
-		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: s.cfg.Consolidation, Planner: s.cfg.Planner, NodeOverlays: s.overlays}
+		ccfg := controller.Config{Cluster: s, Launcher: s.launcher, Timers: s, Record: s.decide, Options: s.cfg.Consolidation, Planner: s.cfg.Planner, NodeOverlays: s.overlays,
+			Providers: s.providers()}
 		if s.check != nil {
 			ccfg.Planned, ccfg.Evaluated = s.check.planned, s.check.evaluated
 		}

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,10 +15,6 @@ import (
 	"github.com/karpsim/karpsim/scheduling"
 	"github.com/karpsim/karpsim/snapshot"
 )
-
-// initialAMI is the AMI an EC2NodeClass without resolved AMIs is taken to
-// resolve, so that a later releaseAMI step makes its nodes drift.
-const initialAMI = "ami-initial"
 
 // readSet reads the scenario's manifests, the files then the inline YAML,
 // checked against each other; or the streams the caller read for it.
@@ -120,28 +117,33 @@ func (s *sim) load() error {
 		s.res.Warnings = append(s.res.Warnings, fmt.Sprintf("no clusterAutoscaler.nodeGroups given: using the default node group %q (on-demand %s over every zone, min 0, max %d)",
 			clusterautoscaler.DefaultGroupName, groupType, clusterautoscaler.DefaultGroupMax))
 	}
-	// The EC2NodeClasses the controller reads for the AWS checks: the
-	// given ones, and the default one when the default NodePool is AWS's
-	// or nothing names a class of another cloud. A NodePool on Azure gets
-	// none: its claims run Karpenter's own drift checks alone.
-	classes := set.EC2NodeClasses
-	aws := s.cfg.Snapshot.Cloud == "" || s.cfg.Snapshot.Cloud == provider.CloudAWS
-	if (snap.DefaultNodePool && aws) || (len(classes) == 0 && len(set.AKSNodeClasses) == 0 && aws) {
-		def, err := manifests.Decode("default", snapshot.DefaultManifests())
+	// The node classes the controller reads for the providers' stamps and
+	// drift checks: the given ones, and the default cloud's default class
+	// when the default NodePool is used or nothing names a class. Each
+	// resolves an image (and, on Azure, a Kubernetes version): its
+	// status's, else the provider's initial one.
+	classes, aksClasses := set.EC2NodeClasses, set.AKSNodeClasses
+	if snap.DefaultNodePool || (len(classes) == 0 && len(aksClasses) == 0) {
+		def, err := manifests.Decode("default", snapshot.DefaultManifestsFor(cmp.Or(s.cfg.Snapshot.Cloud, provider.CloudAWS)))
 		if err != nil {
 			return err
 		}
 		classes = append(slices.Clone(classes), def.EC2NodeClasses...)
+		aksClasses = append(slices.Clone(aksClasses), def.AKSNodeClasses...)
 	}
+	all := make([]provider.NodeClass, 0, len(classes)+len(aksClasses))
 	for _, nc := range classes {
-		if _, dup := s.classes[nc.Name]; dup {
+		all = append(all, nc)
+	}
+	for _, nc := range aksClasses {
+		all = append(all, nc)
+	}
+	providers := s.cfg.Snapshot.Providers()
+	for _, nc := range all {
+		if _, dup := s.classes[nc.GetName()]; dup {
 			continue
 		}
-		nc = nc.DeepCopy()
-		if len(nc.Status.AMIs) == 0 {
-			nc.Status.AMIs = []apis.AMI{{ID: initialAMI, Name: initialAMI}}
-		}
-		s.classes[nc.Name] = nc
+		s.classes[nc.GetName()] = providers.Owner(nc).Replaced(nil, nc)
 	}
 	for _, p := range snap.NodePools {
 		s.pools[p.NodePool.Name] = p.NodePool
@@ -191,7 +193,7 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 		if np := s.pools[n.NodePool]; np != nil {
 			sn.PricePerHour = s.offeringPrice(np, inst.InstanceType, inst.Zone, inst.CapacityType)
 			c := scheduling.NodeClaim{Name: n.Name, NodePool: np.Name}
-			sn.NodeClaim = controller.NewNodeClaim(c, n.Labels, np, s.classes[np.Spec.Template.Spec.NodeClassRef.Name], s.start)
+			sn.NodeClaim, sn.KubeletVersion = controller.NewNodeClaim(c, n.Labels, np, s.launchFrom(np, inst.InstanceType), s.start)
 			sn.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
 		}
 		if !n.Initialized {
@@ -204,6 +206,28 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 		s.lifeReady(n.Name)
 	}
 	return nil
+}
+
+// providers are the run's providers, the default cloud the run's cluster's
+// (which keeps the cache of offerings launches found without capacity).
+func (s *sim) providers() provider.Providers {
+	p := s.cfg.Snapshot.Providers()
+	p.Default = s.cloud
+	return p
+}
+
+// launchFrom is what a node of the NodePool and instance type launches
+// from: the pool's node class and its provider.
+func (s *sim) launchFrom(np *apis.NodePool, instanceType string) controller.Launch {
+	ref := np.Spec.Template.Spec.NodeClassRef
+	from := controller.Launch{NodeClass: s.NodeClass(ref.Name)}
+	if p, ok := s.cfg.Snapshot.Providers().For(ref); ok {
+		from.Provider = p
+	}
+	if it, ok := s.catalogs[ref.Name].Get(instanceType); ok {
+		from.InstanceType = it
+	}
+	return from
 }
 
 func (s *sim) offeringPrice(np *apis.NodePool, instanceType, zone, capacityType string) float64 {

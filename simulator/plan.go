@@ -1,14 +1,18 @@
 package simulator
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 )
 
 // step is a scenario step checked and converted once, before the run
@@ -20,11 +24,13 @@ type step struct {
 	scale      *scaleStep
 	interrupt  *interruptStep
 	nodePool   *apis.NodePool
-	nodeClass  *apis.EC2NodeClass
+	nodeClass  provider.NodeClass
 	releaseAMI *releaseAMIStep
-	traffic    *trafficStep
-	arrivals   *arrivalsStep
-	buffer     *bufferStep
+	// kubernetesVersion changes a node class's Kubernetes version.
+	kubernetesVersion *kubernetesVersionStep
+	traffic           *trafficStep
+	arrivals          *arrivalsStep
+	buffer            *bufferStep
 }
 
 // bufferStep is a BufferStep: buffer to add or replace, or key
@@ -54,6 +60,13 @@ type interruptStep struct {
 type releaseAMIStep struct {
 	nodeClass string
 	id        string
+}
+
+// kubernetesVersionStep makes nodeClass (never empty) launch Kubernetes
+// version.
+type kubernetesVersionStep struct {
+	nodeClass string
+	version   string
 }
 
 // trafficStep is a TrafficStep with its defaults filled in.
@@ -143,7 +156,8 @@ func stepIndex(i int) string { return fmt.Sprintf("steps[%d]", i) }
 // compileStep checks one step and converts it.
 func compileStep(st *Step) (step, error) {
 	n := 0
-	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil, st.Traffic != nil, st.Arrivals != nil, st.Buffer != nil} {
+	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil,
+		st.KubernetesVersion != nil, st.Traffic != nil, st.Arrivals != nil, st.Buffer != nil} {
 		if set {
 			n++
 		}
@@ -151,7 +165,7 @@ func compileStep(st *Step) (step, error) {
 	at := st.At.Duration
 	switch {
 	case n != 1:
-		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, traffic, arrivals, buffer must be set (got %d)", n)
+		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, kubernetesVersion, traffic, arrivals, buffer must be set (got %d)", n)
 	case at < 0:
 		return step{}, fmt.Errorf("at %v is negative", at)
 	}
@@ -171,6 +185,8 @@ func compileStep(st *Step) (step, error) {
 		out.nodeClass, err = st.NodeClass.compile()
 	case st.ReleaseAMI != nil:
 		out.releaseAMI, err = st.ReleaseAMI.compile()
+	case st.KubernetesVersion != nil:
+		out.kubernetesVersion, err = st.KubernetesVersion.compile()
 	case st.Traffic != nil:
 		out.traffic, err = st.Traffic.compile()
 	case st.Arrivals != nil:
@@ -222,17 +238,32 @@ func (st *NodePoolStep) compile() (*apis.NodePool, error) {
 	return np, nil
 }
 
-// compile decodes and validates the EC2NodeClass.
-func (st *NodeClassStep) compile() (*apis.EC2NodeClass, error) {
+// compile decodes and validates the node class: one EC2NodeClass or one
+// AKSNodeClass.
+func (st *NodeClassStep) compile() (provider.NodeClass, error) {
 	set, err := manifests.Decode("nodeClass manifest", []byte(st.Manifest))
 	if err != nil {
 		return nil, err
 	}
-	if len(set.EC2NodeClasses) != 1 {
-		return nil, fmt.Errorf("the manifest holds %d EC2NodeClasses, want 1", len(set.EC2NodeClasses))
+	switch n := len(set.EC2NodeClasses) + len(set.AKSNodeClasses); {
+	case n != 1:
+		return nil, fmt.Errorf("the manifest holds %d EC2NodeClasses and %d AKSNodeClasses, want 1 node class", len(set.EC2NodeClasses), len(set.AKSNodeClasses))
+	case len(set.AKSNodeClasses) == 1:
+		return set.AKSNodeClasses[0], nil
 	}
 	return set.EC2NodeClasses[0], nil
 }
+
+func (st *KubernetesVersionStep) compile() (*kubernetesVersionStep, error) {
+	v := strings.TrimPrefix(st.Version, "v")
+	if !kubernetesVersion.MatchString(v) {
+		return nil, fmt.Errorf("kubernetesVersion version %q is not a Kubernetes version (major.minor.patch, as 1.33.2)", st.Version)
+	}
+	return &kubernetesVersionStep{nodeClass: cmp.Or(st.NodeClass, "default"), version: v}, nil
+}
+
+// kubernetesVersion is the form of a Kubernetes release version.
+var kubernetesVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 
 func (st *ReleaseAMIStep) compile() (*releaseAMIStep, error) {
 	if st.ID == "" {

@@ -45,7 +45,7 @@ func TestLoadScenarioRefusesBadStepManifests(t *testing.T) {
 		},
 		"nodeClass that is a Pod": {
 			step: "- at: 5m\n  nodeClass: {manifest: \"apiVersion: v1\\nkind: Pod\\nmetadata: {name: x}\\nspec: {containers: [{name: a, image: b}]}\\n\"}\n",
-			want: `steps[1] (nodeClass x): the manifest holds 0 EC2NodeClasses, want 1`,
+			want: `steps[1] (nodeClass x): the manifest holds 0 EC2NodeClasses and 0 AKSNodeClasses, want 1 node class`,
 		},
 		"nodeClass without a role": {
 			step: "- at: 5m\n  nodeClass:\n    manifest: |\n      apiVersion: karpenter.k8s.aws/v1\n      kind: EC2NodeClass\n      metadata: {name: default}\n      spec: {amiSelectorTerms: [{alias: al2023@latest}], subnetSelectorTerms: [{tags: {a: b}}], securityGroupSelectorTerms: [{tags: {a: b}}]}\n",
@@ -70,7 +70,7 @@ func TestRunRefusesBadStepManifestsBeforeTheRun(t *testing.T) {
 		{At: dur(time.Second), NodeClass: &NodeClassStep{Manifest: "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: a, image: b}]}\n"}},
 	}}, Config{CheckInvariants: true})
 	require.ErrorIs(t, err, ErrInvalidScenario)
-	assert.ErrorContains(t, err, "steps[1]: the manifest holds 0 EC2NodeClasses, want 1")
+	assert.ErrorContains(t, err, "steps[1]: the manifest holds 0 EC2NodeClasses and 0 AKSNodeClasses, want 1 node class")
 }
 
 // A nodePool step may use an EC2NodeClass the run started with (it used to

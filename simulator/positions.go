@@ -50,7 +50,7 @@ func (p *placer) fieldError(line int, path, message string) error {
 }
 
 // stepKinds are the fields of a step that say what it does.
-var stepKinds = []string{"arrivals", "buffer", "interrupt", "nodeClass", "nodePool", "releaseAMI", "scale", "traffic"}
+var stepKinds = []string{"arrivals", "buffer", "interrupt", "kubernetesVersion", "nodeClass", "nodePool", "releaseAMI", "scale", "traffic"}
 
 // step names step i: "steps[3]", with what it does when the YAML is at
 // hand: "steps[3] (scale inflate)". A misspelt kind ("scael") is read as
@@ -83,7 +83,7 @@ func (p *placer) step(i int) string {
 // stepTarget is what a step of the kind acts on, as its YAML gives it.
 func stepTarget(kind string, body *yaml.Node) string {
 	key := map[string]string{"scale": "deployment", "traffic": "deployment", "arrivals": "deployment",
-		"releaseAMI": "nodeClass", "buffer": "name", "interrupt": "instanceType"}[kind]
+		"releaseAMI": "nodeClass", "kubernetesVersion": "nodeClass", "buffer": "name", "interrupt": "instanceType"}[kind]
 	if body.Kind != yaml.MappingNode {
 		return ""
 	}

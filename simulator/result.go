@@ -36,6 +36,7 @@ const (
 	KindNodePoolChanged   = "nodepool-changed"
 	KindNodeClassChanged  = "nodeclass-changed"
 	KindAMIReleased       = "ami-released"
+	KindKubernetesVersion = "kubernetes-version"
 	KindStepFailed        = "step-failed"
 	KindArrive            = "arrive"
 	KindDepart            = "depart"

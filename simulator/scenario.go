@@ -30,6 +30,7 @@ import (
 //	- {at: 1m, scale: {deployment: inflate, replicas: 10}}
 //	- {at: 10m, interrupt: {instanceType: c6a.2xlarge, count: 1}}
 //	- {at: 20m, releaseAMI: {nodeClass: default, id: ami-0new}}
+//	- {at: 22m, kubernetesVersion: {nodeClass: default, version: 1.34.1}}
 //	- {at: 25m, nodePool: {manifest: "apiVersion: karpenter.sh/v1\nkind: NodePool\n..."}}
 //	- {at: 30m, nodeClass: {manifest: "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\n..."}}
 //	- {at: 0s, traffic: {deployment: web, every: 1h, min: 4, max: 40, peakAt: 14h}}
@@ -114,11 +115,14 @@ type Step struct {
 	Interrupt *InterruptStep `json:"interrupt,omitempty"`
 	// NodePool replaces (or adds) a NodePool.
 	NodePool *NodePoolStep `json:"nodePool,omitempty"`
-	// NodeClass replaces (or adds) an EC2NodeClass.
+	// NodeClass replaces (or adds) an EC2NodeClass or an AKSNodeClass.
 	NodeClass *NodeClassStep `json:"nodeClass,omitempty"`
-	// ReleaseAMI makes an EC2NodeClass resolve a new AMI, so that its
-	// nodes drift.
+	// ReleaseAMI makes a node class resolve a new image (an AMI, or on
+	// Azure a node image), so that its nodes drift.
 	ReleaseAMI *ReleaseAMIStep `json:"releaseAMI,omitempty"`
+	// KubernetesVersion makes a node class launch another Kubernetes
+	// version, where its provider drifts on the nodes' version (Azure).
+	KubernetesVersion *KubernetesVersionStep `json:"kubernetesVersion,omitempty"`
 	// Traffic scales a Deployment along a curve, from At to the end of
 	// the run.
 	Traffic *TrafficStep `json:"traffic,omitempty"`
@@ -215,23 +219,40 @@ type NodePoolStep struct {
 	Manifest string `json:"manifest"`
 }
 
-// NodeClassStep replaces the EC2NodeClass the manifest names (or adds it):
-// its instance types are modelled anew (kubelet settings and block devices
-// change what is allocatable), and nodes launched with the old class drift
-// when a field Karpenter hashes changed (static drift: tags, block devices,
-// metadata options, user data, …) or when the class's AMIs no longer
-// include theirs. The class keeps the AMIs it resolved unless the manifest
-// gives status.amis.
+// NodeClassStep replaces the node class the manifest names (or adds it):
+// its instance types are modelled anew (kubelet settings, block devices
+// and OS disks change what is allocatable), and nodes launched with the
+// old class drift when a field the provider hashes changed (static drift:
+// on AWS tags, block devices, metadata options, user data, …; on Azure the
+// AKSNodeClass spec but its tags) or when the class's images no longer
+// include theirs. The class keeps the images (AMIs, or an AKSNodeClass's
+// status.images and status.kubernetesVersion) it resolved unless the
+// manifest gives its own status.
 type NodeClassStep struct {
-	// Manifest is one EC2NodeClass in YAML.
+	// Manifest is one EC2NodeClass or AKSNodeClass in YAML.
 	Manifest string `json:"manifest"`
 }
 
-// ReleaseAMIStep makes the EC2NodeClass resolve to AMI ID alone.
+// ReleaseAMIStep makes the node class resolve to image ID alone: an AMI
+// for an EC2NodeClass, a node image (status.images, for every instance
+// type) for an AKSNodeClass.
 type ReleaseAMIStep struct {
 	// NodeClass defaults to "default".
 	NodeClass string `json:"nodeClass,omitempty"`
 	ID        string `json:"id"`
+}
+
+// KubernetesVersionStep makes the node class launch Kubernetes Version
+// (major.minor.patch, a leading "v" allowed): an AKSNodeClass's
+// status.kubernetesVersion, which the Azure provider compares each node's
+// kubelet with, so that nodes running another version drift
+// (K8sVersionDrift). An EC2NodeClass holds no version (the AWS provider
+// drifts on the AMI a version resolves: use ReleaseAMI); the step then
+// fails.
+type KubernetesVersionStep struct {
+	// NodeClass defaults to "default".
+	NodeClass string `json:"nodeClass,omitempty"`
+	Version   string `json:"version"`
 }
 
 // ErrInvalidScenario is wrapped by every error about a scenario's content.

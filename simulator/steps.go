@@ -10,9 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
-	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -34,6 +34,8 @@ func (s *sim) step(i int) {
 		err = s.replaceNodeClass(st.nodeClass)
 	case st.releaseAMI != nil:
 		err = s.releaseAMI(st.releaseAMI)
+	case st.kubernetesVersion != nil:
+		err = s.setKubernetesVersion(st.kubernetesVersion)
 	case st.traffic != nil:
 		s.traffic(i, 0)
 	case st.arrivals != nil:
@@ -190,46 +192,75 @@ func (s *sim) replaceNodePool(np *apis.NodePool) error {
 	return nil
 }
 
-// replaceNodeClass swaps in a step's EC2NodeClass and models its instance
+// replaceNodeClass swaps in a step's node class and models its instance
 // types anew.
-func (s *sim) replaceNodeClass(nc *apis.EC2NodeClass) error {
-	catalog, err := s.cfg.Snapshot.CatalogFor(nc, s.overlays...)
+func (s *sim) replaceNodeClass(nc provider.NodeClass) error {
+	p := s.cfg.Snapshot.Providers().Owner(nc)
+	kind := p.Kind()
+	catalog, err := p.Catalog(nc, s.overlays)
 	if err != nil {
-		return fmt.Errorf("EC2NodeClass %s: cannot model its instance types: %w", nc.Name, err)
+		return fmt.Errorf("%s %s: cannot model its instance types: %w", kind, nc.GetName(), err)
 	}
-	// The run changes its copy (releaseAMI steps), never the step's. The
-	// copy carries the class's stamped hash as the provider's hash
-	// controller leaves it (kept unless the hashed spec changed).
-	nc = drift.RestampNodeClass(s.classes[nc.Name], nc)
-	if len(nc.Status.AMIs) == 0 {
-		if old := s.classes[nc.Name]; old != nil {
-			nc.Status.AMIs = old.Status.AMIs
-		} else {
-			nc.Status.AMIs = []apis.AMI{{ID: initialAMI, Name: initialAMI}}
-		}
-	}
-	s.classes[nc.Name] = nc
+	// The run changes its copy (image and version steps), never the
+	// step's. The copy carries the class's stamped hash as the provider's
+	// hash controller leaves it (kept unless the hashed spec changed), and
+	// the images it resolved unless the manifest gives its own.
+	s.classes[nc.GetName()] = p.Replaced(s.NodeClass(nc.GetName()), nc)
 	if s.dra != nil {
 		catalog = s.dra.Catalog(catalog)
 	}
-	s.catalogs[nc.Name] = catalog
+	s.catalogs[nc.GetName()] = catalog
 	s.auto.nodeClassChanged()
 	s.provisionDirty = len(s.pending) > 0
 	s.generation++
-	s.decide(Decision{Kind: KindNodeClassChanged, Reason: fmt.Sprintf("EC2NodeClass %s replaced (%d instance types)", nc.Name, len(catalog))})
+	s.decide(Decision{Kind: KindNodeClassChanged, Reason: fmt.Sprintf("%s %s replaced (%d instance types)", kind, nc.GetName(), len(catalog))})
 	return nil
 }
 
-// releaseAMI makes an EC2NodeClass resolve a new AMI.
-func (s *sim) releaseAMI(st *releaseAMIStep) error {
-	name := st.nodeClass
-	nc := s.classes[name]
-	if nc == nil {
-		return fmt.Errorf("no EC2NodeClass %s", name)
+// classNamed returns the run's node class of that name and its provider.
+func (s *sim) classNamed(name string) (provider.Provider, provider.NodeClass, error) {
+	nc := s.NodeClass(name)
+	p := s.cfg.Snapshot.Providers().Owner(nc)
+	if p == nil {
+		return nil, nil, fmt.Errorf("no node class %s", name)
 	}
-	nc.Status.AMIs = []apis.AMI{{ID: st.id, Name: st.id}}
+	return p, nc, nil
+}
+
+// releaseAMI makes a node class resolve a new image: an AMI on AWS, a node
+// image on Azure.
+func (s *sim) releaseAMI(st *releaseAMIStep) error {
+	p, nc, err := s.classNamed(st.nodeClass)
+	if err != nil {
+		return err
+	}
+	if nc, err = p.ReleaseImage(nc, st.id); err != nil {
+		return err
+	}
+	s.classes[st.nodeClass] = nc
 	s.auto.nodeClassChanged()
 	s.generation++
-	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("EC2NodeClass %s now resolves AMI %s", name, st.id)})
+	what := "AMI"
+	if p.Cloud() != provider.CloudAWS {
+		what = "node image"
+	}
+	s.decide(Decision{Kind: KindAMIReleased, Reason: fmt.Sprintf("%s %s now resolves %s %s", p.Kind(), st.nodeClass, what, st.id)})
+	return nil
+}
+
+// setKubernetesVersion makes a node class's new nodes run another
+// Kubernetes version.
+func (s *sim) setKubernetesVersion(st *kubernetesVersionStep) error {
+	p, nc, err := s.classNamed(st.nodeClass)
+	if err != nil {
+		return err
+	}
+	if nc, err = p.SetKubernetesVersion(nc, st.version); err != nil {
+		return err
+	}
+	s.classes[st.nodeClass] = nc
+	s.auto.nodeClassChanged()
+	s.generation++
+	s.decide(Decision{Kind: KindKubernetesVersion, Reason: fmt.Sprintf("%s %s now launches Kubernetes %s", p.Kind(), st.nodeClass, st.version)})
 	return nil
 }
