@@ -78,14 +78,16 @@ func (k cacheKey) equal(o cacheKey) bool {
 }
 
 // compiled returns the evaluation's priced NodePools (static ones left out:
-// they keep their replicas and provision nothing) and a scheduling
+// they keep their replicas and provision nothing; so are those being
+// deleted or whose Ready condition is not True, which Karpenter's
+// NewScheduler ignores) and a scheduling
 // preparation over them with no node labels remembered: from the cache when
 // its inputs are the same, else compiled (and kept, when c is not nil).
 func (c *Cache) compiled(e *evaluation) ([]priced, *scheduling.Prepared) {
 	key := cacheKey{daemons: idOf(e.cluster.DaemonSets), opts: e.opts.Scheduling}
 	var pools []*poolInfo
 	for _, name := range sortedKeys(e.pools) {
-		if p := e.pools[name]; !p.static() {
+		if p := e.pools[name]; p.launches() {
 			pools = append(pools, p)
 			key.pools = append(key.pools, poolKey{np: p.np, catalog: idOf(p.catalog)})
 		}

@@ -31,6 +31,14 @@ type poolInfo struct {
 
 func (p *poolInfo) static() bool { return p.np.Spec.Replicas != nil }
 
+// launches reports whether a simulation may launch a node from the pool:
+// Karpenter's scheduler leaves out static NodePools, NodePools being
+// deleted and those whose Ready condition is not True (provisioner.go
+// NewScheduler).
+func (p *poolInfo) launches() bool {
+	return !p.static() && p.np.DeletionTimestamp == nil && !notReadyPool(p.np)
+}
+
 func (p *poolInfo) policy() apis.ConsolidationPolicy { return p.np.Spec.Disruption.ConsolidationPolicy }
 
 // nodeInfo is a node read once for an evaluation: what the candidate rules,

@@ -102,6 +102,12 @@ func evaluate(e *evaluation) Decision {
 }
 
 func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {
+	// Karpenter's disruption simulations (SimulateScheduling) build their
+	// scheduler without DisableReservedCapacityFallback: a claim whose
+	// reservations are all held launches spot or on-demand, and a NodePool
+	// whose only offerings are full reservations is passed over for the
+	// next. Only provisioning, and terminate-first's credited solve, wait.
+	opts.Scheduling.ReservedFallback = true
 	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c,
 		daemons: opts.Cache.simulationDaemons(c.DaemonSets)}
 	var all []*corev1.Pod

@@ -85,7 +85,7 @@ func TestTerminateFirstDriftNeedsTheGate(t *testing.T) {
 	c := reservedDriftCluster(t, true, []*corev1.Pod{newPod("web", "1")}, apis.CapacityTypeReserved)
 	d := Evaluate(c, now, Options{})
 	requireNoCommand(t, d)
-	assert.Contains(t, verdict(t, d, "reserved").Reason, "reserved capacity exhausted")
+	assert.Contains(t, verdict(t, d, "reserved").Reason, "every capacity reservation these instance types could launch into is full")
 }
 
 func TestTerminateFirstDriftOneUnitOnly(t *testing.T) {

@@ -109,7 +109,9 @@ type Options struct {
 	// its node limit, or whose reservations are full, deletes drifted nodes
 	// before static provisioning refills it.
 	TerminateFirstDrift bool
-	// Scheduling are the options of every simulation.
+	// Scheduling are the options of every simulation; ReservedFallback is
+	// always on, as in Karpenter's disruption simulations (terminate-first
+	// drift's credited solve alone runs without it).
 	Scheduling scheduling.Options
 	// Cache, when set, keeps what an evaluation compiles from the
 	// NodePools, their catalogs and the DaemonSets for the next

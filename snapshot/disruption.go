@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
@@ -183,13 +184,22 @@ func (b *builder) disruption(view *Snapshot, warnings []string, now time.Time) (
 	}, nil
 }
 
-// disruptionPools pairs every given NodePool with its catalog, by name.
+// disruptionPools pairs every given NodePool with its catalog, by name. A
+// NodePool whose status has no Ready condition while its node class's is
+// not True gets Ready False, as Karpenter's NodePool readiness controller
+// would set it (NodeClassReady): consolidation launches nothing from it and
+// static drift does not terminate first there.
 func (b *builder) disruptionPools() []scheduling.Pool {
 	var out []scheduling.Pool
 	for _, name := range slices.Sorted(maps.Keys(b.pools)) {
 		np := b.pools[name]
 		if catalog, ok := b.poolCatalog(np); ok {
-			out = append(out, scheduling.Pool{NodePool: np.DeepCopy(), InstanceTypes: catalog})
+			np = np.DeepCopy()
+			if why := b.notReady(np); why != "" && meta.FindStatusCondition(np.Status.Conditions, readyCondition) == nil {
+				np.Status.Conditions = append(np.Status.Conditions, metav1.Condition{Type: readyCondition, Status: metav1.ConditionFalse,
+					Reason: "NodeClassNotReady", Message: why})
+			}
+			out = append(out, scheduling.Pool{NodePool: np, InstanceTypes: catalog})
 		}
 	}
 	return out

@@ -235,7 +235,7 @@ func TestDisruptTerminateFirstDrift(t *testing.T) {
 	deleted, r := disruptDeletes(t, input, "--catalog", catalog)
 	assert.Empty(t, deleted)
 	require.Len(t, r.Candidates, 1)
-	assert.Contains(t, r.Candidates[0].Reason, "reserved capacity exhausted")
+	assert.Contains(t, r.Candidates[0].Reason, "every capacity reservation these instance types could launch into is full")
 
 	deleted, r = disruptDeletes(t, input, "--catalog", catalog, "--feature-gates", "TerminateFirstDrift=true")
 	assert.Equal(t, []string{"ip-10-0-1-10.ec2.internal"}, deleted)
