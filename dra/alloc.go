@@ -73,6 +73,11 @@ type typeDevices struct {
 	devices []Device
 	// pools are the devices' pool keys (driver/pool) by index.
 	pools []string
+	// ids name the devices published in the cluster (ResourceSlices), by
+	// index; published marks them. Template devices have no id: they are
+	// the node's own, never held by another.
+	ids       []deviceID
+	published []bool
 	// invalid pools have a device drawing on a counter its pool does not
 	// define: none of their devices can be allocated.
 	invalid map[string]bool
@@ -115,7 +120,20 @@ const maxAllocSteps = 100_000
 
 // typeDevicesOf indexes devices and the templates' counters.
 func typeDevicesOf(templates []Template) *typeDevices {
+	return devicesOf(nil, templates)
+}
+
+// devicesOf indexes published devices a node reaches, then its templates'
+// devices and counters: Karpenter's allocator tries the devices published
+// in the cluster before a node's own.
+func devicesOf(pub []published, templates []Template) *typeDevices {
 	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}}
+	for _, d := range pub {
+		td.devices = append(td.devices, d.dev)
+		td.pools = append(td.pools, "published:"+d.id.driver+"/"+d.id.pool)
+		td.ids = append(td.ids, d.id)
+		td.published = append(td.published, true)
+	}
 	for _, tmpl := range templates {
 		pool := tmpl.Driver + "/" + tmpl.Pool
 		for _, cs := range tmpl.Counters {
@@ -139,6 +157,8 @@ func typeDevicesOf(templates []Template) *typeDevices {
 			d.Driver = tmpl.Driver
 			td.devices = append(td.devices, d)
 			td.pools = append(td.pools, pool)
+			td.ids = append(td.ids, deviceID{})
+			td.published = append(td.published, false)
 			for _, cc := range d.ConsumesCounters {
 				set, ok := td.budget[pool][cc.CounterSet]
 				if !ok {
@@ -158,7 +178,9 @@ func typeDevicesOf(templates []Template) *typeDevices {
 
 // search is one allocation under way.
 type search struct {
-	node   *nodeDevices
+	node *nodeDevices
+	// ext is what others hold of the published devices.
+	ext    *external
 	claims []allocClaim
 	steps  int
 	// picked are the devices taken so far, by claim and request name.
@@ -172,8 +194,8 @@ type pick struct {
 }
 
 // allocate places the claims on the node, or says it cannot.
-func (n *nodeDevices) allocate(claims []allocClaim) (*nodeDevices, bool) {
-	s := &search{node: n.clone(), claims: claims}
+func (n *nodeDevices) allocate(claims []allocClaim, ext *external) (*nodeDevices, bool) {
+	s := &search{node: n.clone(), claims: claims, ext: ext}
 	if !s.claim(0) {
 		return nil, false
 	}
@@ -293,6 +315,13 @@ func (s *search) take(i int, alt allocAlt) (func(), bool) {
 		return nil, false
 	}
 	var consumed map[string]int64
+	var others map[string]int64
+	if td.published[i] {
+		if s.ext.taken[td.ids[i]] {
+			return nil, false
+		}
+		others = s.ext.used[td.ids[i]]
+	}
 	if d.AllowMultipleAllocations {
 		var ok bool
 		if consumed, ok = consumedCapacity(d, alt.capacity); !ok {
@@ -300,7 +329,7 @@ func (s *search) take(i int, alt allocAlt) (func(), bool) {
 		}
 		for name, q := range consumed {
 			total := d.Capacity[name]
-			if n.used[i][name]+q > total.Value() {
+			if addCapped(addCapped(n.used[i][name], others[name]), q) > total.Value() {
 				return nil, false
 			}
 		}
@@ -484,28 +513,36 @@ func (t *Translator) Claims(pod string) bool {
 	return ok
 }
 
-// Allocate allocates the pod's (namespace/name) claims on a node of the instance type that
-// holds state already (nil: nothing), returning the new state; the state
-// given is not changed. A type the translator does not know has no
-// devices.
-func (t *Translator) Allocate(state any, instanceType string, pod string) (any, bool) {
+// Allocate allocates the pod's (namespace/name) claims on a node of the
+// instance type that holds state already (nil: a new node's, nothing
+// allocated), returning the new state; the state given is not changed. A
+// type the translator does not know has no devices of its own. held are
+// the states the solve's nodes keep by holder (see
+// scheduling.DeviceHoldings): the published devices holders other than
+// holder keep, with those the cluster's claims hold, are not free.
+func (t *Translator) Allocate(state any, instanceType, pod, holder string, held map[string][]any) (any, bool) {
 	claims := t.demand[pod]
 	n, _ := state.(*nodeDevices)
 	if n == nil {
 		td := t.typeDevices[instanceType]
 		if td == nil {
-			td = &typeDevices{}
+			td = t.newNodeDevices(instanceType)
+			t.typeDevices[instanceType] = td
 		}
-		n = &nodeDevices{of: td, taken: make([]bool, len(td.devices)), used: make([]map[string]int64, len(td.devices)), counters: map[string]int64{}}
+		n = emptyNode(td)
 	}
 	if len(claims) == 0 {
 		return n, true
 	}
-	out, ok := n.allocate(claims)
+	out, ok := n.allocate(claims, t.external(holder, held))
 	if !ok {
 		return state, false
 	}
 	return out, true
+}
+
+func emptyNode(td *typeDevices) *nodeDevices {
+	return &nodeDevices{of: td, taken: make([]bool, len(td.devices)), used: make([]map[string]int64, len(td.devices)), counters: map[string]int64{}}
 }
 
 // indexTypes remembers the devices of every instance type of the catalog,
@@ -513,9 +550,19 @@ func (t *Translator) Allocate(state any, instanceType string, pod string) (any, 
 func (t *Translator) indexTypes(cat instancetypes.Catalog) {
 	for _, it := range cat {
 		if _, ok := t.typeDevices[it.Name]; !ok {
-			t.typeDevices[it.Name] = typeDevicesOf(t.DevicesOf(it))
+			t.typeDevices[it.Name] = devicesOf(t.reachable("", nil), t.DevicesOf(it))
+			t.typeNames[it.Name] = it
 		}
 	}
+}
+
+// newNodeDevices are the devices of a new node of a type the catalog did
+// not hold: the published devices it reaches only.
+func (t *Translator) newNodeDevices(instanceType string) *typeDevices {
+	if it := t.typeNames[instanceType]; it != nil {
+		return devicesOf(t.reachable("", nil), t.DevicesOf(it))
+	}
+	return devicesOf(t.reachable("", nil), nil)
 }
 
 // allocClaims reads a claim's requests and constraints for the allocator.

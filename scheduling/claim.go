@@ -216,7 +216,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
 			(attached == nil || withinLimits(attached, o.it.VolumeAttachmentLimits)) {
 			if devices {
-				next, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key)
+				next, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key, c.hostname, s.held)
 				if !ok {
 					continue
 				}
@@ -269,6 +269,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			for i, o := range remaining {
 				c.devices[o] = states[i]
 			}
+			s.held[c.hostname] = slices.Clone(states)
 		}
 		c.keep(remaining, scratch)
 		c.maxRoom, c.witness, c.stale = room, witness, false

@@ -52,4 +52,8 @@ type noDevices struct{}
 
 func (*noDevices) Claims(string) bool { return false }
 
-func (*noDevices) Allocate(state any, _, _ string) (any, bool) { return state, true }
+func (*noDevices) Node(string, string, map[string]string) any { return nil }
+
+func (*noDevices) Allocate(state any, _, _, _ string, _ DeviceHoldings) (any, bool) {
+	return state, true
+}
