@@ -118,11 +118,6 @@ func (n *nodeDevices) clone() *nodeDevices {
 // not found within it fails, as Karpenter's search gives up too.
 const maxAllocSteps = 100_000
 
-// typeDevicesOf indexes devices and the templates' counters.
-func typeDevicesOf(templates []Template) *typeDevices {
-	return devicesOf(nil, templates)
-}
-
 // devicesOf indexes published devices a node reaches, then its templates'
 // devices and counters: Karpenter's allocator tries the devices published
 // in the cluster before a node's own.
