@@ -57,6 +57,15 @@ type allocAlt struct {
 type allocClaim struct {
 	requests []allocRequest
 	matches  []allocMatch
+	// pinned are the published devices the claim is allocated in the
+	// cluster, with what it consumes of each multi-allocatable one.
+	pinned []pin
+}
+
+// pin is one device of an allocated claim.
+type pin struct {
+	id       deviceID
+	capacity map[string]int64
 }
 
 // allocMatch is a MatchAttribute constraint: the devices of the named
@@ -78,6 +87,7 @@ type typeDevices struct {
 	// the node's own, never held by another.
 	ids       []deviceID
 	published []bool
+	index     map[deviceID]int
 	// invalid pools have a device drawing on a counter its pool does not
 	// define: none of their devices can be allocated.
 	invalid map[string]bool
@@ -122,8 +132,9 @@ const maxAllocSteps = 100_000
 // devices and counters: Karpenter's allocator tries the devices published
 // in the cluster before a node's own.
 func devicesOf(pub []published, templates []Template) *typeDevices {
-	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}}
+	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}, index: map[deviceID]int{}}
 	for _, d := range pub {
+		td.index[d.id] = len(td.devices)
 		td.devices = append(td.devices, d.dev)
 		td.pools = append(td.pools, "published:"+d.id.driver+"/"+d.id.pool)
 		td.ids = append(td.ids, d.id)
@@ -201,7 +212,48 @@ func (s *search) claim(ci int) bool {
 	if ci == len(s.claims) {
 		return true
 	}
+	if undo, ok := s.pinned(ci); ok {
+		if s.claim(ci + 1) {
+			return true
+		}
+		undo()
+	}
 	return s.request(ci, 0)
+}
+
+// pinned takes the devices an allocated claim holds, when the node
+// reaches them all and they are free to it: the claim then stays as it is
+// allocated. Otherwise (its pod moved where they are not) it is allocated
+// anew, as Karpenter allocates a claim whose pods all migrate.
+func (s *search) pinned(ci int) (func(), bool) {
+	pins := s.claims[ci].pinned
+	if len(pins) == 0 {
+		return nil, false
+	}
+	var undos []func()
+	undo := func() {
+		for j := len(undos) - 1; j >= 0; j-- {
+			undos[j]()
+		}
+	}
+	for _, pin := range pins {
+		i, ok := s.node.of.index[pin.id]
+		if !ok {
+			undo()
+			return nil, false
+		}
+		var consumed map[string]int64
+		if s.node.of.devices[i].AllowMultipleAllocations {
+			consumed = pin.capacity
+		}
+		u, ok := s.hold(i, consumed)
+		if !ok {
+			undo()
+			return nil, false
+		}
+		undos = append(undos, u)
+	}
+	return undo, true
 }
 
 func (s *search) request(ci, ri int) bool {
@@ -303,13 +355,25 @@ func (s *search) full(ci int) bool {
 // share when it is multi-allocatable, and its counters. It returns how to
 // give it back.
 func (s *search) take(i int, alt allocAlt) (func(), bool) {
+	var consumed map[string]int64
+	if d := s.node.of.devices[i]; d.AllowMultipleAllocations {
+		var ok bool
+		if consumed, ok = consumedCapacity(d, alt.capacity); !ok {
+			return nil, false
+		}
+	}
+	return s.hold(i, consumed)
+}
+
+// hold takes device i: whole, or consumed of its capacities when it is
+// multi-allocatable, and its counters. It returns how to give it back.
+func (s *search) hold(i int, consumed map[string]int64) (func(), bool) {
 	n, td := s.node, s.node.of
 	d := td.devices[i]
 	pool := td.pools[i]
 	if td.invalid[pool] {
 		return nil, false
 	}
-	var consumed map[string]int64
 	var others map[string]int64
 	if td.published[i] {
 		if s.ext.taken[td.ids[i]] {
@@ -318,10 +382,6 @@ func (s *search) take(i int, alt allocAlt) (func(), bool) {
 		others = s.ext.used[td.ids[i]]
 	}
 	if d.AllowMultipleAllocations {
-		var ok bool
-		if consumed, ok = consumedCapacity(d, alt.capacity); !ok {
-			return nil, false
-		}
 		for name, q := range consumed {
 			total := d.Capacity[name]
 			if addCapped(addCapped(n.used[i][name], others[name]), q) > total.Value() {

@@ -89,7 +89,9 @@ func (t *Translator) Node(name, instanceType string, labels map[string]string) a
 // holder keep of the published devices: for each other holder, the most
 // any of its states consumes.
 func (t *Translator) external(holder string, held map[string][]any) *external {
-	ext := &external{taken: t.taken, used: t.consumed}
+	// The devices of claims a pod refers to are held by that pod's
+	// demand (pins) on its node: only the others are taken outright.
+	ext := &external{taken: t.unaccounted, used: t.consumed}
 	if len(t.nodeLocal) == 0 && len(t.shared) == 0 {
 		return ext
 	}
@@ -176,20 +178,27 @@ func (t *Translator) consumeAllocated() {
 	type share struct {
 		pods     []string
 		capacity map[string]int64
+		// held is set when a pod refers to the claim: that pod holds
+		// the share (pins), it counts only in whether every consumer
+		// of the device migrates.
+		held bool
 	}
 	shares := map[deviceID][]share{}
 	var ids []deviceID
+	referenced := t.referencedClaims()
 	for _, c := range t.sortedClaims() {
 		a := c.Status.Allocation
 		if a == nil {
 			continue
 		}
 		pods := podConsumers(c)
+		mine := referenced[key(c.Namespace, c.Name)] && !t.reallocated(c)
 		for _, r := range a.Devices.Results {
 			id := deviceID{r.Driver, r.Pool, r.Device}
 			if !t.multiAllocatable[id] {
 				continue
 			}
+
 			if _, ok := shares[id]; !ok {
 				ids = append(ids, id)
 			}
@@ -197,7 +206,7 @@ func (t *Translator) consumeAllocated() {
 			for name, q := range r.ConsumedCapacity {
 				capacity[bareName(r.Driver, string(name))] = min(q.Value(), maxShare)
 			}
-			shares[id] = append(shares[id], share{pods, capacity})
+			shares[id] = append(shares[id], share{pods, capacity, mine})
 		}
 	}
 	moving := func(pods []string) bool {
@@ -213,12 +222,15 @@ func (t *Translator) consumeAllocated() {
 		}
 		used := map[string]int64{}
 		for _, s := range shares[id] {
+			if s.held {
+				continue
+			}
 			for name, v := range s.capacity {
 				used[name] = addCapped(used[name], v)
 			}
 		}
 		for _, s := range shares[id] {
-			if !moving(s.pods) {
+			if s.held || !moving(s.pods) {
 				continue
 			}
 			for name, v := range s.capacity {
@@ -236,9 +248,38 @@ func (t *Translator) consumeAllocated() {
 	}
 }
 
+// pins gives an allocated claim its devices to hold, in the demand of one
+// pod only (the first bound one, else the first given): it reports
+// whether pod is that one.
+func (t *Translator) pins(c *resourcev1.ResourceClaim, pod string, ac *allocClaim) bool {
+	k := key(c.Namespace, c.Name)
+	owner, ok := t.owners[k]
+	if !ok {
+		owner = pod
+		t.owners[k] = owner
+	}
+	if owner != pod {
+		return false
+	}
+	ac.pinned = nil
+	for _, r := range c.Status.Allocation.Devices.Results {
+		p := pin{id: deviceID{r.Driver, r.Pool, r.Device}}
+		if len(r.ConsumedCapacity) > 0 {
+			p.capacity = map[string]int64{}
+			for name, q := range r.ConsumedCapacity {
+				p.capacity[bareName(r.Driver, string(name))] = min(q.Value(), maxShare)
+			}
+		}
+		ac.pinned = append(ac.pinned, p)
+	}
+	return true
+}
+
 // heldInCluster reports whether an allocated claim keeps its devices where
 // they are: with ResourceSlices and the allocator, Karpenter allocates it
-// no more (its devices are taken), unless every pod reserving it migrates.
+// no more, unless every pod reserving it migrates. The pod that holds it
+// takes its devices on its node (pins), so that a move elsewhere
+// allocates it anew.
 func (t *Translator) heldInCluster(c *resourcev1.ResourceClaim) bool {
 	return t.alloc && t.published && c != nil && c.Status.Allocation != nil && !t.reallocated(c)
 }

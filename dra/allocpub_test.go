@@ -130,3 +130,43 @@ func TestExistingNodesReachTheirPublishedDevices(t *testing.T) {
 		}
 	}
 }
+
+// A claim allocated in the cluster is held by its pod where the pod runs
+// (its devices pinned there), and allocated anew where the pod moves.
+func TestAllocatedClaimsHoldTheirDevices(t *testing.T) {
+	local := gpuSlice("node-pool", resourcev1.Device{Name: "a"}, resourcev1.Device{Name: "b"})
+	node := "node"
+	local.Spec.AllNodes, local.Spec.NodeName = nil, &node
+	held := claimOf("c1", exact("r", 1))
+	held.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{
+		Request: "r", Driver: "gpu.example.com", Pool: "node-pool", Device: "b"}}}}
+	held.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: "p1"}}
+	p1, p2, p3 := podClaiming("p1", "c1"), podClaiming("p2", "c2"), podClaiming("p3", "c3")
+	p1.Spec.NodeName = node
+	tr := pubWorld(t, []*resourcev1.ResourceSlice{local}, nil, State{Nodes: map[string]bool{node: true}, Pods: []*corev1.Pod{p1, p2, p3}},
+		held, claimOf("c2", exact("r", 1)), claimOf("c3", exact("r", 1)))
+	tr.Allocates(p1)
+	for _, p := range []*corev1.Pod{p1, p2, p3} {
+		if _, err := tr.Pod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state, ok := tr.Allocate(tr.Node(node, "it", nil), "it", "default/p1", "node/"+node, nil)
+	if !ok {
+		t.Fatal("the running pod does not hold its device")
+	}
+	if n := state.(*nodeDevices); n.taken[0] || !n.taken[1] {
+		t.Fatalf("the running pod holds %v, want b, the device its claim is allocated", n.taken)
+	}
+	if state, ok = tr.Allocate(state, "it", "default/p2", "node/"+node, nil); !ok {
+		t.Fatal("the device left is not allocated")
+	}
+	if _, ok = tr.Allocate(state, "it", "default/p3", "node/"+node, nil); ok {
+		t.Fatal("a third device allocated of two")
+	}
+	// Moved to a new node, which reaches no device: allocated anew, it
+	// fails.
+	if _, ok := tr.Allocate(nil, "it", "default/p1", "claim-1", nil); ok {
+		t.Error("the claim's node-local device followed its pod to a new node")
+	}
+}

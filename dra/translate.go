@@ -407,8 +407,8 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		reqs, cluster, topology := t.publishedPart(p, pc, claim, reqs)
 		held := t.heldInCluster(claim)
 		if held {
-			// The allocator allocates it no more: its devices are
-			// taken where they are (allocpub.go).
+			// Its pods need no common node when it holds only
+			// devices no node owns (allocpub.go).
 			cluster = t.clusterOnly(claim)
 		}
 		if topology != nil && (p.Spec.NodeName == "" || t.state.Moving[podKey]) {
@@ -439,7 +439,7 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		if claim != nil && claim.Status.Allocation != nil && claim.Status.Allocation.NodeSelector != nil && p.Spec.NodeName == "" && !t.reallocated(claim) {
 			requireNodes(out, claim.Status.Allocation.NodeSelector)
 		}
-		if t.alloc && allocates && !held {
+		if t.alloc && allocates && (!held || t.pins(claim, podKey, &ac)) {
 			t.demand[podKey] = append(t.demand[podKey], ac)
 		}
 		for _, r := range reqs {
