@@ -45,7 +45,7 @@ func (t *Translator) reachable(node string, labels map[string]string) []publishe
 	for _, d := range t.shared {
 		if d.topology != nil {
 			// A new NodeClaim does not reach a nodeSelector slice's
-			// devices here (see docs/limits.md); an existing node does
+			// devices here (see docs/fidelity.md); an existing node does
 			// when its labels meet the selector.
 			if node == "" {
 				continue
