@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // The allocator: what the translation into extended resources cannot
@@ -88,6 +89,9 @@ type typeDevices struct {
 	ids       []deviceID
 	published []bool
 	index     map[deviceID]int
+	// topology is, by index, what taking a device of a nodeSelector
+	// slice requires of the node (nil: nothing).
+	topology []*requirements.Requirements
 	// invalid pools have a device drawing on a counter its pool does not
 	// define: none of their devices can be allocated.
 	invalid map[string]bool
@@ -134,7 +138,17 @@ const maxAllocSteps = 100_000
 func devicesOf(pub []published, templates []Template) *typeDevices {
 	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}, index: map[deviceID]int{}}
 	for _, d := range pub {
+		var top *requirements.Requirements
+		if d.topology != nil {
+			r, err := requirements.FromNodeSelectorRequirements(d.topology.NodeSelectorTerms[0].MatchExpressions...)
+			if err != nil {
+				// checkSlices refused the slice already.
+				continue
+			}
+			top = &r
+		}
 		td.index[d.id] = len(td.devices)
+		td.topology = append(td.topology, top)
 		td.devices = append(td.devices, d.dev)
 		td.pools = append(td.pools, "published:"+d.id.driver+"/"+d.id.pool)
 		td.ids = append(td.ids, d.id)
@@ -165,6 +179,7 @@ func devicesOf(pub []published, templates []Template) *typeDevices {
 			td.pools = append(td.pools, pool)
 			td.ids = append(td.ids, deviceID{})
 			td.published = append(td.published, false)
+			td.topology = append(td.topology, nil)
 			for _, cc := range d.ConsumesCounters {
 				set, ok := td.budget[pool][cc.CounterSet]
 				if !ok {
@@ -186,9 +201,13 @@ func devicesOf(pub []published, templates []Template) *typeDevices {
 type search struct {
 	node *nodeDevices
 	// ext is what others hold of the published devices.
-	ext    *external
-	claims []allocClaim
-	steps  int
+	ext *external
+	// reqs are the node's requirements, narrowed by the devices of
+	// nodeSelector slices taken so far; added is what those devices
+	// require.
+	reqs, added requirements.Requirements
+	claims      []allocClaim
+	steps       int
 	// picked are the devices taken so far, by claim and request name.
 	picked []pick
 }
@@ -200,12 +219,12 @@ type pick struct {
 }
 
 // allocate places the claims on the node, or says it cannot.
-func (n *nodeDevices) allocate(claims []allocClaim, ext *external) (*nodeDevices, bool) {
-	s := &search{node: n.clone(), claims: claims, ext: ext}
+func (n *nodeDevices) allocate(claims []allocClaim, ext *external, reqs requirements.Requirements) (*nodeDevices, requirements.Requirements, bool) {
+	s := &search{node: n.clone(), claims: claims, ext: ext, reqs: reqs}
 	if !s.claim(0) {
-		return nil, false
+		return nil, requirements.Requirements{}, false
 	}
-	return s.node, true
+	return s.node, s.added, true
 }
 
 func (s *search) claim(ci int) bool {
@@ -368,10 +387,8 @@ func (s *search) take(i int, alt allocAlt) (func(), bool) {
 // hold takes device i: whole, or consumed of its capacities when it is
 // multi-allocatable, and its counters. It returns how to give it back.
 func (s *search) hold(i int, consumed map[string]int64) (func(), bool) {
-	n, td := s.node, s.node.of
-	d := td.devices[i]
-	pool := td.pools[i]
-	if td.invalid[pool] {
+	td := s.node.of
+	if td.invalid[td.pools[i]] {
 		return nil, false
 	}
 	var others map[string]int64
@@ -381,6 +398,29 @@ func (s *search) hold(i int, consumed map[string]int64) (func(), bool) {
 		}
 		others = s.ext.used[td.ids[i]]
 	}
+	if top := td.topology[i]; top != nil {
+		// A device of a nodeSelector slice: only where the node may
+		// meet the selector, which it must then.
+		if s.reqs.Intersects(*top) != nil {
+			return nil, false
+		}
+		reqs, added := s.reqs, s.added
+		s.reqs, s.added = s.reqs.Intersect(*top), s.added.Intersect(*top)
+		undo, ok := s.holdDevice(i, consumed, others)
+		if !ok {
+			s.reqs, s.added = reqs, added
+			return nil, false
+		}
+		return func() { undo(); s.reqs, s.added = reqs, added }, true
+	}
+	return s.holdDevice(i, consumed, others)
+}
+
+// holdDevice is hold's taking of the device and its counters.
+func (s *search) holdDevice(i int, consumed, others map[string]int64) (func(), bool) {
+	n, td := s.node, s.node.of
+	d := td.devices[i]
+	pool := td.pools[i]
 	if d.AllowMultipleAllocations {
 		for name, q := range consumed {
 			total := d.Capacity[name]
@@ -575,7 +615,7 @@ func (t *Translator) Claims(pod string) bool {
 // the states the solve's nodes keep by holder (see
 // scheduling.DeviceHoldings): the published devices holders other than
 // holder keep, with those the cluster's claims hold, are not free.
-func (t *Translator) Allocate(state any, instanceType, pod, holder string, held map[string][]any) (any, bool) {
+func (t *Translator) Allocate(state any, instanceType, pod, holder string, held map[string][]any, reqs requirements.Requirements) (any, requirements.Requirements, bool) {
 	claims := t.demand[pod]
 	n, _ := state.(*nodeDevices)
 	if n == nil {
@@ -587,13 +627,13 @@ func (t *Translator) Allocate(state any, instanceType, pod, holder string, held 
 		n = emptyNode(td)
 	}
 	if len(claims) == 0 {
-		return n, true
+		return n, requirements.Requirements{}, true
 	}
-	out, ok := n.allocate(claims, t.external(holder, held))
+	out, added, ok := n.allocate(claims, t.external(holder, held), reqs)
 	if !ok {
-		return state, false
+		return state, requirements.Requirements{}, false
 	}
-	return out, true
+	return out, added, true
 }
 
 func emptyNode(td *typeDevices) *nodeDevices {

@@ -17,7 +17,8 @@ import (
 // selector its labels meet; it tries them before its instance type's
 // template devices, pool by pool. An initialized node has no template
 // devices, an uninitialized one has its type's. A new NodeClaim reaches the
-// allNodes slices' devices and its types' templates. A published device is
+// allNodes slices' devices, the nodeSelector slices' its requirements may
+// meet (taking one narrows them), and its types' templates. A published device is
 // not free while a claim of the cluster holds it (less what pods migrating
 // off their nodes hold: a multi-allocatable device gives back their share)
 // or while another node of the solve holds it, whatever instance type that
@@ -43,13 +44,10 @@ func (t *Translator) reachable(node string, labels map[string]string) []publishe
 		have = requirements.FromLabels(labels)
 	}
 	for _, d := range t.shared {
-		if d.topology != nil {
-			// A new NodeClaim does not reach a nodeSelector slice's
-			// devices here (see docs/fidelity.md); an existing node does
-			// when its labels meet the selector.
-			if node == "" {
-				continue
-			}
+		if d.topology != nil && node != "" {
+			// An existing node reaches a nodeSelector slice's devices
+			// when its labels meet the selector; a new NodeClaim may
+			// (the search narrows its requirements).
 			dr, err := requirements.FromNodeSelectorRequirements(d.topology.NodeSelectorTerms[0].MatchExpressions...)
 			if err != nil || have.Intersects(dr) != nil {
 				continue

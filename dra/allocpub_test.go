@@ -9,7 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
+
+// allocate is Translator.Allocate on a node without requirements.
+func allocate(tr *Translator, state any, instanceType, pod, holder string, held map[string][]any) (any, bool) {
+	next, _, ok := tr.Allocate(state, instanceType, pod, holder, held, requirements.Requirements{})
+	return next, ok
+}
 
 // gpuSlice is a cluster-wide slice of the gpu driver.
 func gpuSlice(pool string, devices ...resourcev1.Device) *resourcev1.ResourceSlice {
@@ -61,7 +68,7 @@ func TestAllocatorTakesPublishedAndTemplateDevices(t *testing.T) {
 	if _, err := tr.Pod(podClaiming("p", "c")); err != nil {
 		t.Fatal(err)
 	}
-	state, ok := tr.Allocate(nil, "it", "default/p", "claim-1", nil)
+	state, ok := allocate(tr, nil, "it", "default/p", "claim-1", nil)
 	if !ok {
 		t.Fatal("All refused")
 	}
@@ -72,10 +79,10 @@ func TestAllocatorTakesPublishedAndTemplateDevices(t *testing.T) {
 	// Another NodeClaim holding the published device leaves All nothing
 	// it can take whole; the holder itself, as another type, can.
 	held := map[string][]any{"claim-1": {state}}
-	if _, ok := tr.Allocate(nil, "it", "default/p", "claim-2", held); ok {
+	if _, ok := allocate(tr, nil, "it", "default/p", "claim-2", held); ok {
 		t.Error("the published device held by claim-1 was allocated to claim-2")
 	}
-	if _, ok := tr.Allocate(nil, "it", "default/p", "claim-1", held); !ok {
+	if _, ok := allocate(tr, nil, "it", "default/p", "claim-1", held); !ok {
 		t.Error("claim-1 cannot allocate the device it holds as another instance type")
 	}
 }
@@ -100,7 +107,7 @@ func TestPublishedSharesOfMigratingPodsAreFree(t *testing.T) {
 		if _, err := tr.Pod(podClaiming("p", "new")); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := tr.Allocate(nil, "it", "default/p", "claim-1", nil); ok != tc.want {
+		if _, ok := allocate(tr, nil, "it", "default/p", "claim-1", nil); ok != tc.want {
 			t.Errorf("%s: 10Gi allocated %v, want %v", tc.name, ok, tc.want)
 		}
 	}
@@ -125,7 +132,7 @@ func TestExistingNodesReachTheirPublishedDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := tr.Node(node, "it", map[string]string{"kubernetes.io/hostname": node})
-		if _, ok := tr.Allocate(start, "it", "default/p", "node/"+node, nil); ok != tc.want {
+		if _, ok := allocate(tr, start, "it", "default/p", "node/"+node, nil); ok != tc.want {
 			t.Errorf("initialized %v: two devices allocated %v, want %v", tc.initialized, ok, tc.want)
 		}
 	}
@@ -151,22 +158,49 @@ func TestAllocatedClaimsHoldTheirDevices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	state, ok := tr.Allocate(tr.Node(node, "it", nil), "it", "default/p1", "node/"+node, nil)
+	state, ok := allocate(tr, tr.Node(node, "it", nil), "it", "default/p1", "node/"+node, nil)
 	if !ok {
 		t.Fatal("the running pod does not hold its device")
 	}
 	if n := state.(*nodeDevices); n.taken[0] || !n.taken[1] {
 		t.Fatalf("the running pod holds %v, want b, the device its claim is allocated", n.taken)
 	}
-	if state, ok = tr.Allocate(state, "it", "default/p2", "node/"+node, nil); !ok {
+	if state, ok = allocate(tr, state, "it", "default/p2", "node/"+node, nil); !ok {
 		t.Fatal("the device left is not allocated")
 	}
-	if _, ok = tr.Allocate(state, "it", "default/p3", "node/"+node, nil); ok {
+	if _, ok = allocate(tr, state, "it", "default/p3", "node/"+node, nil); ok {
 		t.Fatal("a third device allocated of two")
 	}
 	// Moved to a new node, which reaches no device: allocated anew, it
 	// fails.
-	if _, ok := tr.Allocate(nil, "it", "default/p1", "claim-1", nil); ok {
+	if _, ok := allocate(tr, nil, "it", "default/p1", "claim-1", nil); ok {
 		t.Error("the claim's node-local device followed its pod to a new node")
+	}
+}
+
+// A device only the nodes of one zone reach is taken by a new NodeClaim
+// that may launch there, which it then requires; not by one held to
+// another zone, nor by an existing node of another zone.
+func TestZonedDevicesNarrowTheNode(t *testing.T) {
+	zoned := gpuSlice("zone-b", resourcev1.Device{Name: "z"})
+	zoned.Spec.AllNodes = nil
+	zoned.Spec.NodeSelector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+		{Key: "topology.kubernetes.io/zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-b"}}}}}}
+	all := resourcev1.DeviceRequest{Name: "r", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeAll}}
+	tr := pubWorld(t, []*resourcev1.ResourceSlice{zoned}, nil, State{Nodes: map[string]bool{"node-a": true}}, claimOf("c", all))
+	if _, err := tr.Pod(podClaiming("p", "c")); err != nil {
+		t.Fatal(err)
+	}
+	_, topology, ok := tr.Allocate(nil, "it", "default/p", "claim-1", nil, requirements.Requirements{})
+	if !ok || topology.Get("topology.kubernetes.io/zone").String() != requirements.FromLabels(map[string]string{"topology.kubernetes.io/zone": "zone-b"}).Get("topology.kubernetes.io/zone").String() {
+		t.Fatalf("allocated %v with topology %v, want the zone-b device and zone-b required", ok, topology)
+	}
+	inA := requirements.FromLabels(map[string]string{"topology.kubernetes.io/zone": "zone-a"})
+	if _, _, ok := tr.Allocate(nil, "it", "default/p", "claim-2", nil, inA); ok {
+		t.Error("a NodeClaim held to zone-a took the zone-b device")
+	}
+	labels := map[string]string{"topology.kubernetes.io/zone": "zone-a"}
+	if _, _, ok := tr.Allocate(tr.Node("node-a", "it", labels), "it", "default/p", "node/node-a", nil, inA); ok {
+		t.Error("an existing node in zone-a took the zone-b device")
 	}
 }

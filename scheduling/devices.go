@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // errDevicesTaken is why an existing node refuses a pod whose claims its
@@ -29,9 +30,12 @@ type DeviceAllocator interface {
 	// yet), and returns the new state; ok is false when they cannot be.
 	// held are the states every node of the solve keeps, by holder: the
 	// devices several nodes reach (published in the cluster) that
-	// holders other than holder keep are not free. The state given is
+	// holders other than holder keep are not free. reqs are the node's
+	// requirements: a device only nodes meeting a selector reach is
+	// taken only where reqs may meet it, and topology is what the devices
+	// taken require of the node (empty when nothing). The state given is
 	// never changed.
-	Allocate(state any, instanceType, pod, holder string, held DeviceHoldings) (next any, ok bool)
+	Allocate(state any, instanceType, pod, holder string, held DeviceHoldings, reqs requirements.Requirements) (next any, topology requirements.Requirements, ok bool)
 }
 
 // DeviceHoldings are the device states the nodes of a solve keep, by
@@ -67,7 +71,7 @@ func (s *solver) allocateBound() {
 			}
 			// A running pod holds its devices whatever the search finds:
 			// one that cannot be allocated again keeps the state as is.
-			if next, ok := s.devices.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], key, nodeHolder(e.node.Name), s.held); ok {
+			if next, _, ok := s.devices.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], key, nodeHolder(e.node.Name), s.held, e.labels); ok {
 				e.devices = next
 			}
 		}
@@ -83,7 +87,7 @@ func (e *existingNode) allocateOn(p *podInfo) bool {
 	if e.alloc == nil || !e.alloc.Claims(p.key) {
 		return true
 	}
-	next, ok := e.alloc.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], p.key, nodeHolder(e.node.Name), e.held)
+	next, _, ok := e.alloc.Allocate(e.devices, e.node.Labels[apis.LabelInstanceType], p.key, nodeHolder(e.node.Name), e.held, e.labels)
 	if ok {
 		e.pending = next
 	}
