@@ -214,7 +214,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	// running is reqs narrowed by the devices of nodeSelector slices the
 	// pod's claims take, type after type, as Karpenter's allocator
 	// carries each type's topology into the next.
-	running, narrowed := reqs, false
+	running, narrowed, unallocated := reqs, false, false
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
@@ -222,6 +222,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			if devices {
 				next, topology, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key, c.hostname, s.held, running)
 				if !ok {
+					unallocated = true
 					continue
 				}
 				if topology.Len() > 0 {
@@ -242,7 +243,11 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	}
 	scratch.options, scratch.devices = remaining, states
 	if len(remaining) == 0 {
-		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, "") })
+		short := ""
+		if unallocated && !narrowed {
+			short = "no instance type that met them could allocate the pod's device claims"
+		}
+		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, short) })
 	}
 	short := ""
 	if c.tmpl.minValues {
