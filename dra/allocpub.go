@@ -18,11 +18,12 @@ import (
 // template devices, pool by pool. An initialized node has no template
 // devices, an uninitialized one has its type's. A new NodeClaim reaches the
 // allNodes slices' devices, the nodeSelector slices' its requirements may
-// meet (taking one narrows them), and its types' templates. A published device is
-// not free while a claim of the cluster holds it (less what pods migrating
-// off their nodes hold: a multi-allocatable device gives back their share)
-// or while another node of the solve holds it, whatever instance type that
-// node's NodeClaim ends up as.
+// meet (taking one narrows them), and its types' templates. A published
+// device is not free while a claim of the cluster no pod refers to holds
+// it (less what pods migrating off their nodes hold: a multi-allocatable
+// device gives back their share), while another node of the solve holds
+// it, whatever instance type that node's NodeClaim ends up as; a claim a
+// pod refers to holds its devices where that pod runs (pins).
 
 // external is what a search must leave of the published devices: the
 // exclusive devices others hold, and the capacity others consume of the
