@@ -200,8 +200,10 @@ func devicesOf(pub []published, templates []Template) *typeDevices {
 // search is one allocation under way.
 type search struct {
 	node *nodeDevices
-	// ext is what others hold of the published devices.
-	ext *external
+	// ext is what others hold of the published devices, worked out by
+	// others the first time a published device is tried.
+	ext    *external
+	others func() *external
 	// reqs are the node's requirements, narrowed by the devices of
 	// nodeSelector slices taken so far; added is what those devices
 	// require.
@@ -219,8 +221,8 @@ type pick struct {
 }
 
 // allocate places the claims on the node, or says it cannot.
-func (n *nodeDevices) allocate(claims []allocClaim, ext *external, reqs requirements.Requirements) (*nodeDevices, requirements.Requirements, bool) {
-	s := &search{node: n.clone(), claims: claims, ext: ext, reqs: reqs}
+func (n *nodeDevices) allocate(claims []allocClaim, others func() *external, reqs requirements.Requirements) (*nodeDevices, requirements.Requirements, bool) {
+	s := &search{node: n.clone(), claims: claims, others: others, reqs: reqs}
 	if !s.claim(0) {
 		return nil, requirements.Requirements{}, false
 	}
@@ -393,6 +395,9 @@ func (s *search) hold(i int, consumed map[string]int64) (func(), bool) {
 	}
 	var others map[string]int64
 	if td.published[i] {
+		if s.ext == nil {
+			s.ext = s.others()
+		}
 		if s.ext.taken[td.ids[i]] {
 			return nil, false
 		}
@@ -629,7 +634,7 @@ func (t *Translator) Allocate(state any, instanceType, pod, holder string, held 
 	if len(claims) == 0 {
 		return n, requirements.Requirements{}, true
 	}
-	out, added, ok := n.allocate(claims, t.external(holder, held), reqs)
+	out, added, ok := n.allocate(claims, func() *external { return t.external(holder, held) }, reqs)
 	if !ok {
 		return state, requirements.Requirements{}, false
 	}
