@@ -413,6 +413,23 @@ func (f *doorFile) node(n *scheduling.Node, pools map[string]*apis.NodePool) (*c
 	return obj, nil
 }
 
+// launchedBy writes the NodeClaim that launched a node of a NodePool not
+// yet initialized: only the node of a NodeClaim is Karpenter's to
+// initialize, it counts any other as initialized.
+func (f *doorFile) launchedBy(n *scheduling.Node, pools map[string]*apis.NodePool) {
+	if n.NodePool == "" || n.Initialized {
+		return
+	}
+	pool := pools[n.NodePool]
+	claim := &apis.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "door-claim-" + n.Name,
+		Labels: map[string]string{apis.LabelNodePool: n.NodePool}}}
+	if pool != nil {
+		claim.Spec.NodeClassRef = pool.Spec.Template.Spec.NodeClassRef
+	}
+	claim.Status.NodeName = n.Name
+	f.add("karpenter.sh/v1", "NodeClaim", claim)
+}
+
 // volumes writes what pods' volumes refer to.
 func (f *doorFile) volumes(in scheduling.Input) {
 	for _, c := range in.StorageClasses {
@@ -559,6 +576,7 @@ func solveThroughDoor(in scheduling.Input) (scheduling.Result, error) {
 			return scheduling.Result{}, err
 		}
 		f.add("v1", "Node", obj)
+		f.launchedBy(n, pools)
 	}
 	for _, p := range in.Pods {
 		if apis.IsBufferPod(p) {

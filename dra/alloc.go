@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // The allocator: what the translation into extended resources cannot
@@ -57,6 +58,15 @@ type allocAlt struct {
 type allocClaim struct {
 	requests []allocRequest
 	matches  []allocMatch
+	// pinned are the published devices the claim is allocated in the
+	// cluster, with what it consumes of each multi-allocatable one.
+	pinned []pin
+}
+
+// pin is one device of an allocated claim.
+type pin struct {
+	id       deviceID
+	capacity map[string]int64
 }
 
 // allocMatch is a MatchAttribute constraint: the devices of the named
@@ -73,6 +83,15 @@ type typeDevices struct {
 	devices []Device
 	// pools are the devices' pool keys (driver/pool) by index.
 	pools []string
+	// ids name the devices published in the cluster (ResourceSlices), by
+	// index; published marks them. Template devices have no id: they are
+	// the node's own, never held by another.
+	ids       []deviceID
+	published []bool
+	index     map[deviceID]int
+	// topology is, by index, what taking a device of a nodeSelector
+	// slice requires of the node (nil: nothing).
+	topology []*requirements.Requirements
 	// invalid pools have a device drawing on a counter its pool does not
 	// define: none of their devices can be allocated.
 	invalid map[string]bool
@@ -113,9 +132,28 @@ func (n *nodeDevices) clone() *nodeDevices {
 // not found within it fails, as Karpenter's search gives up too.
 const maxAllocSteps = 100_000
 
-// typeDevicesOf indexes devices and the templates' counters.
-func typeDevicesOf(templates []Template) *typeDevices {
-	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}}
+// devicesOf indexes published devices a node reaches, then its templates'
+// devices and counters: Karpenter's allocator tries the devices published
+// in the cluster before a node's own.
+func devicesOf(pub []published, templates []Template) *typeDevices {
+	td := &typeDevices{invalid: map[string]bool{}, budget: map[string]map[string]map[string]int64{}, index: map[deviceID]int{}}
+	for _, d := range pub {
+		var top *requirements.Requirements
+		if d.topology != nil {
+			r, err := requirements.FromNodeSelectorRequirements(d.topology.NodeSelectorTerms[0].MatchExpressions...)
+			if err != nil {
+				// checkSlices refused the slice already.
+				continue
+			}
+			top = &r
+		}
+		td.index[d.id] = len(td.devices)
+		td.topology = append(td.topology, top)
+		td.devices = append(td.devices, d.dev)
+		td.pools = append(td.pools, "published:"+d.id.driver+"/"+d.id.pool)
+		td.ids = append(td.ids, d.id)
+		td.published = append(td.published, true)
+	}
 	for _, tmpl := range templates {
 		pool := tmpl.Driver + "/" + tmpl.Pool
 		for _, cs := range tmpl.Counters {
@@ -139,6 +177,9 @@ func typeDevicesOf(templates []Template) *typeDevices {
 			d.Driver = tmpl.Driver
 			td.devices = append(td.devices, d)
 			td.pools = append(td.pools, pool)
+			td.ids = append(td.ids, deviceID{})
+			td.published = append(td.published, false)
+			td.topology = append(td.topology, nil)
 			for _, cc := range d.ConsumesCounters {
 				set, ok := td.budget[pool][cc.CounterSet]
 				if !ok {
@@ -158,9 +199,17 @@ func typeDevicesOf(templates []Template) *typeDevices {
 
 // search is one allocation under way.
 type search struct {
-	node   *nodeDevices
-	claims []allocClaim
-	steps  int
+	node *nodeDevices
+	// ext is what others hold of the published devices, worked out by
+	// others the first time a published device is tried.
+	ext    *external
+	others func() *external
+	// reqs are the node's requirements, narrowed by the devices of
+	// nodeSelector slices taken so far; added is what those devices
+	// require.
+	reqs, added requirements.Requirements
+	claims      []allocClaim
+	steps       int
 	// picked are the devices taken so far, by claim and request name.
 	picked []pick
 }
@@ -172,19 +221,60 @@ type pick struct {
 }
 
 // allocate places the claims on the node, or says it cannot.
-func (n *nodeDevices) allocate(claims []allocClaim) (*nodeDevices, bool) {
-	s := &search{node: n.clone(), claims: claims}
+func (n *nodeDevices) allocate(claims []allocClaim, others func() *external, reqs requirements.Requirements) (*nodeDevices, requirements.Requirements, bool) {
+	s := &search{node: n.clone(), claims: claims, others: others, reqs: reqs}
 	if !s.claim(0) {
-		return nil, false
+		return nil, requirements.Requirements{}, false
 	}
-	return s.node, true
+	return s.node, s.added, true
 }
 
 func (s *search) claim(ci int) bool {
 	if ci == len(s.claims) {
 		return true
 	}
+	if undo, ok := s.pinned(ci); ok {
+		if s.claim(ci + 1) {
+			return true
+		}
+		undo()
+	}
 	return s.request(ci, 0)
+}
+
+// pinned takes the devices an allocated claim holds, when the node
+// reaches them all and they are free to it: the claim then stays as it is
+// allocated. Otherwise (its pod moved where they are not) it is allocated
+// anew, as Karpenter allocates a claim whose pods all migrate.
+func (s *search) pinned(ci int) (func(), bool) {
+	pins := s.claims[ci].pinned
+	if len(pins) == 0 {
+		return nil, false
+	}
+	var undos []func()
+	undo := func() {
+		for j := len(undos) - 1; j >= 0; j-- {
+			undos[j]()
+		}
+	}
+	for _, pin := range pins {
+		i, ok := s.node.of.index[pin.id]
+		if !ok {
+			undo()
+			return nil, false
+		}
+		var consumed map[string]int64
+		if s.node.of.devices[i].AllowMultipleAllocations {
+			consumed = pin.capacity
+		}
+		u, ok := s.hold(i, consumed)
+		if !ok {
+			undo()
+			return nil, false
+		}
+		undos = append(undos, u)
+	}
+	return undo, true
 }
 
 func (s *search) request(ci, ri int) bool {
@@ -286,21 +376,60 @@ func (s *search) full(ci int) bool {
 // share when it is multi-allocatable, and its counters. It returns how to
 // give it back.
 func (s *search) take(i int, alt allocAlt) (func(), bool) {
-	n, td := s.node, s.node.of
-	d := td.devices[i]
-	pool := td.pools[i]
-	if td.invalid[pool] {
-		return nil, false
-	}
 	var consumed map[string]int64
-	if d.AllowMultipleAllocations {
+	if d := s.node.of.devices[i]; d.AllowMultipleAllocations {
 		var ok bool
 		if consumed, ok = consumedCapacity(d, alt.capacity); !ok {
 			return nil, false
 		}
+	}
+	return s.hold(i, consumed)
+}
+
+// hold takes device i: whole, or consumed of its capacities when it is
+// multi-allocatable, and its counters. It returns how to give it back.
+func (s *search) hold(i int, consumed map[string]int64) (func(), bool) {
+	td := s.node.of
+	if td.invalid[td.pools[i]] {
+		return nil, false
+	}
+	var others map[string]int64
+	if td.published[i] {
+		if s.ext == nil {
+			s.ext = s.others()
+		}
+		if s.ext.taken[td.ids[i]] {
+			return nil, false
+		}
+		others = s.ext.used[td.ids[i]]
+	}
+	if top := td.topology[i]; top != nil {
+		// A device of a nodeSelector slice: only where the node may
+		// meet the selector, which it must then.
+		if s.reqs.Intersects(*top) != nil {
+			return nil, false
+		}
+		reqs, added := s.reqs, s.added
+		s.reqs, s.added = s.reqs.Intersect(*top), s.added.Intersect(*top)
+		undo, ok := s.holdDevice(i, consumed, others)
+		if !ok {
+			s.reqs, s.added = reqs, added
+			return nil, false
+		}
+		return func() { undo(); s.reqs, s.added = reqs, added }, true
+	}
+	return s.holdDevice(i, consumed, others)
+}
+
+// holdDevice is hold's taking of the device and its counters.
+func (s *search) holdDevice(i int, consumed, others map[string]int64) (func(), bool) {
+	n, td := s.node, s.node.of
+	d := td.devices[i]
+	pool := td.pools[i]
+	if d.AllowMultipleAllocations {
 		for name, q := range consumed {
 			total := d.Capacity[name]
-			if n.used[i][name]+q > total.Value() {
+			if addCapped(addCapped(n.used[i][name], others[name]), q) > total.Value() {
 				return nil, false
 			}
 		}
@@ -484,28 +613,36 @@ func (t *Translator) Claims(pod string) bool {
 	return ok
 }
 
-// Allocate allocates the pod's (namespace/name) claims on a node of the instance type that
-// holds state already (nil: nothing), returning the new state; the state
-// given is not changed. A type the translator does not know has no
-// devices.
-func (t *Translator) Allocate(state any, instanceType string, pod string) (any, bool) {
+// Allocate allocates the pod's (namespace/name) claims on a node of the
+// instance type that holds state already (nil: a new node's, nothing
+// allocated), returning the new state; the state given is not changed. A
+// type the translator does not know has no devices of its own. held are
+// the states the solve's nodes keep by holder (see
+// scheduling.DeviceHoldings): the published devices holders other than
+// holder keep, with those the cluster's claims hold, are not free.
+func (t *Translator) Allocate(state any, instanceType, pod, holder string, held map[string][]any, reqs requirements.Requirements) (any, requirements.Requirements, bool) {
 	claims := t.demand[pod]
 	n, _ := state.(*nodeDevices)
 	if n == nil {
 		td := t.typeDevices[instanceType]
 		if td == nil {
-			td = &typeDevices{}
+			td = t.newNodeDevices(instanceType)
+			t.typeDevices[instanceType] = td
 		}
-		n = &nodeDevices{of: td, taken: make([]bool, len(td.devices)), used: make([]map[string]int64, len(td.devices)), counters: map[string]int64{}}
+		n = emptyNode(td)
 	}
 	if len(claims) == 0 {
-		return n, true
+		return n, requirements.Requirements{}, true
 	}
-	out, ok := n.allocate(claims)
+	out, added, ok := n.allocate(claims, func() *external { return t.external(holder, held) }, reqs)
 	if !ok {
-		return state, false
+		return state, requirements.Requirements{}, false
 	}
-	return out, true
+	return out, added, true
+}
+
+func emptyNode(td *typeDevices) *nodeDevices {
+	return &nodeDevices{of: td, taken: make([]bool, len(td.devices)), used: make([]map[string]int64, len(td.devices)), counters: map[string]int64{}}
 }
 
 // indexTypes remembers the devices of every instance type of the catalog,
@@ -513,9 +650,19 @@ func (t *Translator) Allocate(state any, instanceType string, pod string) (any, 
 func (t *Translator) indexTypes(cat instancetypes.Catalog) {
 	for _, it := range cat {
 		if _, ok := t.typeDevices[it.Name]; !ok {
-			t.typeDevices[it.Name] = typeDevicesOf(t.DevicesOf(it))
+			t.typeDevices[it.Name] = devicesOf(t.reachable("", nil), t.DevicesOf(it))
+			t.typeNames[it.Name] = it
 		}
 	}
+}
+
+// newNodeDevices are the devices of a new node of a type the catalog did
+// not hold: the published devices it reaches only.
+func (t *Translator) newNodeDevices(instanceType string) *typeDevices {
+	if it := t.typeNames[instanceType]; it != nil {
+		return devicesOf(t.reachable("", nil), t.DevicesOf(it))
+	}
+	return devicesOf(t.reachable("", nil), nil)
 }
 
 // allocClaims reads a claim's requests and constraints for the allocator.

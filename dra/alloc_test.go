@@ -202,7 +202,7 @@ func allocateAll(t *testing.T, tr *Translator, pods ...*corev1.Pod) int {
 		if _, err := tr.Pod(p); err != nil {
 			t.Fatal(err)
 		}
-		if next, ok := tr.Allocate(state, "it", "default/"+p.Name); ok {
+		if next, ok := allocate(tr, state, "it", "default/"+p.Name, "", nil); ok {
 			state, placed = next, placed+1
 		}
 	}
@@ -259,7 +259,7 @@ func TestMatchAttributeAmongUnlikeDevices(t *testing.T) {
 	if _, err := tr.Pod(podClaiming("p", "c")); err != nil {
 		t.Fatal(err)
 	}
-	state, ok := tr.Allocate(nil, "it", "default/p")
+	state, ok := allocate(tr, nil, "it", "default/p", "", nil)
 	if !ok {
 		t.Fatal("no two devices sharing pcieRoot found")
 	}
@@ -268,7 +268,7 @@ func TestMatchAttributeAmongUnlikeDevices(t *testing.T) {
 		t.Errorf("took %v, want g1 and g2", n.taken)
 	}
 	// A second pod finds one device left, with no partner.
-	if _, ok := tr.Allocate(state, "it", "default/p"); ok {
+	if _, ok := allocate(tr, state, "it", "default/p", "", nil); ok {
 		t.Error("allocated the claim twice on three devices")
 	}
 }
@@ -281,17 +281,17 @@ func TestAllocateLeavesItsStateAlone(t *testing.T) {
 	if _, err := tr.Pod(podClaiming("p", "c")); err != nil {
 		t.Fatal(err)
 	}
-	first, ok := tr.Allocate(nil, "it", "default/p")
+	first, ok := allocate(tr, nil, "it", "default/p", "", nil)
 	if !ok {
 		t.Fatal("10Gi of 16Gi refused")
 	}
-	if _, ok := tr.Allocate(first, "it", "default/p"); ok {
+	if _, ok := allocate(tr, first, "it", "default/p", "", nil); ok {
 		t.Fatal("20Gi of 16Gi allocated")
 	}
 	if got := first.(*nodeDevices).used[0]["memory"]; got != 10<<30 {
 		t.Errorf("the state given changed: %d used", got)
 	}
-	if _, ok := tr.Allocate(first, "unknown-type", "default/p"); ok {
+	if _, ok := allocate(tr, first, "unknown-type", "default/p", "", nil); ok {
 		t.Error("a type without devices served the claim")
 	}
 }

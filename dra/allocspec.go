@@ -9,11 +9,19 @@ import (
 )
 
 // needsAllocator reports whether the objects use what only the allocator
-// models: declared device templates, or a request in allocationMode All,
-// with firstAvailable alternatives or capacity requests.
+// models: declared device templates, a published multi-allocatable
+// device, or a request in allocationMode All, with firstAvailable
+// alternatives or capacity requests.
 func needsAllocator(o Objects) bool {
 	if len(o.Templates) > 0 {
 		return true
+	}
+	for _, s := range o.ResourceSlices {
+		for _, d := range s.Spec.Devices {
+			if d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations {
+				return true
+			}
+		}
 	}
 	specs := make([]resourcev1.ResourceClaimSpec, 0, len(o.ResourceClaims)+len(o.ResourceClaimTemplates))
 	for _, c := range o.ResourceClaims {

@@ -130,9 +130,6 @@ func checkSlices(given []*resourcev1.ResourceSlice) []Problem {
 				bad(path+".name", "device %q is named twice in the slice", d.Name)
 			}
 			seen[d.Name] = true
-			if d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations {
-				bad(path+".allowMultipleAllocations", "not modelled by karpsim for published devices (capacity shares)")
-			}
 			if len(d.ConsumesCounters) > 0 {
 				bad(path+".consumesCounters", "not modelled by karpsim for published devices (partitionable devices)")
 			}
@@ -190,7 +187,14 @@ func deviceOf(driver string, d resourcev1.Device) Device {
 	}
 	for name, c := range d.Capacity {
 		out.Capacity[bareName(driver, string(name))] = c.Value
+		if c.RequestPolicy != nil {
+			if out.Policies == nil {
+				out.Policies = map[string]*resourcev1.CapacityRequestPolicy{}
+			}
+			out.Policies[bareName(driver, string(name))] = c.RequestPolicy
+		}
 	}
+	out.AllowMultipleAllocations = d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations
 	return out
 }
 
@@ -233,8 +237,14 @@ func (t *Translator) UseState(s State) {
 			t.podNode[apis.PodKey(p)] = p.Spec.NodeName
 		}
 	}
+	t.multiAllocatable = map[deviceID]bool{}
+	t.nodeTypes = map[string]*typeDevices{}
+	// New nodes reach the published devices too: their devices are
+	// indexed again, as Allocate asks for them.
+	t.typeDevices = map[string]*typeDevices{}
 	t.gatherPools()
 	t.takeAllocated()
+	t.consumeAllocated()
 	t.unaccounted = map[deviceID]bool{}
 	referenced := t.referencedClaims()
 	for _, c := range t.sortedClaims() {
@@ -306,6 +316,9 @@ func (t *Translator) gatherPools() {
 			continue
 		}
 		for _, d := range devices {
+			if d.dev.AllowMultipleAllocations {
+				t.multiAllocatable[d.id] = true
+			}
 			if d.node != "" {
 				t.nodeLocal[d.node] = append(t.nodeLocal[d.node], d)
 			} else {
@@ -338,6 +351,9 @@ func (t *Translator) takeAllocated() {
 		pods := podConsumers(c)
 		for _, r := range a.Devices.Results {
 			id := deviceID{r.Driver, r.Pool, r.Device}
+			if t.multiAllocatable[id] {
+				continue // shared by capacity (consumeAllocated)
+			}
 			if _, ok := consumers[id]; !ok {
 				held = append(held, id)
 			}
@@ -444,7 +460,9 @@ type reservation struct {
 // Call it after UseState; Pod then translates the pods with what they
 // were given.
 func (t *Translator) Reserve(pods []*corev1.Pod) {
-	if len(t.shared) == 0 {
+	if len(t.shared) == 0 || t.alloc {
+		// The allocator takes published devices as it places pods
+		// (allocpub.go).
 		return
 	}
 	ordered := slices.DeleteFunc(slices.Clone(pods), func(p *corev1.Pod) bool { return len(p.Spec.ResourceClaims) == 0 })

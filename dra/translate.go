@@ -97,6 +97,14 @@ type Translator struct {
 	reservedDevices map[deviceID]bool
 	unaccounted     map[deviceID]bool
 	nodeExtra       map[string]resources.Vector
+	// The allocator over published devices (allocpub.go): the catalog's
+	// types by name, existing nodes' devices by node, the capacity the
+	// cluster's claims consume of multi-allocatable published devices,
+	// and which published devices are multi-allocatable.
+	typeNames        map[string]*instancetypes.InstanceType
+	nodeTypes        map[string]*typeDevices
+	consumed         map[deviceID]map[string]int64
+	multiAllocatable map[deviceID]bool
 }
 
 // New checks the DeviceClasses' selectors and returns a translator, or the
@@ -104,7 +112,8 @@ type Translator struct {
 func New(o Objects) (*Translator, []Problem) {
 	t := &Translator{classes: map[string]*resourcev1.DeviceClass{}, claims: map[string]*resourcev1.ResourceClaim{},
 		templates: map[string]*resourcev1.ResourceClaimTemplate{}, selections: map[string]*selection{}, owners: map[string]string{},
-		declared: o.Templates, typeDevices: map[string]*typeDevices{}, demand: map[string][]allocClaim{}}
+		declared: o.Templates, typeDevices: map[string]*typeDevices{}, demand: map[string][]allocClaim{},
+		typeNames: map[string]*instancetypes.InstanceType{}, nodeTypes: map[string]*typeDevices{}}
 	t.alloc = needsAllocator(o)
 	var problems []Problem
 	for _, c := range o.DeviceClasses {
@@ -120,14 +129,6 @@ func New(o Objects) (*Translator, []Problem) {
 		t.classes[c.Name] = c
 	}
 	problems = append(problems, checkSlices(o.ResourceSlices)...)
-	if t.alloc && len(o.ResourceSlices) > 0 {
-		// The allocator (alloc.go) allocates from instance types' device
-		// templates only: published devices beside it would be left out
-		// of every decision, so the two are refused together.
-		rs := o.ResourceSlices[0]
-		problems = append(problems, Problem{rs, "ResourceSlice/" + rs.Name, "spec",
-			"ResourceSlices are not modelled together with claims that need karpsim's device allocator (capacity requests, allocationMode All, firstAvailable, or declared device templates)"})
-	}
 	t.slices = o.ResourceSlices
 	for _, c := range o.ResourceClaims {
 		t.claims[key(c.Namespace, c.Name)] = c
@@ -404,6 +405,12 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		// What published devices the claim holds or was given
 		// (published.go) leaves the rest to ask of the node.
 		reqs, cluster, topology := t.publishedPart(p, pc, claim, reqs)
+		held := t.heldInCluster(claim)
+		if held {
+			// Its pods need no common node when it holds only
+			// devices no node owns (allocpub.go).
+			cluster = t.clusterOnly(claim)
+		}
 		if topology != nil && (p.Spec.NodeName == "" || t.state.Moving[podKey]) {
 			requireNodes(out, topology)
 		}
@@ -432,7 +439,7 @@ func (t *Translator) Pod(p *corev1.Pod) (*corev1.Pod, error) {
 		if claim != nil && claim.Status.Allocation != nil && claim.Status.Allocation.NodeSelector != nil && p.Spec.NodeName == "" && !t.reallocated(claim) {
 			requireNodes(out, claim.Status.Allocation.NodeSelector)
 		}
-		if t.alloc && allocates {
+		if t.alloc && allocates && (!held || t.pins(claim, podKey, &ac)) {
 			t.demand[podKey] = append(t.demand[podKey], ac)
 		}
 		for _, r := range reqs {

@@ -211,14 +211,22 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	devices := s.claimsDevices(p)
 	states := scratch.devices[:0]
 	options, met := c.meeting(reqs, keys, checkOfferings, &offerings)
+	// running is reqs narrowed by the devices of nodeSelector slices the
+	// pod's claims take, type after type, as Karpenter's allocator
+	// carries each type's topology into the next.
+	running, narrowed, unallocated := reqs, false, false
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
 			(attached == nil || withinLimits(attached, o.it.VolumeAttachmentLimits)) {
 			if devices {
-				next, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key)
+				next, topology, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key, c.hostname, s.held, running)
 				if !ok {
+					unallocated = true
 					continue
+				}
+				if topology.Len() > 0 {
+					running, narrowed = running.Intersect(topology), true
 				}
 				states = append(states, next)
 			}
@@ -229,9 +237,17 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			}
 		}
 	}
+	if narrowed {
+		reqs = running
+		remaining, states, room, witness = narrowOptions(remaining, states, c.requirements, reqs)
+	}
 	scratch.options, scratch.devices = remaining, states
 	if len(remaining) == 0 {
-		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, "") })
+		short := ""
+		if unallocated && !narrowed {
+			short = "no instance type that met them could allocate the pod's device claims"
+		}
+		return refuse(why, checkInstanceTypes, func() error { return c.noInstanceType(reqs, requests, short) })
 	}
 	short := ""
 	if c.tmpl.minValues {
@@ -269,6 +285,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			for i, o := range remaining {
 				c.devices[o] = states[i]
 			}
+			s.held[c.hostname] = slices.Clone(states)
 		}
 		c.keep(remaining, scratch)
 		c.maxRoom, c.witness, c.stale = room, witness, false
@@ -276,6 +293,32 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 		c.commit(p, reqs, s.topo)
 	}
 	return passed
+}
+
+// narrowOptions keeps the options (and their device states) that may still
+// launch under reqs, narrowed from was by devices of nodeSelector slices:
+// Karpenter filters its instance types by the requirements an allocation
+// adds. It returns them with their most room and the roomiest.
+func narrowOptions(options []*typeOption, states []any, was, reqs requirements.Requirements) ([]*typeOption, []any, resources.Vector, *typeOption) {
+	keys := was.ChangedKeys(reqs, nil)
+	offeringKeys := slices.ContainsFunc(keys, isOfferingKey)
+	keys = slices.DeleteFunc(keys, isOfferingKey)
+	offerings := newOfferingFilter(reqs)
+	var room resources.Vector
+	var witness *typeOption
+	kept := 0
+	for i, o := range options {
+		if (len(keys) > 0 && !o.it.Requirements.IntersectsOn(reqs, keys)) || (offeringKeys && !offerings.hasOffering(o.it)) {
+			continue
+		}
+		options[kept], states[kept] = o, states[i]
+		kept++
+		room.Raise(&o.room)
+		if witness == nil || roomier(o, witness) {
+			witness = o
+		}
+	}
+	return options[:kept], states[:kept], room, witness
 }
 
 // keep makes the remaining options, which evaluateOptions left in the

@@ -35,6 +35,7 @@ type existingNode struct {
 	// node hold of its devices, and pending what they would hold with the
 	// pod evaluate last passed.
 	alloc            DeviceAllocator
+	held             DeviceHoldings
 	devices, pending any
 }
 
@@ -148,6 +149,7 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 	e.volumes.add(p.volumes())
 	if e.alloc != nil && e.alloc.Claims(p.key) {
 		e.devices = e.pending
+		e.held[nodeHolder(e.node.Name)] = []any{e.devices}
 	}
 	e.placed = append(e.placed, p)
 	return true

@@ -3,6 +3,8 @@ package scheduling
 import (
 	"reflect"
 	"testing"
+
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // TestOptionsEqualCoversEveryField sets each field of Options in turn and
@@ -52,4 +54,8 @@ type noDevices struct{}
 
 func (*noDevices) Claims(string) bool { return false }
 
-func (*noDevices) Allocate(state any, _, _ string) (any, bool) { return state, true }
+func (*noDevices) Node(string, string, map[string]string) any { return nil }
+
+func (*noDevices) Allocate(state any, _, _, _ string, _ DeviceHoldings, _ requirements.Requirements) (any, requirements.Requirements, bool) {
+	return state, requirements.Requirements{}, true
+}

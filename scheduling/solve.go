@@ -147,8 +147,10 @@ type solver struct {
 	// claimsMoved is set when a claim gained a pod or was created since
 	// claims were last sorted (sortClaims).
 	claimsMoved bool
-	// devices is Input.Devices.
+	// devices is Input.Devices, held what the solve's nodes keep of the
+	// devices it allocates.
 	devices DeviceAllocator
+	held    DeviceHoldings
 }
 
 // newSolverWith reads the input's pods and nodes against compiled

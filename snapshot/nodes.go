@@ -93,9 +93,16 @@ func (b *builder) newNode(node *corev1.Node, claim *apis.NodeClaim) *scheduling.
 	if node.Spec.Unschedulable && !slices.ContainsFunc(n.Taints, isUnschedulableTaint) {
 		n.Taints = append(n.Taints, corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule})
 	}
-	if pool != "" || claim != nil {
+	switch {
+	case claim != nil:
 		n.Initialized = node.Labels[apis.LabelNodeInitialized] == "true"
-	} else {
+	case pool != "":
+		// Karpenter's cluster state manages only the nodes of its
+		// NodeClaims and takes any other node as initialized
+		// (state/statenode.go Initialized): its taints count in full
+		// and, with DRA, its published devices are its own.
+		n.Initialized = true
+	default:
 		n.Initialized = isReady(node)
 	}
 	if np := b.pools[pool]; np != nil {
