@@ -54,6 +54,7 @@ type method struct {
 // go anyway; multi-node consolidation before single-node, since one command
 // that removes several nodes churns pods less than several commands.
 var methods = []method{
+	{MethodRepair, (*evaluation).repair},
 	{MethodEmptiness, (*evaluation).emptiness},
 	{MethodStaticDrift, (*evaluation).staticDrift},
 	{MethodDrift, (*evaluation).drift},

@@ -19,6 +19,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/repair"
 )
 
 // The clouds karpsim models, as --cloud spells them.
@@ -62,6 +63,10 @@ type Provider interface {
 	// Stamp returns a copy of claim carrying the provider's node class
 	// hash annotations, as the provider stamps a claim it launches.
 	Stamp(claim *apis.NodeClaim, class NodeClass) *apis.NodeClaim
+	// RepairPolicies are the cloud provider's node repair policies, which
+	// Karpenter v1.15's Repair method (the NodeRepair gate) compiles with
+	// repair.Compile at start: a set it refuses stops it.
+	RepairPolicies() []repair.Policy
 }
 
 // Providers holds one Provider per cloud and picks them by nodeClassRef.
