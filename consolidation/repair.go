@@ -301,18 +301,20 @@ func (e *evaluation) staticRepair(n *nodeInfo, what string, bound *metav1.Durati
 		Replacements: []scheduling.NodeClaim{refill}, Moves: []Move{}, SavingsPerHour: round(n.price - refill.PricePerHour), TerminationGracePeriod: bound}, true
 }
 
-// drainBound is repair's drain bound: nil when the policy sets none (the
-// NodeClaim's own applies), else the policy's or the NodeClaim's when
-// shorter.
+// drainBound is the drain bound the node gets: the policy's, or the
+// NodeClaim's terminationGracePeriod when that is shorter or the policy
+// sets none; nil when neither sets one (an unbounded graceful drain).
 func drainBound(r repair.Result, nc *apis.NodeClaim) *metav1.Duration {
-	if r.TerminationGracePeriod == nil {
+	own := nc.Spec.TerminationGracePeriod
+	switch {
+	case r.TerminationGracePeriod == nil && own == nil:
 		return nil
+	case r.TerminationGracePeriod == nil:
+		return &metav1.Duration{Duration: own.Duration}
+	case own != nil && own.Duration < *r.TerminationGracePeriod:
+		return &metav1.Duration{Duration: own.Duration}
 	}
-	d := *r.TerminationGracePeriod
-	if own := nc.Spec.TerminationGracePeriod; own != nil && own.Duration < d {
-		d = own.Duration
-	}
-	return &metav1.Duration{Duration: d}
+	return &metav1.Duration{Duration: *r.TerminationGracePeriod}
 }
 
 // describeCondition is "Type=Status", with the reason when there is one.

@@ -241,8 +241,9 @@ type Command struct {
 	// controller and launches nothing.
 	Reboot string `json:"reboot,omitempty"`
 	// TerminationGracePeriod is node repair's drain bound for the node:
-	// the policy's, or the NodeClaim's when shorter; nil leaves the
-	// NodeClaim's own (none when it has none), 0 skips the drain.
+	// the repair policy's, or the NodeClaim's terminationGracePeriod when
+	// that is shorter or the policy sets none; nil when neither sets one
+	// (the drain waits for every pod), 0 skips the drain.
 	TerminationGracePeriod *metav1.Duration `json:"terminationGracePeriod,omitempty"`
 }
 
