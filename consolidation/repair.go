@@ -27,6 +27,9 @@ type repairCandidate struct {
 	// podBlock is what would stop a graceful drain: repair passes it only
 	// with a bounded drain.
 	podBlock string
+	// escalated is set when the reboot history made a reboot a
+	// replacement.
+	escalated bool
 }
 
 // repair is Karpenter v1.15's Repair method (repair.go), first of all
@@ -109,9 +112,7 @@ func (e *evaluation) repairCandidates() []repairCandidate {
 			n.note("repair: %s, and neither the repair policy nor the NodeClaim sets a terminationGracePeriod to bound the drain", c.podBlock)
 			continue
 		}
-		if escalated {
-			n.note("repair: %s reboots within %s: the reboot escalates to a replacement", plural(repair.RebootsBeforeReplacement, "committed reboot"), repair.RebootWindow)
-		}
+		c.escalated = escalated
 		out = append(out, c)
 	}
 	return out
@@ -203,6 +204,9 @@ func (e *evaluation) repairCommand(c repairCandidate) (Command, bool) {
 	n, r := c.n, c.result
 	bound := drainBound(r, n.in.NodeClaim)
 	what := describeCondition(r.Condition, r.ConditionStatus, r.Reason)
+	if c.escalated {
+		what += fmt.Sprintf(" (its reboot escalates to a replacement after %s within %s)", plural(repair.RebootsBeforeReplacement, "reboot"), repair.RebootWindow)
+	}
 	if r.Action == repair.Reboot {
 		n.command = fmt.Sprintf("%s: %s, rebooted in place", MethodRepair, what)
 		return Command{Method: MethodRepair, Reason: fmt.Sprintf("%s/reboot: %s", apis.DisruptionReasonUnhealthy, what), Delete: []string{},
