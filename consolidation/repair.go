@@ -207,6 +207,14 @@ func (e *evaluation) repairCommand(c repairCandidate) (Command, bool) {
 	if c.escalated {
 		what += fmt.Sprintf(" (its reboot escalates to a replacement after %s within %s)", plural(repair.RebootsBeforeReplacement, "reboot"), repair.RebootWindow)
 	}
+	switch {
+	case bound == nil:
+		what += ", drain unbounded"
+	case bound.Duration == 0:
+		what += ", no drain"
+	default:
+		what += ", drain bounded to " + bound.Duration.String()
+	}
 	if r.Action == repair.Reboot {
 		n.command = fmt.Sprintf("%s: %s, rebooted in place", MethodRepair, what)
 		return Command{Method: MethodRepair, Reason: fmt.Sprintf("%s/reboot: %s", apis.DisruptionReasonUnhealthy, what), Delete: []string{},

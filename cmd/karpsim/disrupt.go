@@ -137,7 +137,9 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	}
 	evalOpts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
 		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA, Devices: d.Devices()}}
-	gates.apply(&evalOpts)
+	if err := gates.apply(&evalOpts, opts.cluster.cloud); err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
 	if opts.simulationCost > 0 {
 		evalOpts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}
 	}
