@@ -119,6 +119,7 @@ func newExplainNodeCommand(env environment) *cobra.Command {
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: now for a cluster, the latest timestamp in the input for files)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate")
 	f.StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsRepairFeatureGatesUsage)
 	addRegionFlag(cmd, &opts.region)
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")

@@ -64,9 +64,10 @@ func parseFeatureGates(s string) (coreFeatureGates, error) {
 }
 
 // apply sets the gates in a disruption evaluation's options; with
-// NodeRepair on, the repair policies of the cloud's provider (--cloud),
-// which Karpenter refuses to start with when they are not a valid set.
-func (g coreFeatureGates) apply(o *consolidation.Options, cloud string) error {
+// NodeRepair on, the repair policies of the cloud's provider (--cloud; the
+// AWS provider's with --aws-feature-gates RebootForRepair as given), which
+// Karpenter refuses to start with when they are not a valid set.
+func (g coreFeatureGates) apply(o *consolidation.Options, cloud string, aws awsFeatureGates) error {
 	o.PodDeletionCostManagement = g.podDeletionCostManagement
 	o.SpotToSpotConsolidation = o.SpotToSpotConsolidation || g.spotToSpot
 	o.TerminateFirstDrift = g.terminateFirstDrift
@@ -74,7 +75,7 @@ func (g coreFeatureGates) apply(o *consolidation.Options, cloud string) error {
 	if !g.nodeRepair {
 		return nil
 	}
-	p := provider.Providers{Default: cloud}.DefaultProvider()
+	p := provider.Providers{Default: cloud, AWS: &provider.AWS{RebootForRepair: aws.rebootForRepair}}.DefaultProvider()
 	m, err := repair.Compile(p.RepairPolicies())
 	if err != nil {
 		return fmt.Errorf("--feature-gates NodeRepair=true: the %s provider's repair policies: %w", p.Cloud(), err)

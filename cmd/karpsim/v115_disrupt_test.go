@@ -31,7 +31,7 @@ func TestParseFeatureGates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, coreFeatureGates{podDeletionCostManagement: true, spotToSpot: true, terminateFirstDrift: true}, g)
 	var o consolidation.Options
-	require.NoError(t, g.apply(&o, ""))
+	require.NoError(t, g.apply(&o, "", awsFeatureGates{}))
 	assert.Equal(t, consolidation.Options{PodDeletionCostManagement: true, SpotToSpotConsolidation: true, TerminateFirstDrift: true}, o)
 	for _, s := range []string{"PodDeletionCostManagement", "PodDeletionCostManagement=maybe", "LegacyNodeRepair=true", "NodeClassCEL=true"} {
 		_, err := parseFeatureGates(s)
