@@ -258,7 +258,7 @@ func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
 	} else {
 		fmt.Fprintln(tw, "METHOD\tREASON\tDELETE\tREPLACEMENTS\tSAVINGS $/HOUR")
 		for _, c := range r.Commands {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\n", c.Method, c.Reason, strings.Join(c.Delete, ","), replacementsCell(c), c.SavingsPerHour)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\n", c.Method, c.Reason, deleteCell(c), replacementsCell(c), c.SavingsPerHour)
 		}
 	}
 	fmt.Fprintln(tw)
@@ -278,6 +278,15 @@ func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// deleteCell names the nodes a command deletes, or the node node repair
+// reboots in place.
+func deleteCell(c consolidation.Command) string {
+	if c.Reboot != "" {
+		return "(reboot) " + c.Reboot
+	}
+	return strings.Join(c.Delete, ",")
 }
 
 // replacementsCell lists a command's replacements: instance type, zone,

@@ -39,6 +39,14 @@ func TestDisruptNodeRepairRebootForRepair(t *testing.T) {
 	assert.Equal(t, "ip-10-0-7-17.ec2.internal", r.Commands[0].Reboot)
 	assert.True(t, strings.HasPrefix(r.Commands[0].Reason, "Unhealthy/reboot: AcceleratedHardwareReady=False"), r.Commands[0].Reason)
 
+	file := writeFile(t, "in.yaml", input)
+	code, stdout, stderr := runCmd("disrupt", "-f", file, at, "--feature-gates", "NodeRepair=true", "--aws-feature-gates", "RebootForRepair=true")
+	require.Zero(t, code, stderr)
+	assert.Contains(t, stdout, "(reboot) ip-10-0-7-17.ec2.internal")
+	code, stdout, stderr = runCmd("explain", "node", "ip-10-0-7-17.ec2.internal", "-f", file, at, "--feature-gates", "NodeRepair=true", "--aws-feature-gates", "RebootForRepair=true")
+	require.Zero(t, code, stderr)
+	assert.Regexp(t, `reboots: +ip-10-0-7-17.ec2.internal`, stdout)
+
 	// Without the gate nothing is repaired.
 	deleted, _ = disruptDeletes(t, input, at)
 	assert.Empty(t, deleted)
