@@ -9,7 +9,7 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 )
 
-var repairSeeds = flag.Int("repair-seeds", 60, "how many seeds the node repair differential run compares (from -first-seed)")
+var repairSeeds = flag.Int("repair-seeds", 40, "how many seeds the node repair differential run compares (from -first-seed)")
 
 // TestRepairDifferential runs Karpenter's disruption methods with the
 // NodeRepair gate, over the AWS provider's repair policies, and karpsim's
