@@ -2,8 +2,10 @@ package disruption
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 
+	"github.com/awslabs/operatorpkg/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
@@ -30,7 +32,8 @@ var unhealthyConditions = []corev1.NodeCondition{
 // GenerateUnhealthy is Generate's cluster with node faults for node repair:
 // each node, with a chance of one in three, gets one or two of
 // unhealthyConditions, turned so at a minute between at and at + span
-// (its Ready condition replaced when the fault is Ready's), and one node
+// (its Ready condition replaced when the fault is Ready's); one such node
+// in six never initialized (a third of those never registered), and one
 // in eight carries karpenter.sh/do-not-repair.
 func GenerateUnhealthy(seed uint64, at time.Time, span time.Duration) *Cluster {
 	c := Generate(seed, at)
@@ -53,6 +56,11 @@ func GenerateUnhealthy(seed uint64, at time.Time, span time.Duration) *Cluster {
 				n.Status.Conditions = append(n.Status.Conditions, cond)
 			}
 		}
+		// One unhealthy node in six never initialized; one in three of
+		// those never registered either.
+		if r.IntN(6) == 0 {
+			uninitialize(c, n, r.IntN(3) == 0)
+		}
 		if r.IntN(8) == 0 {
 			if n.Annotations == nil {
 				n.Annotations = map[string]string{}
@@ -61,6 +69,24 @@ func GenerateUnhealthy(seed uint64, at time.Time, span time.Duration) *Cluster {
 		}
 	}
 	return c
+}
+
+// uninitialize makes the node one that registered but never initialized:
+// no initialized label on the node, no Initialized condition on its claim;
+// unregistered drops the registered label and condition too.
+func uninitialize(c *Cluster, n *corev1.Node, unregistered bool) {
+	delete(n.Labels, karpv1.NodeInitializedLabelKey)
+	drop := []string{karpv1.ConditionTypeInitialized}
+	if unregistered {
+		delete(n.Labels, karpv1.NodeRegisteredLabelKey)
+		drop = append(drop, karpv1.ConditionTypeRegistered)
+	}
+	for _, claim := range c.NodeClaims {
+		if claim.Status.NodeName != n.Name {
+			continue
+		}
+		claim.Status.Conditions = slices.DeleteFunc(claim.Status.Conditions, func(s status.Condition) bool { return slices.Contains(drop, s.Type) })
+	}
 }
 
 // AWSRepairPolicies are karpsim's copy of the AWS provider's repair
