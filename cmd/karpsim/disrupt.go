@@ -56,9 +56,10 @@ func newDisruptCommand(env environment) *cobra.Command {
 		Use:   "disrupt -f PATH... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
 		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and node classes
-(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: node repair (with
---feature-gates NodeRepair=true), emptiness, drift, multi-node and single-node consolidation under the NodePools' budgets,
-each command with its replacements and savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
+(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: node repair
+(with --feature-gates NodeRepair=true), emptiness, drift, multi-node and single-node consolidation under the
+NodePools' budgets, each command with its replacements and savings; then a verdict for every node saying what
+stops each method; then the expired NodeClaims.
 It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.
 With --kubeconfig or --context it reads the cluster instead (list and watch only; it writes nothing)
 and evaluates now unless --at is given.`,
