@@ -96,7 +96,10 @@ const (
 
 // Annotations Karpenter reads or stamps.
 const (
-	AnnotationDoNotDisrupt             = Group + "/do-not-disrupt"
+	AnnotationDoNotDisrupt = Group + "/do-not-disrupt"
+	// AnnotationDoNotRepair "true" on a node keeps node repair (v1.15)
+	// away from it; do-not-disrupt does not.
+	AnnotationDoNotRepair              = Group + "/do-not-repair"
 	AnnotationNodePoolHash             = Group + "/nodepool-hash"
 	AnnotationNodePoolHashVersion      = Group + "/nodepool-hash-version"
 	AnnotationEC2NodeClassHash         = AWSGroup + "/ec2nodeclass-hash"

@@ -692,12 +692,26 @@ func (f *doorFile) disruptionNode(n *consolidation.Node, pools map[string]*apis.
 	if n.NotReady {
 		obj.Status.Conditions[0].Status = corev1.ConditionFalse
 	}
+	created := n.InitializedAt
+	if n.Health != nil {
+		// The node's own conditions, its Ready one in place of the door's.
+		for _, c := range n.Health.Conditions {
+			if c.Type == corev1.NodeReady {
+				obj.Status.Conditions[0] = c
+				continue
+			}
+			obj.Status.Conditions = append(obj.Status.Conditions, c)
+		}
+		if !n.Health.Created.IsZero() {
+			created = n.Health.Created
+		}
+	}
 	if n.NodeClaim == nil {
 		if n.Deleting {
 			obj.DeletionTimestamp = &metav1.Time{Time: now.Add(-time.Second)}
 			obj.Finalizers = []string{"karpenter.sh/termination"}
 		}
-		obj.CreationTimestamp = metav1.NewTime(n.InitializedAt)
+		obj.CreationTimestamp = metav1.NewTime(created)
 		return obj, nil, nil
 	}
 	claim := n.NodeClaim.DeepCopy()
@@ -746,7 +760,7 @@ func (f *doorFile) disruptionNode(n *consolidation.Node, pools map[string]*apis.
 		claim.Annotations[apis.AnnotationNodePoolHashVersion] = drift.NodePoolHashVersion
 		setCondition(claim, "Drifted", n.Drift.Since)
 	}
-	obj.CreationTimestamp = metav1.NewTime(n.InitializedAt)
+	obj.CreationTimestamp = metav1.NewTime(created)
 	return obj, claim, nil
 }
 

@@ -2,7 +2,9 @@
 // leaves every other node alone: it finds the candidates and what blocks the
 // rest (node and pod annotations, PodDisruptionBudgets, consolidateAfter,
 // NodePool budgets), then runs Karpenter's disruption methods in order —
-// emptiness, static drift, drift, multi-node and single-node consolidation —
+// node repair (with Options.NodeRepair, its gate and the provider's
+// policies), emptiness, static drift, drift, multi-node and single-node
+// consolidation —
 // simulating with scheduling.Solve where pods must move (and with
 // Options.Planner beside it, when set), and returns the first method's
 // commands together with a verdict for every node.

@@ -49,11 +49,13 @@ type method struct {
 
 // methods are Karpenter's disruption methods in the order its controller
 // tries them (pkg/controllers/disruption/controller.go): the first that
-// returns a command ends the pass. Empty nodes go first since deleting them
+// returns a command ends the pass. Repair goes first when it is on (fixing
+// a fault outranks any rebalance); empty nodes next since deleting them
 // disrupts no pod; drift comes before consolidation since drifted nodes must
 // go anyway; multi-node consolidation before single-node, since one command
 // that removes several nodes churns pods less than several commands.
 var methods = []method{
+	{MethodRepair, (*evaluation).repair},
 	{MethodEmptiness, (*evaluation).emptiness},
 	{MethodStaticDrift, (*evaluation).staticDrift},
 	{MethodDrift, (*evaluation).drift},
@@ -158,7 +160,9 @@ func (e *evaluation) verdicts() []CandidateVerdict {
 		case n.command != "":
 			v.Disruptable, v.Reason = true, n.command
 		case n.blocked != "":
-			v.Reason = n.blocked
+			// Only node repair, whose candidate rules differ, notes on a
+			// node every other method passes over.
+			v.Reason = strings.Join(append([]string{n.blocked}, dedupe(n.notes)...), "; ")
 		case len(n.notes) > 0:
 			v.Reason = strings.Join(dedupe(n.notes), "; ")
 		case n.standingBlock() != "":

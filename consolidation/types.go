@@ -5,8 +5,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/repair"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -73,6 +75,20 @@ type Node struct {
 	// Drift is the node's drift, nil when it has not drifted. The caller
 	// runs drift detection (package drift) and passes the result in.
 	Drift *DriftStatus
+	// Health is what node repair reads of the node object: its conditions
+	// and creation time. Nil when there is no node object (a NodeClaim in
+	// flight), or when the caller does not model node repair: such a node
+	// is never repaired and counts towards no NodePool's unhealthy share.
+	Health *NodeHealth
+}
+
+// NodeHealth is the node object's status as node repair reads it.
+type NodeHealth struct {
+	// Conditions are the node's status conditions.
+	Conditions []corev1.NodeCondition
+	// Created is the node's creationTimestamp: no condition counts as
+	// older than the node.
+	Created time.Time
 }
 
 // DriftStatus is why a node drifted.
@@ -109,6 +125,20 @@ type Options struct {
 	// its node limit, or whose reservations are full, deletes drifted nodes
 	// before static provisioning refills it.
 	TerminateFirstDrift bool
+	// NodeRepair is the NodeRepair feature gate (v1.15, off by default)
+	// with the cloud provider's repair policies (package provider has
+	// them): when set, the Repair method runs before every other (see
+	// evaluation.repair).
+	NodeRepair *repair.Matcher
+	// TerminateFirstRepair is the feature gate of that name (v1.15, off by
+	// default): node repair deletes a node first, as terminate-first drift
+	// does, when no replacement can launch before it.
+	TerminateFirstRepair bool
+	// Reboots are the reboots node repair committed, by NodeClaim name
+	// (Karpenter keeps them in memory, by NodeClaim UID): with
+	// repair.RebootsBeforeReplacement of them in repair.RebootWindow, a
+	// reboot decision becomes a replacement.
+	Reboots map[string][]time.Time
 	// Scheduling are the options of every simulation; ReservedFallback is
 	// always on, as in Karpenter's disruption simulations (terminate-first
 	// drift's credited solve alone runs without it).
@@ -157,6 +187,7 @@ func (o Options) nominationWindow() time.Duration {
 
 // The methods, in the order Karpenter tries them.
 const (
+	MethodRepair      = "repair"
 	MethodEmptiness   = "emptiness"
 	MethodStaticDrift = "static-drift"
 	MethodDrift       = "drift"
@@ -207,6 +238,15 @@ type Command struct {
 	// into the reservation unit it frees. SavingsPerHour then counts that
 	// node's price.
 	TerminateFirst bool `json:"terminateFirst,omitempty"`
+	// Reboot names the node a node repair reboot command restarts in
+	// place (Delete is then empty): Karpenter hands it to its reboot
+	// controller and launches nothing.
+	Reboot string `json:"reboot,omitempty"`
+	// TerminationGracePeriod is node repair's drain bound for the node:
+	// the repair policy's, or the NodeClaim's terminationGracePeriod when
+	// that is shorter or the policy sets none; nil when neither sets one
+	// (the drain waits for every pod), 0 skips the drain.
+	TerminationGracePeriod *metav1.Duration `json:"terminationGracePeriod,omitempty"`
 }
 
 // Move is where one pod of a deleted node would go.

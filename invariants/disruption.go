@@ -22,7 +22,9 @@ import (
 // made on, at now: every deleted node a managed node not already being
 // deleted and without do-not-disrupt, none of its pods do-not-disrupt or
 // protected by a PodDisruptionBudget that allows no disruption (drift of a
-// NodeClaim with a terminationGracePeriod excepted); no NodePool's budget
+// NodeClaim with a terminationGracePeriod excepted); node repair's nodes,
+// deleted or rebooted, may carry do-not-disrupt but not do-not-repair, and
+// their pods may block a drain that has a deadline; no NodePool's budget
 // for the reason exceeded by the commands together; no consolidation replacement as expensive as what
 // it replaces; and every evicted pod's move a valid placement (as
 // CheckPlan checks one) on the cluster the commands leave. It returns
@@ -42,9 +44,9 @@ func CheckDisruption(c consolidation.Cluster, d consolidation.Decision, now time
 	perPool := map[string]map[apis.DisruptionReason]int{}
 	for _, cmd := range d.Commands {
 		reason := reasonOf(cmd.Method)
-		for _, name := range cmd.Delete {
+		for _, name := range disrupted(cmd) {
 			n := byName[name]
-			vs := checkCandidate(name, n, cmd.Method, now)
+			vs := checkCandidate(name, n, cmd, now)
 			out = append(out, vs...)
 			if n == nil {
 				continue
@@ -55,6 +57,9 @@ func CheckDisruption(c consolidation.Cluster, d consolidation.Decision, now time
 			deleted[name] = n
 			if slices.ContainsFunc(vs, func(v Violation) bool { return v.Rule == RuleDisruptionCandidate }) {
 				continue // not a node budgets count
+			}
+			if cmd.Method == consolidation.MethodRepair && !n.Node.Initialized {
+				continue // repairing an uninitialized node takes no budget
 			}
 			pool := n.Node.NodePool
 			if perPool[pool] == nil {
@@ -78,15 +83,33 @@ func reasonOf(method string) apis.DisruptionReason {
 		return apis.DisruptionReasonEmpty
 	case consolidation.MethodDrift, consolidation.MethodStaticDrift:
 		return apis.DisruptionReasonDrifted
+	case consolidation.MethodRepair:
+		return apis.DisruptionReasonUnhealthy
 	}
 	return apis.DisruptionReasonUnderutilized
+}
+
+// disrupted are the nodes a command deletes, or reboots in place.
+func disrupted(cmd consolidation.Command) []string {
+	if cmd.Reboot != "" {
+		return append(slices.Clip(cmd.Delete), cmd.Reboot)
+	}
+	return cmd.Delete
+}
+
+// boundedRepair reports a node repair command whose drain has a deadline:
+// only such a command may take a node whose pods would block a graceful
+// drain.
+func boundedRepair(cmd consolidation.Command) bool {
+	return cmd.Method == consolidation.MethodRepair && cmd.TerminationGracePeriod != nil
 }
 
 func isDrift(method string) bool {
 	return method == consolidation.MethodDrift || method == consolidation.MethodStaticDrift
 }
 
-func checkCandidate(name string, n *consolidation.Node, method string, now time.Time) []Violation {
+func checkCandidate(name string, n *consolidation.Node, cmd consolidation.Command, now time.Time) []Violation {
+	method := cmd.Method
 	bad := func(rule, detail string) Violation {
 		v := Violation{Rule: rule, Node: name, Detail: detail}
 		if n != nil {
@@ -105,10 +128,14 @@ func checkCandidate(name string, n *consolidation.Node, method string, now time.
 		return []Violation{bad(RuleDisruptionCandidate, "deleted by "+method+" while its NodeClaim says it is rebooting")}
 	}
 	var out []Violation
-	if n.Annotations[apis.AnnotationDoNotDisrupt] == "true" {
+	switch {
+	case method == consolidation.MethodRepair && n.Annotations[apis.AnnotationDoNotRepair] == "true":
+		// Node repair ignores do-not-disrupt on the node; this is its veto.
+		out = append(out, bad(RuleDoNotDisrupt, "repaired although the node is annotated do-not-repair"))
+	case method != consolidation.MethodRepair && n.Annotations[apis.AnnotationDoNotDisrupt] == "true":
 		out = append(out, bad(RuleDoNotDisrupt, "deleted by "+method+" although the node is annotated do-not-disrupt"))
 	}
-	if isDrift(method) && n.NodeClaim.Spec.TerminationGracePeriod != nil {
+	if (isDrift(method) && n.NodeClaim.Spec.TerminationGracePeriod != nil) || boundedRepair(cmd) {
 		return out
 	}
 	for _, p := range n.Node.Pods {
@@ -145,18 +172,27 @@ func checkBudgets(c consolidation.Cluster, perPool map[string]map[apis.Disruptio
 			continue
 		}
 		np := c.NodePools[i].NodePool
-		total, disrupting := 0, 0
+		total, disrupting, notReady := 0, 0, 0
 		for _, n := range c.Nodes {
 			if n == nil || n.NodeClaim == nil || n.Node.NodePool != pool || (!n.Node.Initialized && !rebooting(n)) || n.NodeClaim.DeletionTimestamp != nil {
 				continue
 			}
 			total++
-			if n.Deleting || n.NotReady || rebooting(n) {
+			switch {
+			case n.Deleting || rebooting(n):
 				disrupting++
+			case n.NotReady:
+				notReady++
 			}
 		}
 		for reason, count := range perPool[pool] {
 			a := budgets.Allowed(np.Spec.Disruption.Budgets, reason, total, now)
+			// NotReady nodes do not count against the Unhealthy budget:
+			// they are what node repair repairs.
+			disrupting := disrupting
+			if reason != apis.DisruptionReasonUnhealthy {
+				disrupting += notReady
+			}
 			if left := a.Left(disrupting); left != budgets.Unlimited && count > left {
 				out = append(out, Violation{Rule: RuleBudget, NodePool: pool,
 					Detail: fmt.Sprintf("%d nodes disrupted for %s, the budgets allow %s of %d nodes with %d already disrupting", count, reason, a, total, disrupting)})
@@ -237,9 +273,9 @@ func checkPDBCandidates(c consolidation.Cluster, d consolidation.Decision, byNam
 	pdbs := readPDBs(c)
 	var out []Violation
 	for _, cmd := range d.Commands {
-		for _, name := range cmd.Delete {
+		for _, name := range disrupted(cmd) {
 			n := byName[name]
-			if n == nil || (isDrift(cmd.Method) && n.NodeClaim != nil && n.NodeClaim.Spec.TerminationGracePeriod != nil) {
+			if n == nil || (isDrift(cmd.Method) && n.NodeClaim != nil && n.NodeClaim.Spec.TerminationGracePeriod != nil) || boundedRepair(cmd) {
 				continue
 			}
 			for _, p := range n.Node.Pods {

@@ -18,6 +18,10 @@ type AWS struct {
 	// CatalogFor builds the catalog of an EC2NodeClass (nil for the
 	// default class); nil means the embedded EC2 model in us-east-1.
 	CatalogFor func(nc *apis.EC2NodeClass, overlays ...*apis.NodeOverlay) (instancetypes.Catalog, error)
+	// RebootForRepair is the AWS provider's gate of that name (v1.15, off
+	// by default): the repair policies for reboot-clearable GPU faults
+	// reboot the node in place instead of replacing it.
+	RebootForRepair bool
 }
 
 func (*AWS) Cloud() string { return CloudAWS }

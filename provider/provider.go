@@ -20,6 +20,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/drift"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/repair"
 )
 
 // The clouds karpsim models, as --cloud spells them.
@@ -90,6 +91,10 @@ type Provider interface {
 	// NewUnavailableOfferings returns an empty cache of the offerings
 	// launches found without capacity, as the provider keeps it.
 	NewUnavailableOfferings() UnavailableOfferings
+	// RepairPolicies are the cloud provider's node repair policies, which
+	// Karpenter v1.15's Repair method (the NodeRepair gate) compiles with
+	// repair.Compile at start: a set it refuses stops it.
+	RepairPolicies() []repair.Policy
 }
 
 // Providers holds one Provider per cloud and picks them by nodeClassRef.

@@ -76,6 +76,8 @@ type Expired struct {
 //   - the terminating pods bound to it (FromSet drops them): consolidation
 //     decides which of them still need a place (StatefulSet pods do);
 //   - NotReady when the node's Ready condition is not True;
+//   - Health: the node object's conditions and creationTimestamp, which
+//     node repair matches against the repair policies;
 //   - InitializedAt: the claim's Initialized condition's lastTransitionTime,
 //     else the node's creationTimestamp; LastPodEventAt: the claim's
 //     status.lastPodEventTime;
@@ -268,6 +270,7 @@ func (b *builder) describeNode(n *consolidation.Node, now time.Time) {
 		n.NotReady = !isReady(obj)
 		n.Deleting = n.Deleting || obj.DeletionTimestamp != nil
 		n.InitializedAt = obj.CreationTimestamp.UTC()
+		n.Health = &consolidation.NodeHealth{Conditions: slices.Clone(obj.Status.Conditions), Created: obj.CreationTimestamp.UTC()}
 	}
 	if claim == nil {
 		return

@@ -10,9 +10,15 @@ import (
 // flag of that name.
 const awsFeatureGatesUsage = "the AWS provider's feature `GATES`, as NAME=BOOL,... (its --aws-feature-gates): NodeClassCEL=true reads the EC2NodeClass's kubelet maxPods, kubeReserved and systemReserved expressions, evaluated per instance type"
 
+// awsRepairFeatureGatesUsage is awsFeatureGatesUsage for the commands that
+// run node repair, where RebootForRepair counts too.
+const awsRepairFeatureGatesUsage = awsFeatureGatesUsage + "; " +
+	"RebootForRepair=true makes node repair (--feature-gates NodeRepair=true) reboot nodes with transient GPU faults in place instead of replacing them"
+
 // awsFeatureGates are the gates of --aws-feature-gates.
 type awsFeatureGates struct {
-	nodeClassCEL bool
+	nodeClassCEL    bool
+	rebootForRepair bool
 }
 
 // parseAWSFeatureGates reads "NodeClassCEL=true" (comma-separated, empty
@@ -32,8 +38,10 @@ func parseAWSFeatureGates(s string) (awsFeatureGates, error) {
 		switch strings.TrimSpace(name) {
 		case "NodeClassCEL":
 			g.nodeClassCEL = on
+		case "RebootForRepair":
+			g.rebootForRepair = on
 		default:
-			return g, fmt.Errorf("%w: --aws-feature-gates: unknown gate %q (karpsim knows NodeClassCEL)", errUsage, name)
+			return g, fmt.Errorf("%w: --aws-feature-gates: unknown gate %q (karpsim knows NodeClassCEL and RebootForRepair)", errUsage, name)
 		}
 	}
 	return g, nil

@@ -21,8 +21,8 @@ type disruptOptions struct {
 	at         string
 	output     string
 	spotToSpot bool
-	// gates is --feature-gates.
-	gates string
+	// gates is --feature-gates, awsGates --aws-feature-gates.
+	gates, awsGates string
 	// dra models dynamic resource allocation (--ignore-dra-requests=false).
 	dra     bool
 	cluster clusterOptions
@@ -56,9 +56,10 @@ func newDisruptCommand(env environment) *cobra.Command {
 		Use:   "disrupt -f PATH... | --kubeconfig PATH [--context NAME] [flags]",
 		Short: "show what Karpenter's disruption controller would do next with a cluster's nodes, and why not with the others",
 		Long: `Disrupt reads a cluster's Nodes, NodeClaims, Pods, PodDisruptionBudgets, NodePools and node classes
-(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: emptiness, drift, multi-node and
-single-node consolidation under the NodePools' budgets, each command with its replacements and
-savings; then a verdict for every node saying what stops each method; then the expired NodeClaims.
+(EC2NodeClasses or AKSNodeClasses) and prints what Karpenter's disruption controller would do next: node repair
+(with --feature-gates NodeRepair=true), emptiness, drift, multi-node and single-node consolidation under the
+NodePools' budgets, each command with its replacements and savings; then a verdict for every node saying what
+stops each method; then the expired NodeClaims.
 It evaluates at --at, or else at the latest timestamp of the input, which it says on standard error.
 With --kubeconfig or --context it reads the cluster instead (list and watch only; it writes nothing)
 and evaluates now unless --at is given.`,
@@ -88,6 +89,7 @@ and evaluates now unless --at is given.`,
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: the latest timestamp in the input, so that the output depends on the input alone)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate: spot nodes may be replaced by cheaper spot nodes")
 	f.StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsRepairFeatureGatesUsage)
 	f.BoolVar(&opts.dra, "dra", false, "model dynamic resource allocation as Karpenter does with --ignore-dra-requests=false: nodes and instance types offer their GPU devices, and pods' ResourceClaims request them wherever consolidation moves them")
 	f.DurationVar(&opts.simulationCost, "simulation-cost", 0, "model Karpenter's consolidation timeouts (multi-node 1m, single-node 3m), taking each scheduling simulation to last `DURATION` (at most 1h; 0, the default, never times out)")
 	addRegionFlag(cmd, &opts.region)
@@ -122,7 +124,11 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	if err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
-	snapOpts := snapshot.Options{Region: opts.region, Origin: origin, MaxPods: opts.cluster.limits.pods, DRA: opts.dra}
+	awsGates, err := parseAWSFeatureGates(opts.awsGates)
+	if err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
+	snapOpts := snapshot.Options{Region: opts.region, Origin: origin, MaxPods: opts.cluster.limits.pods, DRA: opts.dra, NodeClassCEL: awsGates.nodeClassCEL}
 	if err := catalogOptions(opts.cluster, &snapOpts, command, stderr); err != nil {
 		return disruptResult{}, time.Time{}, err
 	}
@@ -137,7 +143,9 @@ func evaluateDisruption(env environment, opts disruptOptions, command string, st
 	}
 	evalOpts := consolidation.Options{SpotToSpotConsolidation: opts.spotToSpot,
 		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA, Devices: d.Devices()}}
-	gates.apply(&evalOpts)
+	if err := gates.apply(&evalOpts, opts.cluster.cloud, awsGates); err != nil {
+		return disruptResult{}, time.Time{}, err
+	}
 	if opts.simulationCost > 0 {
 		evalOpts.Timeouts = &consolidation.Timeouts{SimulationCost: opts.simulationCost}
 	}
@@ -162,6 +170,9 @@ func (opts disruptOptions) check() error {
 		return err
 	}
 	if _, err := parseFeatureGates(opts.gates); err != nil {
+		return err
+	}
+	if _, err := parseAWSFeatureGates(opts.awsGates); err != nil {
 		return err
 	}
 	if len(opts.files) == 0 && !opts.cluster.live() {
@@ -248,7 +259,7 @@ func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
 	} else {
 		fmt.Fprintln(tw, "METHOD\tREASON\tDELETE\tREPLACEMENTS\tSAVINGS $/HOUR")
 		for _, c := range r.Commands {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\n", c.Method, c.Reason, strings.Join(c.Delete, ","), replacementsCell(c), c.SavingsPerHour)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.4f\n", c.Method, c.Reason, deleteCell(c), replacementsCell(c), c.SavingsPerHour)
 		}
 	}
 	fmt.Fprintln(tw)
@@ -268,6 +279,15 @@ func writeDisruptTable(w io.Writer, r disruptResult, now time.Time) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// deleteCell names the nodes a command deletes, or the node node repair
+// reboots in place.
+func deleteCell(c consolidation.Command) string {
+	if c.Reboot != "" {
+		return "(reboot) " + c.Reboot
+	}
+	return strings.Join(c.Delete, ",")
 }
 
 // replacementsCell lists a command's replacements: instance type, zone,

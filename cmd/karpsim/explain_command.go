@@ -119,6 +119,7 @@ func newExplainNodeCommand(env environment) *cobra.Command {
 	f.StringVar(&opts.at, "at", "", "evaluate at this RFC 3339 `TIME` (default: now for a cluster, the latest timestamp in the input for files)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "enable the SpotToSpotConsolidation feature gate")
 	f.StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsRepairFeatureGatesUsage)
 	addRegionFlag(cmd, &opts.region)
 	addClusterFlags(cmd, &opts.cluster)
 	noCompletion(cmd, "at")
@@ -152,7 +153,7 @@ func explainNode(r disruptResult, name string, now time.Time) (nodeExplanation, 
 	v := r.Candidates[i]
 	e := nodeExplanation{Node: v.Node, NodePool: v.NodePool, At: now.UTC(), Disruptable: v.Disruptable, Reason: v.Reason}
 	for _, c := range r.Commands {
-		if slices.Contains(c.Delete, name) {
+		if slices.Contains(c.Delete, name) || c.Reboot == name {
 			e.Command = &c
 			break
 		}
@@ -191,7 +192,11 @@ func writeNodeExplanation(w io.Writer, e nodeExplanation) error {
 	fmt.Fprintf(tw, "  why:\t%s\n", e.Reason)
 	if c := e.Command; c != nil {
 		fmt.Fprintf(tw, "  command:\t%s: %s\n", c.Method, c.Reason)
-		fmt.Fprintf(tw, "  deletes:\t%s\n", strings.Join(c.Delete, ", "))
+		if c.Reboot != "" {
+			fmt.Fprintf(tw, "  reboots:\t%s\n", c.Reboot)
+		} else {
+			fmt.Fprintf(tw, "  deletes:\t%s\n", strings.Join(c.Delete, ", "))
+		}
 		fmt.Fprintf(tw, "  replacements:\t%s\n", replacementsCell(*c))
 		fmt.Fprintf(tw, "  savings $/hour:\t%.4f\n", c.SavingsPerHour)
 	}

@@ -31,15 +31,15 @@ func TestParseFeatureGates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, coreFeatureGates{podDeletionCostManagement: true, spotToSpot: true, terminateFirstDrift: true}, g)
 	var o consolidation.Options
-	g.apply(&o)
+	require.NoError(t, g.apply(&o, "", awsFeatureGates{}))
 	assert.Equal(t, consolidation.Options{PodDeletionCostManagement: true, SpotToSpotConsolidation: true, TerminateFirstDrift: true}, o)
-	for _, s := range []string{"PodDeletionCostManagement", "PodDeletionCostManagement=maybe", "NodeRepair=true", "NodeClassCEL=true"} {
+	for _, s := range []string{"PodDeletionCostManagement", "PodDeletionCostManagement=maybe", "LegacyNodeRepair=true", "NodeClassCEL=true"} {
 		_, err := parseFeatureGates(s)
 		assert.ErrorIs(t, err, errUsage, s)
 	}
-	code, _, stderr := runCmd("disrupt", "-f", disruptScenario("empty-node"), "--feature-gates", "NodeRepair=true")
+	code, _, stderr := runCmd("disrupt", "-f", disruptScenario("empty-node"), "--feature-gates", "LegacyNodeRepair=true")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, `unknown gate "NodeRepair"`)
+	assert.Contains(t, stderr, `unknown gate "LegacyNodeRepair"`)
 }
 
 // disruptDeletes runs disrupt -o json on the YAML and returns the nodes its

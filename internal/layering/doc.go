@@ -8,7 +8,7 @@
 //	   internal/fields                          why a document does not fit its Go type
 //	   internal/chromium                        headless Chromium for the tests that look at pages
 //	1  requirements, resources, budgets,        the algebra of labels and resources, budgets,
-//	   manifests                                reading YAML into typed objects
+//	   manifests, repair                        reading YAML into typed objects, node repair policies
 //	2  instancetypes                            instance types and offerings
 //	3  scheduling, drift, cloud, dra            the provisioning decision, drift, the loop's seams,
 //	                                            DRA claims and devices as scheduling sees them
@@ -27,7 +27,7 @@
 //	9  report                                   results as HTML with charts
 //	10 cmd/karpsim, examples                    what users run
 //
-// The decision core (requirements, resources, instancetypes, pricing, optimize,
+// The decision core (requirements, resources, repair, instancetypes, pricing, optimize,
 // advise, scheduling, dra, budgets, drift, consolidation, invariants) does no I/O and
 // imports neither manifests nor cloud: it takes plain structs and returns
 // decisions.

@@ -15,7 +15,7 @@ const module = "github.com/karpsim/karpsim/"
 // layer is each package's layer; see the package comment.
 var layer = map[string]int{
 	"apis": 0, "pricing": 0, "workloads": 0, "internal/clusterdump": 0, "internal/fields": 0, "internal/chromium": 0, "azure/internal/skudata": 0,
-	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1,
+	"requirements": 1, "resources": 1, "budgets": 1, "manifests": 1, "repair": 1,
 	"instancetypes": 2,
 	"scheduling":    3, "drift": 3, "cloud": 3, "dra": 3, "azure": 3,
 	"consolidation": 4, "optimize": 4, "kube": 4, "provider": 4,
@@ -28,7 +28,7 @@ var layer = map[string]int{
 }
 
 // core are the decision packages: no I/O, no manifests, no cloud.
-var core = []string{"requirements", "resources", "instancetypes", "pricing", "scheduling", "dra", "budgets", "drift", "consolidation", "optimize", "advise", "invariants"}
+var core = []string{"requirements", "resources", "repair", "instancetypes", "pricing", "scheduling", "dra", "budgets", "drift", "consolidation", "optimize", "advise", "invariants"}
 
 // ioPackages are the standard packages that reach outside the process.
 var ioPackages = []string{"os", "os/exec", "net", "net/http", "io/ioutil", "syscall"}

@@ -31,4 +31,11 @@
 // Karpenter is not deterministic everywhere (sort.Slice on tied
 // candidates), so it decides several times per seed and karpsim agrees
 // when its command is one of Karpenter's.
+//
+// TestRepairDifferential does the same with node repair on (the NodeRepair
+// gate; Upstream.Repair and consolidation.Options.NodeRepair) over the AWS
+// provider's repair policies as package provider holds them, on clusters
+// whose nodes GenerateUnhealthy gives random faults and do-not-repair
+// vetoes: Karpenter's Repair method runs first, with cluster state built
+// around the policies' matcher, as its disruption suite builds it.
 package disruption

@@ -102,6 +102,12 @@ func firstErr(a, b error) error {
 // CATALOG --at NOW` does: the loader, the disruption snapshot and
 // consolidation.Evaluate.
 func Karpsim(manifestYAML []byte, catalog instancetypes.Catalog, now time.Time) ([]Command, error) {
+	return KarpsimWith(manifestYAML, catalog, now, consolidation.Options{})
+}
+
+// KarpsimWith is Karpsim with the evaluation's options (its scheduling
+// options' default spread comes from the cluster).
+func KarpsimWith(manifestYAML []byte, catalog instancetypes.Catalog, now time.Time, evalOpts consolidation.Options) ([]Command, error) {
 	set, err := manifests.Decode("cluster.yaml", manifestYAML)
 	if err != nil {
 		return nil, err
@@ -111,7 +117,8 @@ func Karpsim(manifestYAML []byte, catalog instancetypes.Catalog, now time.Time) 
 	if err != nil {
 		return nil, err
 	}
-	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}})
+	evalOpts.Scheduling = scheduling.Options{DefaultSpread: d.DefaultSpread}
+	decision := consolidation.Evaluate(d.Cluster, now, evalOpts)
 	var out []Command
 	for _, c := range decision.Commands {
 		cmd := Command{Method: c.Method, Delete: c.Delete}

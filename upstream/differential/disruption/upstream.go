@@ -13,6 +13,7 @@ import (
 	"time"
 
 	awsv1 "github.com/aws/karpenter-provider-aws/pkg/apis/v1"
+	"github.com/awslabs/operatorpkg/option"
 	"github.com/awslabs/operatorpkg/status"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -24,9 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	karpv1 "sigs.k8s.io/karpenter/pkg/apis/v1"
+	"sigs.k8s.io/karpenter/pkg/cloudprovider"
 	"sigs.k8s.io/karpenter/pkg/cloudprovider/fake"
 	"sigs.k8s.io/karpenter/pkg/controllers/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/dynamicresources/deviceallocation"
+	"sigs.k8s.io/karpenter/pkg/controllers/node/health"
 	nodeclaimdisruption "sigs.k8s.io/karpenter/pkg/controllers/nodeclaim/disruption"
 	"sigs.k8s.io/karpenter/pkg/controllers/provisioning"
 	"sigs.k8s.io/karpenter/pkg/controllers/state"
@@ -76,6 +79,9 @@ type Upstream struct {
 	clock  *clocktesting.FakeClock
 	cloud  *cloudProvider
 	ctx    context.Context
+	// Repair, when set, turns on node repair (the NodeRepair gate) with
+	// these provider policies: the Repair method runs first.
+	Repair []cloudprovider.RepairPolicy
 }
 
 // cloudProvider is Karpenter's fake cloud provider, managing NodePools and
@@ -260,12 +266,25 @@ func (u *Upstream) Explain() ([]Command, []string, error) {
 
 func (u *Upstream) decide() ([]Command, []string, error) {
 	ctx := u.ctx
+	var clusterOpts []option.Function[state.ClusterOptions]
+	if u.Repair != nil {
+		// As the operator and the disruption suite build it: one matcher,
+		// compiled from the provider's policies, shared by cluster state.
+		on := true
+		ctx = options.ToContext(ctx, test.Options(test.OptionsFields{FeatureGates: test.FeatureGates{NodeRepair: &on}}))
+		u.cloud.RepairPolicy = u.Repair
+		matcher, err := health.NewRepairPolicyMatcher(ctx, u.cloud)
+		if err != nil {
+			return nil, nil, fmt.Errorf("repair policies: %w", err)
+		}
+		clusterOpts = append(clusterOpts, state.WithRepairPolicyMatcher(matcher))
+	}
 	clusterCost := cost.NewClusterCost(ctx, u.cloud, u.client)
 	pricing := informer.NewPricingController(u.client, u.cloud, clusterCost)
 	if _, err := pricing.Reconcile(ctx); err != nil {
 		return nil, nil, fmt.Errorf("pricing controller: %w", err)
 	}
-	cluster := state.NewCluster(u.clock, u.client, u.cloud)
+	cluster := state.NewCluster(u.clock, u.client, u.cloud, clusterOpts...)
 	nodes := informer.NewNodeController(u.client, cluster)
 	claims := informer.NewNodeClaimController(u.client, u.cloud, cluster, clusterCost)
 	if err := reconcileAll(ctx, u.client, &karpv1.NodeClaimList{}, claims); err != nil {
@@ -279,14 +298,19 @@ func (u *Upstream) decide() ([]Command, []string, error) {
 	queue := disruption.NewQueue(u.client, recorder, cluster, u.clock, prov)
 	cluster.MarkUnconsolidated()
 	c := disruption.MakeConsolidation(u.clock, cluster, u.client, prov, u.cloud, recorder, queue)
-	// The order of disruption.NewMethods at v1.15.0 (NodeRepair off).
-	methods := []disruption.Method{
+	// The order of disruption.NewMethods at v1.15.0, Repair first when
+	// NodeRepair is on.
+	var methods []disruption.Method
+	if u.Repair != nil {
+		methods = append(methods, disruption.NewRepair(c))
+	}
+	methods = append(methods, []disruption.Method{
 		disruption.NewEmptiness(c, disruption.WithValidator(nopValidator{})),
 		disruption.NewStaticDrift(cluster, prov, u.cloud, recorder),
 		disruption.NewDrift(u.client, cluster, prov, recorder, u.clock),
 		disruption.NewMultiNodeConsolidation(c, disruption.WithValidator(nopValidator{})),
 		disruption.NewSingleNodeConsolidation(c, disruption.WithValidator(nopValidator{})),
-	}
+	}...)
 	for _, m := range methods {
 		candidates, totals, err := disruption.GetCandidatesWithTotals(ctx, cluster, u.client, recorder, u.clock, u.cloud, m.ShouldDisrupt, m.Class(), queue, clusterCost)
 		if err != nil {
@@ -366,6 +390,8 @@ func methodName(m disruption.Method) string {
 		return "multi-node-consolidation"
 	case *disruption.SingleNodeConsolidation:
 		return "single-node-consolidation"
+	case *disruption.Repair:
+		return "repair"
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", m), "*disruption.")
 }
