@@ -403,8 +403,10 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		}
 		// The options come in price order, which is most often the
 		// launch order already: checking costs one comparison each.
+		// They come from one priced list, in its order (priceClaim), so
+		// their place in it breaks ties as a stable sort would.
 		if !slices.IsSortedFunc(kept, byLaunch) {
-			slices.SortStableFunc(kept, byLaunch)
+			slices.SortFunc(kept, func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) })
 		}
 	}
 	if len(kept) > instancetypes.MaxLaunchOptions {
