@@ -447,8 +447,9 @@ type scratchSpace struct {
 	signature []byte
 	keep      []bool
 	priced    []*pricedOption
-	// fleet is launchFilter's.
-	fleet []*pricedOption
+	// fleet is launchFilter's, member launchOrdered's.
+	fleet  []*pricedOption
+	member []bool
 	// devices are evaluateOptions' device states, by remaining option.
 	devices []any
 }

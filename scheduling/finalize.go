@@ -320,6 +320,9 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 type pricedList struct {
 	options []pricedOption
 	names   []string
+	// orders are the list's options in launch order under each launch
+	// filter claims had (launchOrdered).
+	orders []launchOrder
 }
 
 // appendOfferingSignature appends to b what identifies what requirements
@@ -362,7 +365,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 			hasReserved = hasReserved || p.best[reserved] >= 0
 		}
 	}
-	reorder := false
+	reorder, dropExotic := false, false
 	if hasReserved {
 		rule.capacityTypes = [instancetypes.LaunchCapacityTypes]bool{}
 		rule.capacityTypes[reserved] = true
@@ -378,6 +381,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		}
 		if generic > 0 && generic < len(kept) {
 			kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return p.option.exotic })
+			dropExotic = true
 		}
 		if !hasReserved {
 			rule.spotCap = cheapestOnDemandOverSpot(kept, reqs)
@@ -403,10 +407,8 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		}
 		// The options come in price order, which is most often the
 		// launch order already: checking costs one comparison each.
-		// They come from one priced list, in its order (priceClaim), so
-		// their place in it breaks ties as a stable sort would.
 		if !slices.IsSortedFunc(kept, byLaunch) {
-			slices.SortFunc(kept, func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) })
+			kept = s.launchOrdered(kept, launchFilterKey{rule: rule, hasReserved: hasReserved, dropExotic: dropExotic}, byLaunch)
 		}
 	}
 	if len(kept) > instancetypes.MaxLaunchOptions {
