@@ -49,6 +49,13 @@ type editBounds struct {
 	// leave the same columns have the same program.
 	admits map[string]editAdmits
 	values map[string]float64
+	// primals are solutions of the programs solved, and seeded is set
+	// once the program of every column was (see skips).
+	primals []primalSolution
+	seeded  bool
+	// shown counts the sets skips answered with a remembered solution,
+	// solved those it solved a program for.
+	shown, solved int
 }
 
 // poolType is an instance type of a model pool.
@@ -146,13 +153,39 @@ func (b *editBounds) bound(edits []Edit) float64 {
 			return 0
 		}
 	}
+	prog, v, done := b.program(edits)
+	if done {
+		return v
+	}
+	return b.solveProgram(prog, aggregateLP(&prog.m, nil, len(prog.m.repel) > 0))
+}
+
+// boundProgram is the model of the columns a set of edits leaves
+// undominated (kept, by index in editBounds.columns, named by key).
+type boundProgram struct {
+	m    model
+	kept []int
+	key  string
+}
+
+// program is the model under the edits, or the bound when it is known
+// without solving a program (done).
+func (b *editBounds) program(edits []Edit) (prog boundProgram, v float64, done bool) {
+	for _, e := range edits {
+		switch {
+		case e.Op.Action == ActionWeight:
+		case e.Op.Action == ActionRestrict && !slices.Contains(offeringKeys, e.Op.Key):
+		default:
+			return prog, 0, true
+		}
+	}
 	ok, narrows := b.admitted(edits)
 	if !narrows {
 		// A weight moves no column.
-		return 0
+		return prog, 0, true
 	}
 	if ok == nil {
-		return 0
+		return prog, 0, true
 	}
 	var cols []column
 	var kept []int
@@ -162,31 +195,41 @@ func (b *editBounds) bound(edits []Edit) float64 {
 			kept = append(kept, j)
 		}
 	}
-	m := *b.m
-	m.columns, kept = undominatedOf(cols, kept, m.pools)
-	key := valueKey(kept)
-	if v, done := b.values[key]; done {
-		return v
-	}
-	v := b.solve(&m)
-	b.values[key] = v
-	return v
+	return b.programOf(cols, kept)
 }
 
-// solve is the aggregate program's bound over the model's columns.
-func (b *editBounds) solve(m *model) float64 {
-	m.artificial = b.artificial
-	if m.nodes == 0 {
-		for _, g := range m.groups {
-			if !slices.ContainsFunc(m.columns, func(c column) bool { return c.shapes.has(g.shape) }) {
-				return math.Inf(1)
+// programOf is program for the columns, by index in b.columns.
+func (b *editBounds) programOf(cols []column, kept []int) (boundProgram, float64, bool) {
+	prog := boundProgram{m: *b.m}
+	prog.m.columns, prog.kept = undominatedOf(cols, kept, prog.m.pools)
+	prog.key = valueKey(prog.kept)
+	if v, done := b.values[prog.key]; done {
+		return prog, v, true
+	}
+	prog.m.artificial = b.artificial
+	if prog.m.nodes == 0 {
+		for _, g := range prog.m.groups {
+			if !slices.ContainsFunc(prog.m.columns, func(c column) bool { return c.shapes.has(g.shape) }) {
+				b.values[prog.key] = math.Inf(1)
+				return prog, math.Inf(1), true
 			}
 		}
 	}
-	v, err := solveAggregate(aggregateLP(m, nil, len(m.repel) > 0))
-	if err != nil {
-		return 0
+	return prog, 0, false
+}
+
+// solveProgram certifies the program's bound (aggregateLP of prog.m),
+// remembers it and, for skips, the solution the solver found.
+func (b *editBounds) solveProgram(prog boundProgram, p *coverLP) float64 {
+	v := 0.0
+	if len(p.b) > 0 {
+		y, x, err := p.duals(len(p.b) <= gonumMaxRows)
+		if err == nil {
+			v = p.certify(y)
+			b.remember(prog, x)
+		}
 	}
+	b.values[prog.key] = v
 	return v
 }
 

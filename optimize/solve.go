@@ -257,7 +257,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// plan so far is not solved: the sets the search combines with it
 		// narrow the NodePools further, and cost no less either.
 		bounds, best := newEditBounds(in, m), o.PerHour
-		s.skip = func(edits []Edit) bool { return bounds.bound(edits)*(1-1e-9) >= best }
+		s.skip = func(edits []Edit) bool { return bounds.skips(edits, best) }
 		plans := s.Run(NarrowingEdits(in, base, limit), DefaultMaxEdits, nil)
 		if len(plans) > 0 {
 			p := plans[0]
