@@ -281,7 +281,7 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 	scratch.signature = key
 	list, ok := t.priced[string(key)]
 	if !ok {
-		list = &pricedList{options: priceOptions(t.options, reqs, false)}
+		list = &pricedList{options: t.pricedOptions(string(key), reqs)}
 		for i := range list.options {
 			list.options[i].list, list.options[i].pos = list, i
 		}

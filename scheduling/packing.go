@@ -355,10 +355,7 @@ func (t *template) pricesUnder(reqs requirements.Requirements, scratch *scratchS
 	}
 	prices, ok := t.prices[string(key)]
 	if !ok {
-		prices = optionPrices{byIndex: make([]float64, len(t.options)), rising: true}
-		for _, p := range priceOptions(t.options, reqs, true) {
-			prices.byIndex[p.option.index] = p.cheapest
-		}
+		prices = optionPrices{byIndex: t.optionPrices(string(key), reqs), rising: true}
 		for i := 1; i < len(prices.byIndex); i++ {
 			prices.rising = prices.rising && prices.byIndex[i-1] <= prices.byIndex[i]
 		}

@@ -62,6 +62,11 @@ type template struct {
 	// (its offerings override its capacity): a claim's option names are
 	// then told apart from repeats.
 	variants bool
+	// narrowed, when set, is the pool t narrows with the same offerings
+	// (narrowOptions), whose prices t's options take.
+	narrowed *narrowedFrom
+	// shared is what the pools narrowing t share of its prices.
+	shared *sharedPrices
 	// labelKeys are the options' offering label keys, once read
 	// (offeringLabelKeys).
 	labelKeys struct {
