@@ -419,7 +419,14 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 // packing of the dropped column then fits the one kept, for no more
 // money, so no bound below loses anything by the drop.
 func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
-	var all []column
+	// A column per offering at most: allocated once.
+	n := 0
+	for _, pc := range pools {
+		for _, tc := range pc.Types {
+			n += len(tc.InstanceType.Offerings)
+		}
+	}
+	all := make([]column, 0, n)
 	for pi, pc := range pools {
 		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
 		for _, tc := range pc.Types {
