@@ -187,21 +187,23 @@ func (b *editBounds) program(edits []Edit) (prog boundProgram, v float64, done b
 	if ok == nil {
 		return prog, 0, true
 	}
-	var cols []column
 	var kept []int
-	for j, c := range b.columns {
+	for j := range b.columns {
 		if ok[b.typeOf[j]] {
-			cols = append(cols, c)
 			kept = append(kept, j)
 		}
 	}
-	return b.programOf(cols, kept)
+	return b.programOf(kept)
 }
 
 // programOf is program for the columns, by index in b.columns.
-func (b *editBounds) programOf(cols []column, kept []int) (boundProgram, float64, bool) {
+func (b *editBounds) programOf(kept []int) (boundProgram, float64, bool) {
 	prog := boundProgram{m: *b.m}
-	prog.m.columns, prog.kept = undominatedOf(cols, kept, prog.m.pools)
+	prog.kept = b.undominated(kept)
+	prog.m.columns = make([]column, len(prog.kept))
+	for k, i := range prog.kept {
+		prog.m.columns[k] = b.columns[i]
+	}
 	prog.key = valueKey(prog.kept)
 	if v, done := b.values[prog.key]; done {
 		return prog, v, true
@@ -343,17 +345,17 @@ func (b *editBounds) admittedBy(edits []Edit) editAdmits {
 	return a
 }
 
-// undominatedOf is undominated of the columns, with their indexes.
-func undominatedOf(all []column, index []int, limits []poolLimits) ([]column, []int) {
-	var kept []column
-	var keptIndex []int
-	for i, c := range all {
-		if !slices.ContainsFunc(kept, func(k column) bool { return dominates(&k, &c, limits) }) {
-			kept = append(kept, c)
-			keptIndex = append(keptIndex, index[i])
+// undominated is undominated of the columns of b.columns at the
+// indexes, by index.
+func (b *editBounds) undominated(index []int) []int {
+	var kept []int
+	for _, i := range index {
+		c := &b.columns[i]
+		if !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
+			kept = append(kept, i)
 		}
 	}
-	return kept, keptIndex
+	return kept
 }
 
 // valueKey names a list of column indexes.

@@ -27,7 +27,7 @@ func (b *editBounds) skips(edits []Edit, best float64) bool {
 	if !b.seeded {
 		// The program of every column: its solution is most sets'.
 		b.seeded = true
-		if prog, _, done := b.programOf(b.columns, indexes(len(b.columns))); !done {
+		if prog, _, done := b.programOf(indexes(len(b.columns))); !done {
 			b.solveProgram(prog, aggregateLP(&prog.m, nil, len(prog.m.repel) > 0))
 		}
 	}
