@@ -389,27 +389,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 	}
 	s.scratch.fleet = kept
 	if reorder || !math.IsInf(rule.spotCap, 1) {
-		// Each option is priced once, not at every comparison.
-		for _, p := range kept {
-			p.launch = rule.price(p)
-		}
-	}
-	if !math.IsInf(rule.spotCap, 1) {
-		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(p.launch, 1) })
-		reorder = true
-	}
-	if reorder {
-		byLaunch := func(a, b *pricedOption) int {
-			if c := cmp.Compare(a.launch, b.launch); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.option.it.Name, b.option.it.Name)
-		}
-		// The options come in price order, which is most often the
-		// launch order already: checking costs one comparison each.
-		if !slices.IsSortedFunc(kept, byLaunch) {
-			kept = s.launchOrdered(kept, launchFilterKey{rule: rule, hasReserved: hasReserved, dropExotic: dropExotic}, byLaunch)
-		}
+		kept = s.launchSorted(kept, launchFilterKey{rule: rule, hasReserved: hasReserved, dropExotic: dropExotic})
 	}
 	if len(kept) > instancetypes.MaxLaunchOptions {
 		kept = kept[:instancetypes.MaxLaunchOptions]

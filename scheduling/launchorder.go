@@ -24,17 +24,27 @@ type launchOrder struct {
 	options []*pricedOption
 }
 
-// launchOrdered returns kept, the options launchFilter left of a claim
-// under the filter key, in launch order (byLaunch, ties in their order in
-// the list, as a stable sort leaves them). Claims of one pool mostly
-// share a priced list and a filter: the list's options the filter leaves
-// are sorted once, and each claim's are picked from them in that order,
-// in one pass, instead of being sorted again. Options of several lists,
-// which priceClaim never gives, are sorted.
-func (s *solver) launchOrdered(kept []*pricedOption, key launchFilterKey, byLaunch func(a, b *pricedOption) int) []*pricedOption {
-	byPlace := func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) }
+// launchSorted is the last of launchFilter for a claim whose options it
+// reorders (its key): each option priced under the rule, those the rule
+// leaves nothing of dropped under a spot cap, and the rest in launch
+// order, by launch price, then name, ties in their order (a stable
+// sort). Claims of one pool mostly share a priced list and a filter: the
+// list's options the filter leaves are ordered once, and each claim's
+// are picked from them in that order, in one pass, instead of being
+// priced and sorted again. Options of several lists, which priceClaim
+// never gives, are sorted.
+func (s *solver) launchSorted(kept []*pricedOption, key launchFilterKey) []*pricedOption {
+	if len(kept) == 0 {
+		return kept
+	}
 	list := kept[0].list
 	if list == nil || slices.ContainsFunc(kept, func(p *pricedOption) bool { return p.list != list }) {
+		for _, p := range kept {
+			p.launch = key.rule.price(p)
+		}
+		if !math.IsInf(key.rule.spotCap, 1) {
+			kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(p.launch, 1) })
+		}
 		slices.SortStableFunc(kept, byLaunch)
 		return kept
 	}
@@ -46,7 +56,7 @@ func (s *solver) launchOrdered(kept []*pricedOption, key launchFilterKey, byLaun
 		}
 	}
 	if order == nil {
-		order = list.launchOrder(key, byPlace)
+		order = list.launchOrder(key)
 	}
 	member := slices.Grow(s.scratch.member[:0], len(list.options))[:len(list.options)]
 	clear(member)
@@ -63,11 +73,16 @@ func (s *solver) launchOrdered(kept []*pricedOption, key launchFilterKey, byLaun
 	return out
 }
 
-// launchOrder sorts the list's options the filter key leaves, as
-// launchFilter filters a claim's: an available offering allowed, a
+// byLaunch orders options by their launch price, then name.
+func byLaunch(a, b *pricedOption) int {
+	return cmp.Or(cmp.Compare(a.launch, b.launch), cmp.Compare(a.option.it.Name, b.option.it.Name))
+}
+
+// launchOrder sorts the list's options the filter key leaves by launch
+// price, name and place in the list, as launchFilter filters a claim's: an available offering allowed, a
 // reserved one when the claim keeps only those, not exotic when it sets
 // those aside, and, under a spot price cap, an offering the rule leaves.
-func (l *pricedList) launchOrder(key launchFilterKey, byPlace func(a, b *pricedOption) int) []*pricedOption {
+func (l *pricedList) launchOrder(key launchFilterKey) []*pricedOption {
 	reserved := instancetypes.LaunchRank(apis.CapacityTypeReserved)
 	var order []*pricedOption
 	for i := range l.options {
@@ -84,7 +99,7 @@ func (l *pricedList) launchOrder(key launchFilterKey, byPlace func(a, b *pricedO
 		}
 		order = append(order, p)
 	}
-	slices.SortFunc(order, byPlace)
+	slices.SortFunc(order, func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) })
 	l.orders = append(l.orders, launchOrder{key: key, options: order})
 	return order
 }
