@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 
@@ -39,10 +40,40 @@ type editBounds struct {
 	// artificial is the whole model's artificial price, which keeps a
 	// program whose pods lost every column still a bound, and high.
 	artificial float64
+	// typeOf is, per column, its (pool, instance type) in types.
+	typeOf []int
+	types  []poolType
+	// admits are, per single restricting edit (by Edit.String), which
+	// of types it leaves (see admitted); values is the bound by the
+	// columns a set leaves undominated (see valueKey): sets of edits that
+	// leave the same columns have the same program.
+	admits map[string]editAdmits
+	values map[string]float64
+	// primals are solutions of the programs solved, and seeded is set
+	// once the program of every column was (see skips).
+	primals []primalSolution
+	seeded  bool
+	// shown counts the sets skips answered with a remembered solution,
+	// solved those it solved a program for.
+	shown, solved int
+}
+
+// poolType is an instance type of a model pool.
+type poolType struct {
+	pool int
+	it   *instancetypes.InstanceType
+}
+
+// editAdmits is which of editBounds.types edits leave (ok), nil when an
+// edited pool's requirements do not read, and whether they restrict a
+// model pool at all (narrows).
+type editAdmits struct {
+	ok      []bool
+	narrows bool
 }
 
 func newEditBounds(in scheduling.Input, m *model) *editBounds {
-	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m)}
+	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m), admits: map[string]editAdmits{}, values: map[string]float64{}}
 	for i, p := range m.pools {
 		b.pools[p.name] = i
 	}
@@ -54,18 +85,15 @@ func newEditBounds(in scheduling.Input, m *model) *editBounds {
 		}
 		requests[g.shape] = g.req
 	}
-	type typeKey struct {
-		pool int
-		it   *instancetypes.InstanceType
-	}
-	ofType := map[typeKey][]int{}
+	ofType := map[poolType][]int{}
+	typeIndex := map[poolType]int{}
 	daemons := len(in.DaemonSets) > 0
 	for _, c := range m.every {
 		if daemons {
 			c.room = vectorIn(c.it.Allocatable(), m.dims)
 		}
 		c.room = usableRoom(c, requests)
-		k := typeKey{c.pool, c.it}
+		k := poolType{c.pool, c.it}
 		// An offering of a type that another of the same type dominates
 		// stays dominated under any narrowing, which keeps both or
 		// neither.
@@ -74,6 +102,13 @@ func newEditBounds(in scheduling.Input, m *model) *editBounds {
 		}
 		ofType[k] = append(ofType[k], len(b.columns))
 		b.columns = append(b.columns, c)
+		ti, ok := typeIndex[k]
+		if !ok {
+			ti = len(b.types)
+			typeIndex[k] = ti
+			b.types = append(b.types, k)
+		}
+		b.typeOf = append(b.typeOf, ti)
 	}
 	return b
 }
@@ -118,6 +153,166 @@ func (b *editBounds) bound(edits []Edit) float64 {
 			return 0
 		}
 	}
+	prog, v, done := b.program(edits)
+	if done {
+		return v
+	}
+	return b.solveProgram(prog, aggregateLP(&prog.m, nil, len(prog.m.repel) > 0))
+}
+
+// boundProgram is the model of the columns a set of edits leaves
+// undominated (kept, by index in editBounds.columns, named by key).
+type boundProgram struct {
+	m    model
+	kept []int
+	key  string
+}
+
+// program is the model under the edits, or the bound when it is known
+// without solving a program (done).
+func (b *editBounds) program(edits []Edit) (prog boundProgram, v float64, done bool) {
+	for _, e := range edits {
+		switch {
+		case e.Op.Action == ActionWeight:
+		case e.Op.Action == ActionRestrict && !slices.Contains(offeringKeys, e.Op.Key):
+		default:
+			return prog, 0, true
+		}
+	}
+	ok, narrows := b.admitted(edits)
+	if !narrows {
+		// A weight moves no column.
+		return prog, 0, true
+	}
+	if ok == nil {
+		return prog, 0, true
+	}
+	var kept []int
+	for j := range b.columns {
+		if ok[b.typeOf[j]] {
+			kept = append(kept, j)
+		}
+	}
+	return b.programOf(kept)
+}
+
+// programOf is program for the columns, by index in b.columns.
+func (b *editBounds) programOf(kept []int) (boundProgram, float64, bool) {
+	prog := boundProgram{m: *b.m}
+	prog.kept = b.undominated(kept)
+	prog.m.columns = make([]column, len(prog.kept))
+	for k, i := range prog.kept {
+		prog.m.columns[k] = b.columns[i]
+	}
+	prog.key = valueKey(prog.kept)
+	if v, done := b.values[prog.key]; done {
+		return prog, v, true
+	}
+	prog.m.artificial = b.artificial
+	if prog.m.nodes == 0 {
+		for _, g := range prog.m.groups {
+			if !slices.ContainsFunc(prog.m.columns, func(c column) bool { return c.shapes.has(g.shape) }) {
+				b.values[prog.key] = math.Inf(1)
+				return prog, math.Inf(1), true
+			}
+		}
+	}
+	return prog, 0, false
+}
+
+// solveProgram certifies the program's bound (aggregateLP of prog.m),
+// remembers it and, for skips, the solution the solver found.
+func (b *editBounds) solveProgram(prog boundProgram, p *coverLP) float64 {
+	v := 0.0
+	if len(p.b) > 0 {
+		y, x, err := p.duals(len(p.b) <= gonumMaxRows)
+		if err == nil {
+			v = p.certify(y)
+			b.remember(prog, x)
+		}
+	}
+	b.values[prog.key] = v
+	return v
+}
+
+// admitted says which of b.types the edits leave, nil when an edited
+// pool's requirements do not read, and whether they restrict any model
+// pool at all. Only what the edits changed can take a type away
+// (Requirements.ChangedFrom), key by key: restrictions of different keys
+// leave a type only if each leaves it, so a set whose restrictions each
+// set a key of their own is the intersection of its single edits, each
+// worked out once.
+func (b *editBounds) admitted(edits []Edit) ([]bool, bool) {
+	type slot struct {
+		pool string
+		key  string
+	}
+	seen := map[slot]bool{}
+	distinct := true
+	for _, e := range edits {
+		if e.Op.Action != ActionRestrict {
+			continue
+		}
+		k := slot{e.NodePool, e.Op.Key}
+		distinct = distinct && !seen[k]
+		seen[k] = true
+	}
+	if !distinct {
+		a := b.admittedBy(edits)
+		return a.ok, a.narrows
+	}
+	var ok []bool
+	narrows, unread := false, false
+	for _, e := range edits {
+		if e.Op.Action != ActionRestrict {
+			// A weight restricts nothing, but a pool whose
+			// requirements do not read gives no bound.
+			if pi, in := b.pools[e.NodePool]; in && !b.reads(pi) {
+				unread = true
+			}
+			continue
+		}
+		name := e.String()
+		a, done := b.admits[name]
+		if !done {
+			a = b.admittedBy([]Edit{e})
+			b.admits[name] = a
+		}
+		if !a.narrows {
+			continue
+		}
+		narrows = true
+		if a.ok == nil {
+			unread = true
+			continue
+		}
+		if ok == nil {
+			ok = slices.Clone(a.ok)
+			continue
+		}
+		for i := range ok {
+			ok[i] = ok[i] && a.ok[i]
+		}
+	}
+	if unread {
+		return nil, narrows
+	}
+	return ok, narrows
+}
+
+// reads reports whether the requirements of model pool pi read.
+func (b *editBounds) reads(pi int) bool {
+	for _, np := range b.in.NodePools {
+		if np.NodePool != nil && np.NodePool.Name == b.m.pools[pi].name {
+			_, err := requirements.FromNodePool(np.NodePool.Spec.Template)
+			return err == nil
+		}
+	}
+	return true
+}
+
+// admittedBy works out which of b.types the edits leave.
+func (b *editBounds) admittedBy(edits []Edit) editAdmits {
 	_, changes := ApplyEdits(b.in, edits)
 	narrowed := map[int]requirements.Requirements{}
 	for _, c := range changes {
@@ -127,11 +322,11 @@ func (b *editBounds) bound(edits []Edit) float64 {
 		}
 		reqs, err := requirements.FromNodePool(c.After.Spec.Template)
 		if err != nil {
-			return 0
+			return editAdmits{narrows: true}
 		}
 		was, err := requirements.FromNodePool(c.Before.Spec.Template)
 		if err != nil {
-			return 0
+			return editAdmits{narrows: true}
 		}
 		if slices.ContainsFunc(edits, func(e Edit) bool { return e.NodePool == c.After.Name && e.Op.Action == ActionRestrict }) {
 			// The columns are the pool's as it is: only what the
@@ -140,43 +335,34 @@ func (b *editBounds) bound(edits []Edit) float64 {
 		}
 	}
 	if len(narrowed) == 0 {
-		// A weight moves no column.
-		return 0
+		return editAdmits{}
 	}
-	type typeKey struct {
-		pool int
-		it   *instancetypes.InstanceType
+	a := editAdmits{ok: make([]bool, len(b.types)), narrows: true}
+	for i, t := range b.types {
+		reqs, ok := narrowed[t.pool]
+		a.ok[i] = !ok || t.it.Requirements.IntersectsFast(reqs)
 	}
-	admits := map[typeKey]bool{}
-	var cols []column
-	for _, c := range b.columns {
-		reqs, ok := narrowed[c.pool]
-		if ok {
-			k := typeKey{c.pool, c.it}
-			admit, seen := admits[k]
-			if !seen {
-				admit = c.it.Requirements.IntersectsFast(reqs)
-				admits[k] = admit
-			}
-			if !admit {
-				continue
-			}
-		}
-		cols = append(cols, c)
-	}
-	m := *b.m
-	m.columns = undominated(cols, m.pools)
-	m.artificial = b.artificial
-	if m.nodes == 0 {
-		for _, g := range m.groups {
-			if !slices.ContainsFunc(m.columns, func(c column) bool { return c.shapes.has(g.shape) }) {
-				return math.Inf(1)
-			}
+	return a
+}
+
+// undominated is undominated of the columns of b.columns at the
+// indexes, by index.
+func (b *editBounds) undominated(index []int) []int {
+	var kept []int
+	for _, i := range index {
+		c := &b.columns[i]
+		if !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
+			kept = append(kept, i)
 		}
 	}
-	v, err := solveAggregate(aggregateLP(&m, nil, len(m.repel) > 0))
-	if err != nil {
-		return 0
+	return kept
+}
+
+// valueKey names a list of column indexes.
+func valueKey(index []int) string {
+	b := make([]byte, 0, 4*len(index))
+	for _, i := range index {
+		b = binary.AppendUvarint(b, uint64(i))
 	}
-	return v
+	return string(b)
 }

@@ -356,6 +356,8 @@ type poolLaunches struct {
 	// valid is false when the NodePool's requirements do not read: it
 	// launches nothing as it is.
 	valid bool
+	// reqs are the NodePool's requirements, when valid.
+	reqs requirements.Requirements
 }
 
 func newPoolLaunches(np scheduling.Pool) *poolLaunches {
@@ -372,7 +374,7 @@ func newPoolLaunches(np scheduling.Pool) *poolLaunches {
 	if err != nil {
 		return l
 	}
-	l.valid = true
+	l.valid, l.reqs = true, reqs
 	for i, it := range np.InstanceTypes {
 		if l.admit(l.before, i, it, reqs, true) {
 			l.types = append(l.types, i)
@@ -416,6 +418,12 @@ func (l *poolLaunches) changedBy(e Edit) bool {
 		// launches now are read again, and their zone, capacity type and
 		// reservation only if the edit restricts one of those.
 		offerings := slices.Contains(offeringKeys, e.Op.Key)
+		if !offerings {
+			// The types admitted now meet every requirement the edit
+			// left alone, and the offerings stay: only what it
+			// changed is checked (Requirements.ChangedFrom).
+			reqs = reqs.ChangedFrom(l.reqs)
+		}
 		for _, i := range l.types {
 			l.admit(after, i, l.np.InstanceTypes[i], reqs, offerings)
 		}

@@ -50,8 +50,10 @@ type localSearch struct {
 	// shapes name, per claim, its NodePool, launch and pods' requests:
 	// claims of one shape mostly fare alike in a neighbourhood.
 	shapes []string
-	// rates caches podFloor by pool and requests.
-	rates map[rateKey]float64
+	// rates caches podFloor by pool and requests; requests, each pod's
+	// requests and their text, read once.
+	rates    map[rateKey]float64
+	requests map[*corev1.Pod]podRequests
 	// existing are the input's nodes with the pods the plan binds to
 	// them, bindings those bindings, by node name.
 	existing []*scheduling.Node
@@ -105,7 +107,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
-	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{},
+	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
 	for _, p := range in.Pods {
 		if p != nil {
@@ -131,7 +133,7 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, boo
 		if !ok {
 			return nil, false
 		}
-		ls.fixed, ls.floor, ls.shapes = append(ls.fixed, n), append(ls.floor, floor), append(ls.shapes, claimShape(c, n))
+		ls.fixed, ls.floor, ls.shapes = append(ls.fixed, n), append(ls.floor, floor), append(ls.shapes, ls.claimShape(c, n))
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
@@ -206,9 +208,9 @@ type rateKey struct {
 // requirements and DaemonSets, so it is never above what any plan pays
 // for the pod's share of its node.
 func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
-	// An unreadable request was refused by the solve that placed the pod.
-	requests, _ := resources.PodRequests(p)
-	key := rateKey{pool.NodePool.Name, requests.String()}
+	r := ls.requestsOf(p)
+	requests := r.vector
+	key := rateKey{pool.NodePool.Name, r.text}
 	if rate, ok := ls.rates[key]; ok {
 		return rate
 	}
@@ -272,12 +274,29 @@ func (ls *localSearch) neighbourhoodKey(members []int) string {
 	return b.String()
 }
 
+// podRequests are a pod's requests and their text.
+type podRequests struct {
+	vector resources.Vector
+	text   string
+}
+
+// requestsOf reads the pod's requests, once per pod.
+func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
+	if r, ok := ls.requests[p]; ok {
+		return r
+	}
+	// An unreadable request was refused by the solve that placed the pod.
+	v, _ := resources.PodRequests(p)
+	r := podRequests{vector: v, text: v.String()}
+	ls.requests[p] = r
+	return r
+}
+
 // claimShape names the claim's NodePool, launch and its pods' requests.
-func claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
+func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
 	requests := make([]string, 0, len(n.Pods))
 	for _, p := range n.Pods {
-		r, _ := resources.PodRequests(p)
-		requests = append(requests, r.String())
+		requests = append(requests, ls.requestsOf(p).text)
 	}
 	slices.Sort(requests)
 	return fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
@@ -409,7 +428,7 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 		}
 		c.Name = c.NodePool + "-" + strconv.Itoa(n)
 		node, f, _ := ls.fixedNode(c)
-		claims, fixed, floor, shapes = append(claims, c), append(fixed, node), append(floor, f), append(shapes, claimShape(c, node))
+		claims, fixed, floor, shapes = append(claims, c), append(fixed, node), append(floor, f), append(shapes, ls.claimShape(c, node))
 	}
 	ls.claims, ls.fixed, ls.floor, ls.shapes = claims, fixed, floor, shapes
 	if len(r.Bindings) == 0 {

@@ -419,8 +419,16 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 // packing of the dropped column then fits the one kept, for no more
 // money, so no bound below loses anything by the drop.
 func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
-	var all []column
+	// A column per offering at most: allocated once.
+	n := 0
+	for _, pc := range pools {
+		for _, tc := range pc.Types {
+			n += len(tc.InstanceType.Offerings)
+		}
+	}
+	all := make([]column, 0, n)
 	for pi, pc := range pools {
+		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
 		for _, tc := range pc.Types {
 			it := tc.InstanceType
 			if limits[pi].exceeds(it.Capacity) {
@@ -446,11 +454,9 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 				}
 				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
 				anyShape = false
-				for si := range shapes {
-					if typeOK.has(si) && o.Compatible(shapes[si].reqs[pi]) {
-						c.shapes.set(si)
-						anyShape = true
-					}
+				for i, w := range compatible.of(o) {
+					c.shapes[i] = w & typeOK[i]
+					anyShape = anyShape || c.shapes[i] != 0
 				}
 				if anyShape {
 					all = append(all, c)
@@ -513,4 +519,34 @@ func dominates(a, b *column, limits []poolLimits) bool {
 		}
 	}
 	return true
+}
+
+// offeringKey is what Offering.Compatible reads of an offering.
+type offeringKey struct {
+	zone, capacityType, reservationID, reservationType string
+	label                                              instancetypes.OfferingLabel
+}
+
+// offeringShapes says which shapes' requirements in one pool allow an
+// offering, worked out once per distinct offeringKey: a catalog's
+// offerings come in a few zones and capacity types.
+type offeringShapes struct {
+	pool   int
+	shapes []shape
+	known  map[offeringKey]bitset
+}
+
+func (s *offeringShapes) of(o instancetypes.Offering) bitset {
+	k := offeringKey{o.Zone, o.CapacityType, o.ReservationID, o.ReservationType, o.Label}
+	if b, ok := s.known[k]; ok {
+		return b
+	}
+	b := newBitset(len(s.shapes))
+	for si := range s.shapes {
+		if sh := &s.shapes[si]; sh.ok[s.pool] && o.Compatible(sh.reqs[s.pool]) {
+			b.set(si)
+		}
+	}
+	s.known[k] = b
+	return b
 }

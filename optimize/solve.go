@@ -157,7 +157,10 @@ func Solve(in scheduling.Input, opts SolveOptions) (scheduling.Result, error) {
 func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 	// The input's NodePools are compiled once for every solve that
 	// keeps them, Karpenter's first.
-	prep := scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options)
+	// The compiler keeps them for the edit search too, which compiles the
+	// NodePools an edit changes from theirs.
+	compiler := scheduling.NewCompiler(in.DaemonSets, in.Options)
+	prep := compiler.Prepare(in.NodePools)
 	prep.RememberNodes()
 	base := prep.Solve(in)
 	o := Outcome{Result: base, KarpenterPerHour: PlanPerHour(base), PerHour: PlanPerHour(base), Strategy: StrategyKarpenter,
@@ -249,11 +252,12 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			limit = min(limit, budget)
 		}
 		s := NewEditSearch(in, base)
+		s.compiler = compiler
 		// A set of edits whose plan certainly costs no less than the best
 		// plan so far is not solved: the sets the search combines with it
 		// narrow the NodePools further, and cost no less either.
 		bounds, best := newEditBounds(in, m), o.PerHour
-		s.skip = func(edits []Edit) bool { return bounds.bound(edits)*(1-1e-9) >= best }
+		s.skip = func(edits []Edit) bool { return bounds.skips(edits, best) }
 		plans := s.Run(NarrowingEdits(in, base, limit), DefaultMaxEdits, nil)
 		if len(plans) > 0 {
 			p := plans[0]

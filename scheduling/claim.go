@@ -490,8 +490,16 @@ type scratchSpace struct {
 	signature []byte
 	keep      []bool
 	priced    []*pricedOption
-	// fleet is launchFilter's.
-	fleet []*pricedOption
+	// fleet is launchFilter's, member launchOrdered's.
+	fleet  []*pricedOption
+	member []bool
+	// newClaim is newClaimPrice's last answer.
+	newClaim struct {
+		valid    bool
+		requests *resources.Vector
+		reqs     requirements.Requirements
+		price    float64
+	}
 	// devices are evaluateOptions' device states, by remaining option.
 	devices []any
 }

@@ -281,7 +281,7 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 	scratch.signature = key
 	list, ok := t.priced[string(key)]
 	if !ok {
-		list = &pricedList{options: priceOptions(t.options, reqs, false)}
+		list = &pricedList{options: t.pricedOptions(string(key), reqs)}
 		for i := range list.options {
 			list.options[i].list, list.options[i].pos = list, i
 		}
@@ -320,6 +320,9 @@ func (t *template) priceClaim(options []*typeOption, reqs requirements.Requireme
 type pricedList struct {
 	options []pricedOption
 	names   []string
+	// orders are the list's options in launch order under each launch
+	// filter claims had (launchOrdered).
+	orders []launchOrder
 }
 
 // appendOfferingSignature appends to b what identifies what requirements
@@ -362,7 +365,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 			hasReserved = hasReserved || p.best[reserved] >= 0
 		}
 	}
-	reorder := false
+	reorder, dropExotic := false, false
 	if hasReserved {
 		rule.capacityTypes = [instancetypes.LaunchCapacityTypes]bool{}
 		rule.capacityTypes[reserved] = true
@@ -378,6 +381,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 		}
 		if generic > 0 && generic < len(kept) {
 			kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return p.option.exotic })
+			dropExotic = true
 		}
 		if !hasReserved {
 			rule.spotCap = cheapestOnDemandOverSpot(kept, reqs)
@@ -385,27 +389,7 @@ func (s *solver) launchFilter(priced []*pricedOption, reqs requirements.Requirem
 	}
 	s.scratch.fleet = kept
 	if reorder || !math.IsInf(rule.spotCap, 1) {
-		// Each option is priced once, not at every comparison.
-		for _, p := range kept {
-			p.launch = rule.price(p)
-		}
-	}
-	if !math.IsInf(rule.spotCap, 1) {
-		kept = slices.DeleteFunc(kept, func(p *pricedOption) bool { return math.IsInf(p.launch, 1) })
-		reorder = true
-	}
-	if reorder {
-		byLaunch := func(a, b *pricedOption) int {
-			if c := cmp.Compare(a.launch, b.launch); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.option.it.Name, b.option.it.Name)
-		}
-		// The options come in price order, which is most often the
-		// launch order already: checking costs one comparison each.
-		if !slices.IsSortedFunc(kept, byLaunch) {
-			slices.SortStableFunc(kept, byLaunch)
-		}
+		kept = s.launchSorted(kept, launchFilterKey{rule: rule, hasReserved: hasReserved, dropExotic: dropExotic})
 	}
 	if len(kept) > instancetypes.MaxLaunchOptions {
 		kept = kept[:instancetypes.MaxLaunchOptions]

@@ -355,10 +355,7 @@ func (t *template) pricesUnder(reqs requirements.Requirements, scratch *scratchS
 	}
 	prices, ok := t.prices[string(key)]
 	if !ok {
-		prices = optionPrices{byIndex: make([]float64, len(t.options)), rising: true}
-		for _, p := range priceOptions(t.options, reqs, true) {
-			prices.byIndex[p.option.index] = p.cheapest
-		}
+		prices = optionPrices{byIndex: t.optionPrices(string(key), reqs), rising: true}
 		for i := 1; i < len(prices.byIndex); i++ {
 			prices.rising = prices.rising && prices.byIndex[i-1] <= prices.byIndex[i]
 		}
@@ -377,6 +374,19 @@ type optionPrices struct {
 // option that holds it, under the pod's and the pool's requirements, in
 // the first NodePool that can launch anything; +Inf when none can.
 func (s *solver) newClaimPrice(p *podInfo) float64 {
+	// Pods of one workload come one after another, asking the same with
+	// the same compiled requirements: the answer depends on nothing else.
+	last := &s.scratch.newClaim
+	if last.valid && last.requests == p.requests && last.reqs.SameSet(p.reqs) {
+		return last.price
+	}
+	price := s.newClaimPriceOf(p)
+	last.valid, last.requests, last.reqs, last.price = true, p.requests, p.reqs, price
+	return price
+}
+
+// newClaimPriceOf is newClaimPrice worked out.
+func (s *solver) newClaimPriceOf(p *podInfo) float64 {
 	for _, t := range s.templates {
 		if t.refused != "" {
 			continue

@@ -62,6 +62,17 @@ type template struct {
 	// (its offerings override its capacity): a claim's option names are
 	// then told apart from repeats.
 	variants bool
+	// narrowed, when set, is the pool t narrows with the same offerings
+	// (narrowOptions), whose prices t's options take.
+	narrowed *narrowedFrom
+	// shared is what the pools narrowing t share of its prices.
+	shared *sharedPrices
+	// labelKeys are the options' offering label keys, once read
+	// (offeringLabelKeys).
+	labelKeys struct {
+		read bool
+		keys []string
+	}
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
 	// volumeLimited is set when some option's type limits the volumes of
@@ -165,14 +176,23 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	offerings := newOfferingFilter(t.requirements)
 	var types []*instancetypes.InstanceType
 	filter := t.requirements
+	// samePrices is set when the pool narrows from and leaves every
+	// requirement an offering's price reads as it was: each option of
+	// from kept is then priced as from priced it, in the same order.
+	samePrices := false
 	if from != nil {
 		types, filter = make([]*instancetypes.InstanceType, len(from.options)), t.requirements.ChangedFrom(from.requirements)
 		for i, o := range from.options {
 			types[i] = o.it
 		}
+		samePrices = sameOfferingRequirements(t.requirements, from)
 	} else {
 		types = withVariants(p.InstanceTypes)
 		t.variants = len(types) != len(p.InstanceTypes)
+	}
+	if samePrices {
+		t.narrowOptions(from, filter, compatibleDaemons, len(p.InstanceTypes))
+		return t
 	}
 	// The options are allocated together: most types make one.
 	slab := make([]typeOption, 0, len(types))
