@@ -214,10 +214,14 @@ func notReady(p *corev1.Pod) bool {
 // fully blocking PDB counts (pods of deleting nodes are still rescheduled
 // past a PDB that merely has no disruptions left).
 func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
+	return blockedBy(p, idx[p], fully)
+}
+
+// blockedBy is blocks with the PDBs selecting the pod already looked up.
+func blockedBy(p *corev1.Pod, matching []*pdb, fully bool) string {
 	if !apis.IsActive(p) || apis.IsMirrorPod(p) || ToleratesDisruptedTaint(p) {
 		return ""
 	}
-	matching := idx[p]
 	if len(matching) > 1 {
 		keys := make([]string, len(matching))
 		for i, b := range matching {

@@ -42,7 +42,19 @@ type shape struct {
 	// class is shared by the shapes with the same constraints (forms and
 	// tolerations), whatever their requests.
 	class *shapeClass
+	// fits are fitsType's answers so far, by limit: the candidates of a
+	// packed cluster ask it again for the same few prices.
+	fits []fitAnswer
 }
+
+// fitAnswer is fitsType's answer for one shape and limit.
+type fitAnswer struct {
+	limit float64
+	fits  bool
+}
+
+// maxFitAnswers bounds the answers a shape keeps.
+const maxFitAnswers = 32
 
 // shapeClass remembers which destinations the constraints of its shapes
 // admit (their hard taints tolerated, their labels compatible), and which
@@ -149,6 +161,20 @@ func (d *destination) admits(forms []requirements.Requirements, tolerations []co
 // fitsType reports whether some type of the catalogs, narrowed to limit
 // when it is positive, has the room and a label set the pod may accept.
 func (s *simulator) fitsType(sh *shape, limit float64) bool {
+	for _, a := range sh.fits {
+		if a.limit == limit {
+			return a.fits
+		}
+	}
+	fits := s.fitsTypeNow(sh, limit)
+	if len(sh.fits) < maxFitAnswers {
+		sh.fits = append(sh.fits, fitAnswer{limit: limit, fits: fits})
+	}
+	return fits
+}
+
+// fitsTypeNow is fitsType, worked out.
+func (s *simulator) fitsTypeNow(sh *shape, limit float64) bool {
 	for p, pr := range s.priced {
 		if !sh.class.suitsPool(pr, p, sh) {
 			continue
