@@ -154,6 +154,9 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return apis.ComparePodKeys(a, b) })
 	for i, p := range n.pods {
 		if isReschedulable(p) {
+			if n.reschedulable == nil {
+				n.reschedulable, n.reschedulableAt = make([]*corev1.Pod, 0, len(n.pods)-i), make([]int, 0, len(n.pods)-i)
+			}
 			n.reschedulable = append(n.reschedulable, p)
 			n.reschedulableAt = append(n.reschedulableAt, i)
 		}
