@@ -81,6 +81,9 @@ type nodeInfo struct {
 	// cluster's nodes are read by several methods and simulations.
 	requests []*resources.Vector
 	pdbs     [][]*pdb
+	// noDoNotDisrupt is set once podsBlock found no pod protected by
+	// karpenter.sh/do-not-disrupt.
+	noDoNotDisrupt bool
 	// dest is the node as a simulations' destination, nil when it is
 	// none (simulator.addNode).
 	dest *destination
@@ -210,6 +213,7 @@ func (e *evaluation) podsBlock(n *nodeInfo) string {
 			return fmt.Sprintf("pod %s has the %s annotation (%s)", apis.PodKey(p), apis.AnnotationDoNotDisrupt, why)
 		}
 	}
+	n.noDoNotDisrupt = true
 	pdbs := n.podPDBs(e.pdbs)
 	for i, p := range n.pods {
 		if why := blockedBy(p, pdbs[i], false); why != "" {

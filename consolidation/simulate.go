@@ -79,7 +79,8 @@ type simulator struct {
 	// movable reports whether a pod of a node being disrupted is placed
 	// again: not one that do-not-disrupt or a PDB allowing no disruption
 	// will keep from being evicted, for which Karpenter launches nothing.
-	movable func(p *corev1.Pod, matching []*pdb) bool
+	// The pod is the node's, matching are the PDBs selecting it.
+	movable func(n *nodeInfo, p *corev1.Pod, matching []*pdb) bool
 	// exhaustive solves every simulation over every node and type.
 	exhaustive bool
 	// planner is Options.Planner: when set, it plans consolidation
@@ -137,9 +138,13 @@ func newSimulator(e *evaluation) *simulator {
 		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{}, leftOut: map[leftOutKey]bool{},
 		pdbs: e.pdbs, prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
-		movable: func(p *corev1.Pod, matching []*pdb) bool {
-			ok, _ := apis.DoNotDisrupt(p, e.now)
-			return !ok && blockedBy(p, matching, true) == ""
+		movable: func(n *nodeInfo, p *corev1.Pod, matching []*pdb) bool {
+			if !n.noDoNotDisrupt {
+				if ok, _ := apis.DoNotDisrupt(p, e.now); ok {
+					return false
+				}
+			}
+			return blockedBy(p, matching, true) == ""
 		},
 	}
 	s.base = scheduling.Input{DaemonSets: e.daemons, Options: e.opts.Scheduling}
@@ -194,7 +199,7 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
 		pdbs := n.podPDBs(s.pdbs)
 		for _, i := range n.reschedulableAt {
-			if p := n.pods[i]; s.movable(p, pdbs[i]) {
+			if p := n.pods[i]; s.movable(n, p, pdbs[i]) {
 				s.displaced = append(s.displaced, p)
 			}
 		}
@@ -247,8 +252,11 @@ func (s *simulator) readShapeOf(p *corev1.Pod, r resources.Vector) *shape {
 	if ok {
 		return sh
 	}
-	sh = newShape(p, r)
-	if sh.class, ok = s.classes[string(key[split:])]; !ok {
+	if class, ok := s.classes[string(key[split:])]; ok {
+		// The constraints are the class's: so are the forms.
+		sh = &shape{requests: r, forms: class.forms, tolerations: class.tolerations, invalid: len(class.forms) == 0, class: class}
+	} else {
+		sh = newShape(p, r)
 		sh.class = &shapeClass{forms: sh.forms, tolerations: sh.tolerations}
 		s.classes[string(key[split:])] = sh.class
 	}
@@ -263,7 +271,7 @@ func (s *simulator) moving(n *nodeInfo) *movingPods {
 		m := &movingPods{pods: make([]*corev1.Pod, 0, len(n.reschedulableAt)), shapes: make([]*shape, 0, len(n.reschedulableAt))}
 		requests, pdbs := n.podRequests(&s.requests), n.podPDBs(s.pdbs)
 		for _, i := range n.reschedulableAt {
-			if p := n.pods[i]; s.movable(p, pdbs[i]) {
+			if p := n.pods[i]; s.movable(n, p, pdbs[i]) {
 				m.pods = append(m.pods, p)
 				m.shapes = append(m.shapes, s.readShapeOf(p, *requests[i]))
 			}
