@@ -596,18 +596,21 @@ func (s *simulator) placeholder(pool string, capacity resources.Vector) *schedul
 // and of deleting nodes must be placed, none on a node it may not move
 // to; the candidates' pods' places are the moves.
 func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, consolidate bool) outcome {
-	moving := make(map[string]bool, len(own)+len(s.displaced))
-	ownKeys := make(map[string]bool, len(own))
+	// One map for both: a pod that moves is a deleting node's or one of
+	// the candidates' (ownKeys).
+	kind := make(map[string]int8, len(own)+len(s.displaced))
 	for _, p := range s.displaced {
-		moving[apis.PodKey(p)] = true
+		kind[apis.PodKey(p)] = 1
 	}
 	for _, key := range own {
-		moving[key], ownKeys[key] = true, true
+		kind[key] = 2
 	}
+	moving := func(key string) bool { return kind[key] != 0 }
+	ownKeys := func(key string) bool { return kind[key] == 2 }
 	var out outcome
 	var failed []scheduling.Unschedulable
 	for _, u := range r.Unschedulable {
-		if moving[u.Pod] {
+		if moving(u.Pod) {
 			failed = append(failed, u)
 		} else {
 			out.pendingFailed++
@@ -628,22 +631,22 @@ func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, 
 	}
 	for _, b := range r.Bindings {
 		switch {
-		case ownKeys[b.Pod] && s.uninitialized[b.Node]:
+		case ownKeys(b.Pod) && s.uninitialized[b.Node]:
 			// Only the candidates' pods: those of deleting nodes may
 			// wait for a node that is coming up, as Karpenter assumes
 			// the replacement of an earlier command will.
 			out.failure = fmt.Sprintf("pod %s would schedule against uninitialized node %s", b.Pod, b.Node)
 			return out
-		case consolidate && ownKeys[b.Pod] && s.window[b.Node]:
+		case consolidate && ownKeys(b.Pod) && s.window[b.Node]:
 			out.failure = fmt.Sprintf("pod %s would move to node %s, which is inside its consolidateAfter window", b.Pod, b.Node)
 			return out
-		case ownKeys[b.Pod]:
+		case ownKeys(b.Pod):
 			out.moves = append(out.moves, Move{Pod: b.Pod, To: b.Node})
 		}
 	}
 	for _, c := range r.NodeClaims {
 		for _, p := range c.Pods {
-			if ownKeys[p] {
+			if ownKeys(p) {
 				out.moves = append(out.moves, Move{Pod: p, To: c.Name})
 			}
 		}
