@@ -12,6 +12,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 	"github.com/karpsim/karpsim/scheduling"
 )
 
@@ -73,6 +74,46 @@ type nodeInfo struct {
 	// moving are the reschedulable pods the simulator places again, with
 	// their shapes, read on the node's first simulation (simulator.own).
 	moving *movingPods
+	// reschedulableAt are the indexes in pods of the reschedulable pods.
+	reschedulableAt []int
+	// requests and pdbs are, per pod of pods, its requests and the PDBs
+	// selecting it, read on first use (podRequests, podPDBs): a packed
+	// cluster's nodes are read by several methods and simulations.
+	requests []*resources.Vector
+	pdbs     [][]*pdb
+	// noDoNotDisrupt is set once podsBlock found no pod protected by
+	// karpenter.sh/do-not-disrupt.
+	noDoNotDisrupt bool
+	// dest is the node as a simulations' destination, nil when it is
+	// none (simulator.addNode).
+	dest *destination
+}
+
+// podRequests are the requests of the node's pods, in pods order, shared
+// through in; a pod whose requests cannot be read counts for what
+// PodRequests returns with its error.
+func (n *nodeInfo) podRequests(in *resources.Interner) []*resources.Vector {
+	if n.requests == nil {
+		n.requests = make([]*resources.Vector, len(n.pods))
+		for i, p := range n.pods {
+			r, _ := resources.PodRequests(p)
+			n.requests[i] = in.Intern(r)
+		}
+	}
+	return n.requests
+}
+
+// podPDBs are the PDBs selecting each of the node's pods, in pods order.
+func (n *nodeInfo) podPDBs(idx pdbIndex) [][]*pdb {
+	if n.pdbs == nil {
+		n.pdbs = make([][]*pdb, len(n.pods))
+		if len(idx) > 0 {
+			for i, p := range n.pods {
+				n.pdbs[i] = idx[p]
+			}
+		}
+	}
+	return n.pdbs
 }
 
 func (n *nodeInfo) empty() bool { return n.cost <= 1 }
@@ -114,9 +155,13 @@ func (e *evaluation) readNode(in *Node) *nodeInfo {
 	n.pool = e.pools[n.poolName]
 	n.pods = slices.Clone(in.Node.Pods)
 	slices.SortFunc(n.pods, func(a, b *corev1.Pod) int { return apis.ComparePodKeys(a, b) })
-	for _, p := range n.pods {
+	for i, p := range n.pods {
 		if isReschedulable(p) {
+			if n.reschedulable == nil {
+				n.reschedulable, n.reschedulableAt = make([]*corev1.Pod, 0, len(n.pods)-i), make([]int, 0, len(n.pods)-i)
+			}
 			n.reschedulable = append(n.reschedulable, p)
+			n.reschedulableAt = append(n.reschedulableAt, i)
 		}
 	}
 	n.cost = rescheduleDisruptionCost(n.reschedulable, e.opts.PodDeletionCostManagement)
@@ -168,8 +213,10 @@ func (e *evaluation) podsBlock(n *nodeInfo) string {
 			return fmt.Sprintf("pod %s has the %s annotation (%s)", apis.PodKey(p), apis.AnnotationDoNotDisrupt, why)
 		}
 	}
-	for _, p := range n.pods {
-		if why := e.pdbs.blocks(p, false); why != "" {
+	n.noDoNotDisrupt = true
+	pdbs := n.podPDBs(e.pdbs)
+	for i, p := range n.pods {
+		if why := blockedBy(p, pdbs[i], false); why != "" {
 			return why
 		}
 	}

@@ -44,10 +44,12 @@ type pdbIndex map[*corev1.Pod][]*pdb
 // selector cannot be read selects nothing. bound tells the pods on nodes;
 // all are every pod of the cluster, pending ones included.
 func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound func(*corev1.Pod) bool) pdbIndex {
-	idx := pdbIndex{}
 	if !slices.ContainsFunc(pdbs, func(b *policyv1.PodDisruptionBudget) bool { return b != nil }) {
-		return idx
+		return pdbIndex{}
 	}
+	// Sized for every pod: PDBs usually cover most workloads, and growing
+	// a map of a large cluster's pods costs more than the slack.
+	idx := make(pdbIndex, len(all))
 	byNamespace := podsByNamespace(all)
 	sorted := slices.Clone(pdbs)
 	slices.SortFunc(sorted, func(a, b *policyv1.PodDisruptionBudget) int {
@@ -56,7 +58,7 @@ func newPDBIndex(pdbs []*policyv1.PodDisruptionBudget, all []*corev1.Pod, bound 
 		}
 		return cmp.Or(cmp.Compare(apis.NamespaceOf(a.Namespace), apis.NamespaceOf(b.Namespace)), cmp.Compare(a.Name, b.Name))
 	})
-	byLabel := map[string]map[labelPair][]*corev1.Pod{}
+	byLabel := map[labelPair]map[string][]*corev1.Pod{}
 	for _, b := range sorted {
 		if b == nil {
 			continue
@@ -112,35 +114,37 @@ func podsByNamespace(all []*corev1.Pod) map[string][]*corev1.Pod {
 
 // narrow returns the pods of the namespace the selector may match: those
 // carrying a value one of its equality or In requirements names, read from
-// an index of the namespace's labels built on first use; every pod when it
-// has no such requirement. exact is set when that requirement is the
-// selector's only one: the pods returned are those it matches.
-func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[string]map[labelPair][]*corev1.Pod, ns string) (_ []*corev1.Pod, exact bool) {
+// an index of the namespace's values of that label key built on first use;
+// every pod when it has no such requirement. exact is set when that
+// requirement is the selector's only one: the pods returned are those it
+// matches.
+func narrow(pods []*corev1.Pod, selector labels.Selector, byLabel map[labelPair]map[string][]*corev1.Pod, ns string) (_ []*corev1.Pod, exact bool) {
 	reqs, _ := selector.Requirements()
 	for _, r := range reqs {
 		if op := r.Operator(); op != selection.Equals && op != selection.DoubleEquals && op != selection.In {
 			continue
 		}
-		index, ok := byLabel[ns]
+		// Indexed by namespace and label key.
+		index, ok := byLabel[labelPair{ns, r.Key()}]
 		if !ok {
-			index = map[labelPair][]*corev1.Pod{}
+			index = map[string][]*corev1.Pod{}
 			for _, p := range pods {
-				for k, v := range p.Labels {
-					index[labelPair{k, v}] = append(index[labelPair{k, v}], p)
+				if v, ok := p.Labels[r.Key()]; ok {
+					index[v] = append(index[v], p)
 				}
 			}
-			byLabel[ns] = index
+			byLabel[labelPair{ns, r.Key()}] = index
 		}
 		var out []*corev1.Pod
 		for _, v := range r.Values().UnsortedList() {
-			out = append(out, index[labelPair{r.Key(), v}]...)
+			out = append(out, index[v]...)
 		}
 		return out, len(reqs) == 1
 	}
 	return pods, false
 }
 
-// labelPair is a label's key and value.
+// labelPair is a namespace and a label key (narrow).
 type labelPair struct{ key, value string }
 
 func boolInt(b bool) int {
@@ -214,10 +218,14 @@ func notReady(p *corev1.Pod) bool {
 // fully blocking PDB counts (pods of deleting nodes are still rescheduled
 // past a PDB that merely has no disruptions left).
 func (idx pdbIndex) blocks(p *corev1.Pod, fully bool) string {
+	return blockedBy(p, idx[p], fully)
+}
+
+// blockedBy is blocks with the PDBs selecting the pod already looked up.
+func blockedBy(p *corev1.Pod, matching []*pdb, fully bool) string {
 	if !apis.IsActive(p) || apis.IsMirrorPod(p) || ToleratesDisruptedTaint(p) {
 		return ""
 	}
-	matching := idx[p]
 	if len(matching) > 1 {
 		keys := make([]string, len(matching))
 		for i, b := range matching {

@@ -42,7 +42,19 @@ type shape struct {
 	// class is shared by the shapes with the same constraints (forms and
 	// tolerations), whatever their requests.
 	class *shapeClass
+	// fits are fitsType's answers so far, by limit: the candidates of a
+	// packed cluster ask it again for the same few prices.
+	fits []fitAnswer
 }
+
+// fitAnswer is fitsType's answer for one shape and limit.
+type fitAnswer struct {
+	limit float64
+	fits  bool
+}
+
+// maxFitAnswers bounds the answers a shape keeps.
+const maxFitAnswers = 32
 
 // shapeClass remembers which destinations the constraints of its shapes
 // admit (their hard taints tolerated, their labels compatible), and which
@@ -63,7 +75,19 @@ type shapeClass struct {
 	// index in its catalog.
 	pools []int8
 	types [][]int8
+	// below are, per price limit, the types of every catalog that suit
+	// the class and whose cheapest offering is below the limit (every
+	// type for 0): fitsType then only checks their room.
+	below map[float64][]typeRef
 }
+
+// maxBelowLimits bounds the limits a class keeps its suitable types for;
+// fitsType checks every type for the others.
+const maxBelowLimits = 16
+
+// typeRef is a type of simulator.priced: the pool's index and the type's
+// index in its catalog.
+type typeRef struct{ pool, index int }
 
 // appendConstraintKey appends what tells pods apart by the constraints
 // shape reads of them; with their requests, it tells shapes apart, so that
@@ -149,6 +173,28 @@ func (d *destination) admits(forms []requirements.Requirements, tolerations []co
 // fitsType reports whether some type of the catalogs, narrowed to limit
 // when it is positive, has the room and a label set the pod may accept.
 func (s *simulator) fitsType(sh *shape, limit float64) bool {
+	for _, a := range sh.fits {
+		if a.limit == limit {
+			return a.fits
+		}
+	}
+	fits := s.fitsTypeNow(sh, limit)
+	if len(sh.fits) < maxFitAnswers {
+		sh.fits = append(sh.fits, fitAnswer{limit: limit, fits: fits})
+	}
+	return fits
+}
+
+// fitsTypeNow is fitsType, worked out.
+func (s *simulator) fitsTypeNow(sh *shape, limit float64) bool {
+	if c := sh.class; c != nil && (c.below[limit] != nil || len(c.below) < maxBelowLimits) {
+		for _, t := range c.suitableBelow(s.priced, limit, sh) {
+			if sh.requests.Fits(s.priced[t.pool].catalog[t.index].Allocatable()) {
+				return true
+			}
+		}
+		return false
+	}
 	for p, pr := range s.priced {
 		if !sh.class.suitsPool(pr, p, sh) {
 			continue
@@ -163,6 +209,31 @@ func (s *simulator) fitsType(sh *shape, limit float64) bool {
 		}
 	}
 	return false
+}
+
+// suitableBelow are the types of the catalogs below limit (every one when
+// it is 0) whose pool and labels suit the class, sh being one of its
+// shapes; worked out once per limit.
+func (c *shapeClass) suitableBelow(priced []priced, limit float64, sh *shape) []typeRef {
+	if refs, ok := c.below[limit]; ok {
+		return refs
+	}
+	refs := []typeRef{}
+	for p, pr := range priced {
+		if !c.suitsPool(pr, p, sh) {
+			continue
+		}
+		for i := range pr.catalog {
+			if (limit <= 0 || pr.cheapest[i] < limit) && c.suitsType(pr, p, i, sh) {
+				refs = append(refs, typeRef{p, i})
+			}
+		}
+	}
+	if c.below == nil {
+		c.below = map[float64][]typeRef{}
+	}
+	c.below[limit] = refs
+	return refs
 }
 
 // suitsPool is pr.suits(sh), remembered for the class; p is pr's index.

@@ -50,6 +50,10 @@ type simulator struct {
 	pending []*corev1.Pod
 	// displaced are the pods of deleting nodes that will need a place.
 	displaced []*corev1.Pod
+	// pdbs are the evaluation's PDBs by pod.
+	pdbs pdbIndex
+	// requests shares the nodes' pods' requests (nodeInfo.podRequests).
+	requests resources.Interner
 	// shapes are read once per pod: those of the nodes' pods are kept
 	// with the node (movingPods), the others here.
 	shapes map[*corev1.Pod]*shape
@@ -75,7 +79,8 @@ type simulator struct {
 	// movable reports whether a pod of a node being disrupted is placed
 	// again: not one that do-not-disrupt or a PDB allowing no disruption
 	// will keep from being evicted, for which Karpenter launches nothing.
-	movable func(*corev1.Pod) bool
+	// The pod is the node's, matching are the PDBs selecting it.
+	movable func(n *nodeInfo, p *corev1.Pod, matching []*pdb) bool
 	// exhaustive solves every simulation over every node and type.
 	exhaustive bool
 	// planner is Options.Planner: when set, it plans consolidation
@@ -120,7 +125,7 @@ func (d *destination) nodeLabels() requirements.Requirements {
 }
 
 // movingPods are a node's reschedulable pods that are placed again when it
-// is disrupted (simulator.movable), and their shapes.
+// is disrupted (simulator.movable), their shapes and keys (podKeys).
 type movingPods struct {
 	pods   []*corev1.Pod
 	shapes []*shape
@@ -132,10 +137,14 @@ func newSimulator(e *evaluation) *simulator {
 		uninitialized: map[string]bool{}, window: map[string]bool{},
 		shapes: map[*corev1.Pod]*shape{}, byKey: map[string]*shape{},
 		classes: map[string]*shapeClass{}, placeholders: map[string]*scheduling.Node{}, leftOut: map[leftOutKey]bool{},
-		prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
-		movable: func(p *corev1.Pod) bool {
-			ok, _ := apis.DoNotDisrupt(p, e.now)
-			return !ok && e.pdbs.blocks(p, true) == ""
+		pdbs: e.pdbs, prune: !e.exhaustive, exhaustive: e.exhaustive, planner: e.opts.Planner, solveAgain: e.solveAgain,
+		movable: func(n *nodeInfo, p *corev1.Pod, matching []*pdb) bool {
+			if !n.noDoNotDisrupt {
+				if ok, _ := apis.DoNotDisrupt(p, e.now); ok {
+					return false
+				}
+			}
+			return blockedBy(p, matching, true) == ""
 		},
 	}
 	s.base = scheduling.Input{DaemonSets: e.daemons, Options: e.opts.Scheduling}
@@ -188,8 +197,9 @@ func newSimulator(e *evaluation) *simulator {
 func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	capacity := resources.FromList(n.in.Node.Capacity)
 	if being := n.in.Deleting || (n.in.NodeClaim != nil && (n.in.NodeClaim.DeletionTimestamp != nil || terminating(n.in.NodeClaim))); being {
-		for _, p := range n.reschedulable {
-			if s.movable(p) {
+		pdbs := n.podPDBs(s.pdbs)
+		for _, i := range n.reschedulableAt {
+			if p := n.pods[i]; s.movable(n, p, pdbs[i]) {
 				s.displaced = append(s.displaced, p)
 			}
 		}
@@ -197,9 +207,8 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	}
 	node := n.in.Node
 	d := &destination{index: len(s.dest), info: n, node: node, capacity: capacity, room: resources.FromList(node.Allocatable)}
-	for _, p := range n.pods {
-		r, _ := resources.PodRequests(p)
-		d.room = d.room.Sub(r)
+	for i, p := range n.pods {
+		d.room = d.room.Sub(*n.podRequests(&s.requests)[i])
 		s.prune = s.prune && !hasTopology(p)
 	}
 	switch {
@@ -213,6 +222,7 @@ func (s *simulator) addNode(e *evaluation, n *nodeInfo) {
 	}
 	d.hardTaints = hardTaints(node.Initialized, d.node.Taints)
 	s.dest = append(s.dest, d)
+	n.dest = d
 }
 
 // shape is the pod's shape, remembered for the pod.
@@ -229,6 +239,11 @@ func (s *simulator) shape(p *corev1.Pod) *shape {
 // and constraints.
 func (s *simulator) readShape(p *corev1.Pod) *shape {
 	r, _ := resources.PodRequests(p)
+	return s.readShapeOf(p, r)
+}
+
+// readShapeOf is readShape for a pod whose requests are r.
+func (s *simulator) readShapeOf(p *corev1.Pod, r resources.Vector) *shape {
 	key := r.AppendKey(s.key[:0])
 	split := len(key)
 	key = appendConstraintKey(key, p)
@@ -237,8 +252,11 @@ func (s *simulator) readShape(p *corev1.Pod) *shape {
 	if ok {
 		return sh
 	}
-	sh = newShape(p, r)
-	if sh.class, ok = s.classes[string(key[split:])]; !ok {
+	if class, ok := s.classes[string(key[split:])]; ok {
+		// The constraints are the class's: so are the forms.
+		sh = &shape{requests: r, forms: class.forms, tolerations: class.tolerations, invalid: len(class.forms) == 0, class: class}
+	} else {
+		sh = newShape(p, r)
 		sh.class = &shapeClass{forms: sh.forms, tolerations: sh.tolerations}
 		s.classes[string(key[split:])] = sh.class
 	}
@@ -250,17 +268,29 @@ func (s *simulator) readShape(p *corev1.Pod) *shape {
 // read on first use.
 func (s *simulator) moving(n *nodeInfo) *movingPods {
 	if n.moving == nil {
-		m := &movingPods{}
-		for _, p := range n.reschedulable {
-			if s.movable(p) {
+		m := &movingPods{pods: make([]*corev1.Pod, 0, len(n.reschedulableAt)), shapes: make([]*shape, 0, len(n.reschedulableAt))}
+		requests, pdbs := n.podRequests(&s.requests), n.podPDBs(s.pdbs)
+		for _, i := range n.reschedulableAt {
+			if p := n.pods[i]; s.movable(n, p, pdbs[i]) {
 				m.pods = append(m.pods, p)
-				m.shapes = append(m.shapes, s.readShape(p))
-				m.keys = append(m.keys, apis.PodKey(p))
+				m.shapes = append(m.shapes, s.readShapeOf(p, *requests[i]))
 			}
 		}
 		n.moving = m
 	}
 	return n.moving
+}
+
+// podKeys are the keys of the moving pods, made on first need: most
+// simulations of a packed cluster end before a solve.
+func (m *movingPods) podKeys() []string {
+	if m.keys == nil {
+		m.keys = make([]string, len(m.pods))
+		for i, p := range m.pods {
+			m.keys[i] = apis.PodKey(p)
+		}
+	}
+	return m.keys
 }
 
 // outcome is what a simulation says about removing some candidates.
@@ -316,14 +346,19 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	leaving := make(map[*nodeInfo]bool, len(cands))
 	var own []*corev1.Pod
 	var ownShapes []*shape
-	var ownKeys []string
 	for _, c := range cands {
 		leaving[c] = true
 		m := s.moving(c)
-		own, ownShapes, ownKeys = append(own, m.pods...), append(ownShapes, m.shapes...), append(ownKeys, m.keys...)
+		if len(cands) == 1 {
+			// Read only, or replaced below.
+			own, ownShapes = m.pods, m.shapes
+			break
+		}
+		own, ownShapes = append(own, m.pods...), append(ownShapes, m.shapes...)
 	}
 	if !consolidate && len(s.window) > 0 {
 		own = withToleration(own, simulationTaint)
+		ownShapes = make([]*shape, len(own))
 		for i, p := range own {
 			ownShapes[i] = s.shape(p)
 		}
@@ -347,6 +382,14 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 	if why := s.cannotFit(first, shapes, weights, homeless, limit, oneClaim); why != "" && !s.exhaustive {
 		return outcome{failure: why}
 	}
+	var ownKeys []string
+	for _, c := range cands {
+		if len(cands) == 1 {
+			ownKeys = s.moving(c).podKeys()
+			break
+		}
+		ownKeys = append(ownKeys, s.moving(c).podKeys()...)
+	}
 	in := s.base
 	in.Pods = slices.Concat(s.pending, s.displaced, own)
 	in.Nodes = make([]*scheduling.Node, 0, len(kept)+len(s.capacity))
@@ -358,8 +401,16 @@ func (s *simulator) simulate(cands []*nodeInfo, limit float64, oneClaim, consoli
 			elsewhere[d.info.poolName] = elsewhere[d.info.poolName].Sub(d.capacity)
 		}
 	}
-	for _, d := range s.dest {
-		if leaving[d.info] && d.info.poolName != "" {
+	// The leaving destinations, in destination order.
+	gone := make([]*destination, 0, len(cands))
+	for _, c := range cands {
+		if c.dest != nil && c.dest.info == c {
+			gone = append(gone, c.dest)
+		}
+	}
+	slices.SortFunc(gone, func(a, b *destination) int { return cmp.Compare(a.index, b.index) })
+	for _, d := range slices.Compact(gone) {
+		if d.info.poolName != "" {
 			elsewhere[d.info.poolName] = elsewhere[d.info.poolName].Sub(d.capacity)
 		}
 	}
@@ -545,18 +596,21 @@ func (s *simulator) placeholder(pool string, capacity resources.Vector) *schedul
 // and of deleting nodes must be placed, none on a node it may not move
 // to; the candidates' pods' places are the moves.
 func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, consolidate bool) outcome {
-	moving := make(map[string]bool, len(own)+len(s.displaced))
-	ownKeys := make(map[string]bool, len(own))
+	// One map for both: a pod that moves is a deleting node's or one of
+	// the candidates' (ownKeys).
+	kind := make(map[string]int8, len(own)+len(s.displaced))
 	for _, p := range s.displaced {
-		moving[apis.PodKey(p)] = true
+		kind[apis.PodKey(p)] = 1
 	}
 	for _, key := range own {
-		moving[key], ownKeys[key] = true, true
+		kind[key] = 2
 	}
+	moving := func(key string) bool { return kind[key] != 0 }
+	ownKeys := func(key string) bool { return kind[key] == 2 }
 	var out outcome
 	var failed []scheduling.Unschedulable
 	for _, u := range r.Unschedulable {
-		if moving[u.Pod] {
+		if moving(u.Pod) {
 			failed = append(failed, u)
 		} else {
 			out.pendingFailed++
@@ -577,22 +631,22 @@ func (s *simulator) interpret(r scheduling.Result, own []string, limit float64, 
 	}
 	for _, b := range r.Bindings {
 		switch {
-		case ownKeys[b.Pod] && s.uninitialized[b.Node]:
+		case ownKeys(b.Pod) && s.uninitialized[b.Node]:
 			// Only the candidates' pods: those of deleting nodes may
 			// wait for a node that is coming up, as Karpenter assumes
 			// the replacement of an earlier command will.
 			out.failure = fmt.Sprintf("pod %s would schedule against uninitialized node %s", b.Pod, b.Node)
 			return out
-		case consolidate && ownKeys[b.Pod] && s.window[b.Node]:
+		case consolidate && ownKeys(b.Pod) && s.window[b.Node]:
 			out.failure = fmt.Sprintf("pod %s would move to node %s, which is inside its consolidateAfter window", b.Pod, b.Node)
 			return out
-		case ownKeys[b.Pod]:
+		case ownKeys(b.Pod):
 			out.moves = append(out.moves, Move{Pod: b.Pod, To: b.Node})
 		}
 	}
 	for _, c := range r.NodeClaims {
 		for _, p := range c.Pods {
-			if ownKeys[p] {
+			if ownKeys(p) {
 				out.moves = append(out.moves, Move{Pod: p, To: c.Name})
 			}
 		}
