@@ -18,6 +18,7 @@ const (
 	BlockerLifecycle         = "lifecycle"
 	BlockerOtherCommandFirst = "other-command-first"
 	BlockerTimeout           = "timeout"
+	BlockerRepair            = "repair"
 	BlockerEmpty             = "empty"
 	BlockerNone              = "none"
 	BlockerOther             = "other"
@@ -27,6 +28,7 @@ const (
 // wins: the phrases package consolidation writes.
 var blockerRules = []struct{ phrase, class string }{
 	{"not evaluated:", BlockerOtherCommandFirst},
+	{"repair: ", BlockerRepair},
 	{"timeout (", BlockerTimeout},
 	{"stopped at its", BlockerTimeout},
 	{"do-not-disrupt", BlockerDoNotDisrupt},

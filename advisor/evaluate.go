@@ -32,6 +32,13 @@ type Options struct {
 	// a virtual clock (consolidation.Timeouts). Each evaluation starts
 	// with no NodePool remembered as timed out.
 	Timeouts *consolidation.Timeouts
+	// Disruption holds the rest of the disruption evaluation's options:
+	// Karpenter's feature gates (NodeRepair with the cloud's repair
+	// policies, TerminateFirstRepair, TerminateFirstDrift,
+	// PodDeletionCostManagement) and the reboots node repair committed.
+	// SpotToSpot and Timeouts above are added to it; its Scheduling is
+	// replaced by what the snapshot reads (default spread, devices).
+	Disruption consolidation.Options
 }
 
 // Evaluate answers for the objects at now: the nodes and their cost, the
@@ -57,8 +64,13 @@ func evaluate(set *manifests.Set, opts Options, now time.Time) (*Answer, schedul
 	}
 	in := snap.Input(scheduling.Options{})
 	plan := scheduling.Solve(in)
-	decision := consolidation.Evaluate(d.Cluster, now, consolidation.Options{SpotToSpotConsolidation: opts.SpotToSpot,
-		Scheduling: scheduling.Options{DefaultSpread: d.DefaultSpread}, Timeouts: opts.Timeouts})
+	evalOpts := opts.Disruption
+	evalOpts.SpotToSpotConsolidation = evalOpts.SpotToSpotConsolidation || opts.SpotToSpot
+	evalOpts.Scheduling = scheduling.Options{DefaultSpread: d.DefaultSpread, DRA: d.DRA, Devices: d.Devices()}
+	if opts.Timeouts != nil {
+		evalOpts.Timeouts = opts.Timeouts
+	}
+	decision := consolidation.Evaluate(d.Cluster, now, evalOpts)
 
 	a := &Answer{At: now, Warnings: slices.Concat(snap.Warnings, plan.Warnings)}
 	a.Pending = Pending{Pods: len(snap.Pending), NodeClaims: plan.NodeClaims, PerHour: plan.Summary.PricePerHour,

@@ -15,6 +15,8 @@ import (
 	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/manifests"
+	"github.com/karpsim/karpsim/provider"
+	"github.com/karpsim/karpsim/repair"
 	"github.com/karpsim/karpsim/snapshot"
 )
 
@@ -38,17 +40,24 @@ func TestEvaluateAgreesWithTheDisruptGoldens(t *testing.T) {
 			var opts Options
 			if args, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
 				fields := strings.Fields(string(args))
-				require.Len(t, fields, 2, "args holds --at TIME or --simulation-cost DURATION")
-				switch fields[0] {
-				case "--at":
-					at, err = time.Parse(time.RFC3339, fields[1])
-					require.NoError(t, err)
-				case "--simulation-cost":
-					cost, err := time.ParseDuration(fields[1])
-					require.NoError(t, err)
-					opts.Timeouts = &consolidation.Timeouts{SimulationCost: cost}
-				default:
-					t.Fatalf("args: %s is no flag this test maps to the advisor's options", fields[0])
+				require.Zero(t, len(fields)%2, "args holds flag-value pairs")
+				for i := 0; i < len(fields); i += 2 {
+					switch flag, value := fields[i], fields[i+1]; flag {
+					case "--at":
+						at, err = time.Parse(time.RFC3339, value)
+						require.NoError(t, err)
+					case "--simulation-cost":
+						cost, err := time.ParseDuration(value)
+						require.NoError(t, err)
+						opts.Timeouts = &consolidation.Timeouts{SimulationCost: cost}
+					case "--feature-gates":
+						require.Equal(t, "NodeRepair=true", value, "the one gate this test maps to the advisor's options")
+						m, err := repair.Compile((&provider.AWS{}).RepairPolicies())
+						require.NoError(t, err)
+						opts.Disruption.NodeRepair = m
+					default:
+						t.Fatalf("args: %s is no flag this test maps to the advisor's options", flag)
+					}
 				}
 			}
 			a, err := Evaluate(set, opts, at)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/karpsim/karpsim/advisor"
+	"github.com/karpsim/karpsim/consolidation"
 	"github.com/karpsim/karpsim/kube"
 	"github.com/karpsim/karpsim/snapshot"
 )
@@ -27,6 +28,8 @@ type serveOptions struct {
 	debounce   time.Duration
 	period     time.Duration
 	spotToSpot bool
+	// gates is --feature-gates, awsGates --aws-feature-gates.
+	gates, awsGates string
 }
 
 func newServeCommand(env environment) *cobra.Command {
@@ -71,6 +74,8 @@ karpsim_view_stale); informers relist when it is back, and the advisor evaluates
 	f.DurationVar(&opts.debounce, "debounce", time.Second, "evaluate this long after a change, folding in the changes meanwhile (`DURATION`)")
 	f.DurationVar(&opts.period, "period", time.Minute, "evaluate this often without a change, and weigh the cluster against the optimizer and the lower bound (`DURATION`)")
 	f.BoolVar(&opts.spotToSpot, "spot-to-spot", false, "consolidate spot nodes into cheaper spot nodes, as Karpenter's SpotToSpotConsolidation feature gate does")
+	f.StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
+	f.StringVar(&opts.awsGates, "aws-feature-gates", "", awsRepairFeatureGatesUsage)
 	addInputLimitFlags(cmd, &opts.cluster.limits)
 	must(cmd.MarkFlagFilename("kubeconfig"))
 	must(cmd.MarkFlagFilename("catalog", "json"))
@@ -97,6 +102,12 @@ func (opts serveOptions) check() error {
 	if opts.listen == "" {
 		return fmt.Errorf("%w: --listen: give HOST:PORT", errUsage)
 	}
+	if _, err := parseFeatureGates(opts.gates); err != nil {
+		return err
+	}
+	if _, err := parseAWSFeatureGates(opts.awsGates); err != nil {
+		return err
+	}
 	return opts.cluster.limits.check(false)
 }
 
@@ -112,8 +123,20 @@ func runServe(env environment, opts serveOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	snapOpts := snapshot.Options{Origin: "cluster " + where, MaxPods: opts.cluster.limits.pods}
+	gates, err := parseFeatureGates(opts.gates)
+	if err != nil {
+		return err
+	}
+	awsGates, err := parseAWSFeatureGates(opts.awsGates)
+	if err != nil {
+		return err
+	}
+	snapOpts := snapshot.Options{Origin: "cluster " + where, MaxPods: opts.cluster.limits.pods, NodeClassCEL: awsGates.nodeClassCEL}
 	if err := catalogOptions(clusterOptions{catalog: opts.cluster.catalog}, &snapOpts, "serve", stderr); err != nil {
+		return err
+	}
+	var disruption consolidation.Options
+	if err := gates.apply(&disruption, opts.cluster.cloud, awsGates); err != nil {
 		return err
 	}
 	ctx, stop := env.serveContext()
@@ -133,7 +156,7 @@ func runServe(env environment, opts serveOptions, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "karpsim serve: %s: %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 	}
 	a := advisor.New(w, advisor.Config{
-		Options:  advisor.Options{Snapshot: snapOpts, SpotToSpot: opts.spotToSpot},
+		Options:  advisor.Options{Snapshot: snapOpts, SpotToSpot: opts.spotToSpot, Disruption: disruption},
 		Debounce: opts.debounce, Period: opts.period, Probe: probe(clients), Logf: logf,
 	})
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second}

@@ -129,6 +129,8 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		{"--debounce 0s", "--debounce 0s: give 10ms to 10m0s"},
 		{"--period 100h", "--period 100h0m0s: give 1s to 24h0m0s"},
 		{"--listen 127.0.0.1:99999", "--listen 127.0.0.1:99999"},
+		{"--feature-gates NodeRepairs=true", `unknown gate "NodeRepairs"`},
+		{"--aws-feature-gates RebootForRepair=maybe", "RebootForRepair=maybe"},
 	} {
 		env, _ := fakeCluster(t, filepath.Join("..", "..", "testdata", "disrupt", "empty-node", "input.yaml"))
 		env.serveContext = func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
@@ -136,4 +138,17 @@ func TestServeRefusesBadFlags(t *testing.T) {
 		assert.NotEqual(t, 0, code, tc.args)
 		assert.Contains(t, stderr, tc.want, tc.args)
 	}
+}
+
+// TestServeRepairsWithTheGate serves the node-repair golden's cluster with
+// --feature-gates NodeRepair=true: the advisor's disruption command is
+// node repair's, as karpsim disrupt gives it with the gate.
+func TestServeRepairsWithTheGate(t *testing.T) {
+	env, _ := fakeCluster(t, filepath.Join("..", "..", "testdata", "disrupt", "node-repair", "input.yaml"))
+	base, stop := serveIn(t, env, "--debounce", "50ms", "--feature-gates", "NodeRepair=true")
+	eventually(t, 30*time.Second, "ready", func() bool { code, _ := httpGet(t, base+"/readyz"); return code == http.StatusOK })
+	_, metrics := httpGet(t, base+"/metrics")
+	assert.Contains(t, metrics, `karpsim_disruption_candidate_nodes{method="repair"}`)
+	code, stderr := stop()
+	assert.Equal(t, 0, code, stderr)
 }
