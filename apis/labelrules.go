@@ -62,6 +62,17 @@ func LabelRulesFor(group string) *LabelRules {
 	return AWSLabels
 }
 
+// LabelRulesByDomain returns the rules of the provider that reserves the
+// label domain (Domain); false when no provider karpsim models does.
+func LabelRulesByDomain(domain string) (*LabelRules, bool) {
+	for _, r := range []*LabelRules{AWSLabels, AzureLabels} {
+		if r.domain == domain {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
 // Domain is the label domain the provider reserves.
 func (r *LabelRules) Domain() string { return r.domain }
 

@@ -140,6 +140,9 @@ func (a *Azure) Launched(claim *apis.NodeClaim, c NodeClass, it *instancetypes.I
 	return out, version
 }
 
+// azureWellKnown lets the Azure provider's well-known labels be missing.
+var azureWellKnown = requirements.AllowUndefinedOnly(apis.AzureLabels.WellKnownLabels()...)
+
 // nodeImage is the ID of the first image whose requirements it meets; ""
 // when none does. A nil type meets every image.
 func nodeImage(images []apis.AKSNodeImage, it *instancetypes.InstanceType) string {
@@ -151,7 +154,7 @@ func nodeImage(images []apis.AKSNodeImage, it *instancetypes.InstanceType) strin
 		if err != nil {
 			continue
 		}
-		if it.Requirements.CompatibleFast(reqs, requirements.AllowUndefinedWellKnown) {
+		if it.Requirements.CompatibleFast(reqs, azureWellKnown) {
 			return img.ID
 		}
 	}
