@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -18,6 +19,9 @@ import (
 type podCache struct {
 	requests resources.Interner
 	compiled map[string]compiledRequirements
+	// labels are the label rules of the cluster's cloud (clusterLabels),
+	// which decide the selectors a pod may not use; nil for the default.
+	labels *apis.LabelRules
 	// key and keys are fromPod's scratch space.
 	key  []byte
 	keys []string
@@ -103,4 +107,35 @@ func appendExpressionsKey(b []byte, exprs []corev1.NodeSelectorRequirement) []by
 		b = appendExpressionKey(b, e.Key, string(e.Operator), e.Values)
 	}
 	return b
+}
+
+// labelRules are the cache's label rules, the default cloud's without a
+// cache.
+func (c *podCache) labelRules() *apis.LabelRules {
+	if c == nil || c.labels == nil {
+		return apis.AWSLabels
+	}
+	return c.labels
+}
+
+// clusterLabels are the label rules of the cloud the pools launch into:
+// those of their catalogs' types (InstanceType.LabelRules) when they all
+// agree, the default cloud's otherwise (no pool, no type, or several
+// clouds: one provider runs in a cluster).
+func clusterLabels(pools []Pool) *apis.LabelRules {
+	var rules *apis.LabelRules
+	for _, p := range pools {
+		for _, it := range p.InstanceTypes {
+			switch r := it.LabelRules(); {
+			case rules == nil:
+				rules = r
+			case r != rules:
+				return apis.AWSLabels
+			}
+		}
+	}
+	if rules == nil {
+		return apis.AWSLabels
+	}
+	return rules
 }
