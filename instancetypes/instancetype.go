@@ -28,8 +28,9 @@ type InstanceType struct {
 	// In the values of all the type's offerings, available or not; the
 	// capacity reservation ID In those of its reserved offerings, or
 	// DoesNotExist (with the reservation type) when it has none;
-	// DoesNotExist for Spec.AbsentLabels and for every well-known label it
-	// lacks but the NodePool and zone-ID labels and Spec.UndefinedLabels.
+	// DoesNotExist for Spec.AbsentLabels and for every well-known label of
+	// its cloud (LabelRules) it lacks but the NodePool and zone-ID labels
+	// and Spec.UndefinedLabels.
 	Requirements requirements.Requirements
 	// Capacity is what the machine has; NodePool limits count it.
 	Capacity resources.Vector
