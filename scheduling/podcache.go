@@ -119,17 +119,24 @@ func (c *podCache) labelRules() *apis.LabelRules {
 }
 
 // clusterLabels are the label rules of the cloud the pools launch into:
-// those of their catalogs' types (InstanceType.LabelRules) when they all
-// agree, the default cloud's otherwise (no pool, no type, or several
-// clouds: one provider runs in a cluster).
+// those their NodePools' nodeClassRef groups name (apis.LabelRulesFor) and
+// their catalogs' types carry (InstanceType.LabelRules) when they all
+// agree, the default cloud's otherwise (no pool, or several clouds: one
+// provider runs in a cluster).
 func clusterLabels(pools []Pool) *apis.LabelRules {
 	var rules *apis.LabelRules
+	agree := func(r *apis.LabelRules) bool {
+		if rules == nil {
+			rules = r
+		}
+		return r == rules
+	}
 	for _, p := range pools {
+		if ref := p.NodePool.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Group != "" && !agree(apis.LabelRulesFor(ref.Group)) {
+			return apis.AWSLabels
+		}
 		for _, it := range p.InstanceTypes {
-			switch r := it.LabelRules(); {
-			case rules == nil:
-				rules = r
-			case r != rules:
+			if !agree(it.LabelRules()) {
 				return apis.AWSLabels
 			}
 		}
