@@ -65,8 +65,10 @@ func (in *NodePool) SetDefaults() {
 }
 
 // LabelRules are the label rules of the provider the NodePool's
-// nodeClassRef names (LabelRulesFor its group): its validation and the
-// well-known labels its NodeClaims may leave undefined follow them.
+// nodeClassRef names (LabelRulesFor its group), which its validation
+// follows; the default cloud's without a nodeClassRef. (Its NodeClaims may
+// leave undefined the well-known labels of its catalog's types, which the
+// same provider gives: instancetypes.Catalog.WellKnownLabels.)
 func (in *NodePool) LabelRules() *LabelRules {
 	if ref := in.Spec.Template.Spec.NodeClassRef; ref != nil {
 		return LabelRulesFor(ref.Group)
