@@ -128,11 +128,12 @@ const (
 // controller.kubernetes.io/pod-deletion-cost.
 const AnnotationDisruptionCost = Group + "/disruption-cost"
 
-// wellKnownLabels are the labels in restricted domains that users may still
-// select on: Karpenter knows their values per instance type and offering, so
-// a new NodeClaim may leave them undefined until an instance type is chosen.
-// Sorted, so that messages listing them are stable.
-var wellKnownLabels = sortedCopy([]string{
+// karpenterWellKnownLabels are the well-known labels of Karpenter itself,
+// whatever the cloud: the labels in restricted domains that users may still
+// select on, since Karpenter knows their values per instance type and
+// offering, so a new NodeClaim may leave them undefined until an instance
+// type is chosen. Each provider adds its own (LabelRules).
+var karpenterWellKnownLabels = []string{
 	LabelNodePool,
 	LabelTopologyZone,
 	LabelTopologyRegion,
@@ -141,6 +142,11 @@ var wellKnownLabels = sortedCopy([]string{
 	LabelOS,
 	LabelCapacityType,
 	LabelWindowsBuild,
+}
+
+// wellKnownLabels are Karpenter's well-known labels and those the AWS
+// provider registers. Sorted, so that messages listing them are stable.
+var wellKnownLabels = sortedCopy(append(slices.Clone(karpenterWellKnownLabels),
 	LabelCapacityReservationID,
 	LabelCapacityReservationType,
 	LabelInstanceHypervisor,
@@ -167,7 +173,7 @@ var wellKnownLabels = sortedCopy([]string{
 	LabelInstanceAcceleratorCount,
 	LabelTopologyZoneID,
 	LabelInstanceTenancy,
-})
+))
 
 // restrictedLabelDomains are prohibited by the kubelet or reserved by
 // Karpenter and its AWS provider; labelDomainExceptions are sub-domains of
@@ -206,71 +212,26 @@ func NormalizeLabel(key string) string {
 	return key
 }
 
-// WellKnownLabels returns the sorted well-known label keys.
-func WellKnownLabels() []string { return slices.Clone(wellKnownLabels) }
+// WellKnownLabels returns the sorted well-known label keys of the default
+// cloud, AWS (AWSLabels.WellKnownLabels).
+func WellKnownLabels() []string { return AWSLabels.WellKnownLabels() }
 
-// reservedLabelDomains are the domains Karpenter (karpenter.sh) and its
-// AWS provider (karpenter.k8s.aws) reserve: a NodePool or a pod may use
-// only their well-known labels.
-var reservedLabelDomains = []string{"karpenter.k8s.aws", "karpenter.sh"}
-
-// RestrictedLabelDomains returns the sorted restricted label domains.
+// RestrictedLabelDomains returns the sorted restricted label domains of the
+// default cloud, AWS.
 func RestrictedLabelDomains() []string { return slices.Clone(restrictedLabelDomains) }
 
-// IsWellKnownLabel reports whether key is one of the well-known labels.
-func IsWellKnownLabel(key string) bool {
-	_, found := slices.BinarySearch(wellKnownLabels, key)
-	return found
-}
+// IsWellKnownLabel reports whether key is one of the default cloud's (AWS's)
+// well-known labels; LabelRules.IsWellKnown answers for any cloud.
+func IsWellKnownLabel(key string) bool { return AWSLabels.IsWellKnown(key) }
 
-// IsRestrictedNodeLabel reports whether Karpenter refuses to set key on a
-// node itself: a well-known label (the cloud provider sets those), a label
-// in a restricted domain that is not an exception, or kubernetes.io/hostname.
-func IsRestrictedNodeLabel(key string) bool {
-	if IsWellKnownLabel(key) {
-		return true
-	}
-	domain := LabelDomain(key)
-	for _, exception := range labelDomainExceptions {
-		if strings.HasSuffix(domain, exception) {
-			return false
-		}
-	}
-	for _, restricted := range restrictedLabelDomains {
-		if strings.HasSuffix(domain, restricted) {
-			return true
-		}
-	}
-	return slices.Contains(restrictedLabels, key)
-}
+// IsRestrictedNodeLabel is AWSLabels.IsRestrictedNodeLabel.
+func IsRestrictedNodeLabel(key string) bool { return AWSLabels.IsRestrictedNodeLabel(key) }
 
-// IsRestrictedLabel reports whether a NodePool's requirement or template
-// label may not use key: what Karpenter's runtime validation and its CRDs
-// refuse, the selector labels its scheduler refuses (see
-// IsRestrictedSelectorLabel). Labels in the kubernetes.io and k8s.io
-// domains are allowed, as upstream allows them.
-func IsRestrictedLabel(key string) bool { return IsRestrictedSelectorLabel(key) }
+// IsRestrictedLabel is AWSLabels.IsRestrictedLabel.
+func IsRestrictedLabel(key string) bool { return AWSLabels.IsRestrictedLabel(key) }
 
-// IsRestrictedSelectorLabel reports whether Karpenter's scheduler refuses
-// a pod that selects on key: kubernetes.io/hostname, and keys in the
-// karpenter.sh and karpenter.k8s.aws domains that are not well-known. Keys
-// in the kubernetes.io and k8s.io domains a pod may select on, though
-// Karpenter does not set them on a node itself (IsRestrictedNodeLabel).
-func IsRestrictedSelectorLabel(key string) bool {
-	if IsWellKnownLabel(key) {
-		return false
-	}
-	if key == LabelHostname {
-		return true
-	}
-	domain := LabelDomain(key)
-	for _, reserved := range reservedLabelDomains {
-		if domain == reserved || strings.HasSuffix(domain, "."+reserved) {
-			return true
-		}
-	}
-	return false
-}
+// IsRestrictedSelectorLabel is AWSLabels.IsRestrictedSelectorLabel.
+func IsRestrictedSelectorLabel(key string) bool { return AWSLabels.IsRestrictedSelectorLabel(key) }
 
 // LabelDomain returns the prefix of a label key before its slash, or "".
 func LabelDomain(key string) string {

@@ -90,7 +90,11 @@ func (in *NodeClaim) Validate() error {
 	if in.Spec.Requirements == nil {
 		e.add("spec.requirements", "required (an empty list is allowed)")
 	}
-	validateRequirements(e, "spec.requirements", in.Spec.Requirements, false)
+	rules := AWSLabels
+	if ref := in.Spec.NodeClassRef; ref != nil {
+		rules = LabelRulesFor(ref.Group)
+	}
+	validateRequirements(e, "spec.requirements", in.Spec.Requirements, false, rules)
 	validateNodeClassRef(e, "spec.nodeClassRef", in.Spec.NodeClassRef)
 	validateSeconds(e, "spec.expireAfter", in.Spec.ExpireAfter.Duration, true)
 	if tgp := in.Spec.TerminationGracePeriod; tgp != nil {

@@ -96,7 +96,8 @@ func (in *NodeOverlay) Validate() error {
 	for i, r := range in.Spec.Requirements {
 		reqs[i] = NodeSelectorRequirementWithMinValues{Key: r.Key, Operator: r.Operator, Values: r.Values}
 	}
-	validateRequirements(e, "spec.requirements", reqs, false)
+	// An overlay names no node class: the default cloud's rules.
+	validateRequirements(e, "spec.requirements", reqs, false, AWSLabels)
 	for i, r := range reqs {
 		if r.Operator == corev1.NodeSelectorOpNotIn && len(r.Values) == 0 {
 			e.add(index("spec.requirements", i)+".values", "operator NotIn needs at least one value")

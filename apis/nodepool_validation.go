@@ -64,6 +64,18 @@ func (in *NodePool) SetDefaults() {
 	}
 }
 
+// LabelRules are the label rules of the provider the NodePool's
+// nodeClassRef names (LabelRulesFor its group), which its validation
+// follows; the default cloud's without a nodeClassRef. (Its NodeClaims may
+// leave undefined the well-known labels of its catalog's types, which the
+// same provider gives: instancetypes.Catalog.WellKnownLabels.)
+func (in *NodePool) LabelRules() *LabelRules {
+	if ref := in.Spec.Template.Spec.NodeClassRef; ref != nil {
+		return LabelRulesFor(ref.Group)
+	}
+	return AWSLabels
+}
+
 // Validate checks the NodePool against the rules of the karpenter.sh/v1
 // CRD (OpenAPI schema and CEL) and of Karpenter's runtime validation, and,
 // for a NodePool of AKSNodeClasses, the Azure provider's CRD's rules on
@@ -73,14 +85,15 @@ func (in *NodePool) SetDefaults() {
 func (in *NodePool) Validate() error {
 	e := &errs{}
 	validateName(e, in.Name)
-	validateTemplateLabels(e, "spec.template.metadata.labels", in.Spec.Template.ObjectMeta.Labels)
+	rules := in.LabelRules()
+	validateTemplateLabels(e, "spec.template.metadata.labels", in.Spec.Template.ObjectMeta.Labels, rules)
 	spec := "spec.template.spec"
 	tmpl := in.Spec.Template.Spec
 	validateTaints(e, spec, tmpl.Taints, tmpl.StartupTaints)
 	if tmpl.Requirements == nil {
 		e.add(child(spec, "requirements"), "required (an empty list is allowed)")
 	}
-	validateRequirements(e, child(spec, "requirements"), tmpl.Requirements, true)
+	validateRequirements(e, child(spec, "requirements"), tmpl.Requirements, true, rules)
 	validateNodeClassRef(e, child(spec, "nodeClassRef"), tmpl.NodeClassRef)
 	in.validateAzureLabelKeys(e)
 	validateSeconds(e, child(spec, "expireAfter"), tmpl.ExpireAfter.Duration, true)

@@ -94,17 +94,17 @@ func validateName(e *errs, name string) {
 
 // validateRequirements checks a NodePool's or NodeClaim's requirements.
 // NodePools may not name karpenter.sh/nodepool: Karpenter sets it itself.
-func validateRequirements(e *errs, path string, reqs []NodeSelectorRequirementWithMinValues, nodePool bool) {
+func validateRequirements(e *errs, path string, reqs []NodeSelectorRequirementWithMinValues, nodePool bool, rules *LabelRules) {
 	if len(reqs) > maxRequirements {
 		e.add(path, "%d requirements, at most %d are allowed", len(reqs), maxRequirements)
 	}
 	for i, req := range reqs {
-		validateRequirement(e, index(path, i), req, nodePool)
+		validateRequirement(e, index(path, i), req, nodePool, rules)
 	}
 }
 
-func validateRequirement(e *errs, path string, req NodeSelectorRequirementWithMinValues, nodePool bool) {
-	validateRequirementKey(e, child(path, "key"), req.Key, nodePool)
+func validateRequirement(e *errs, path string, req NodeSelectorRequirementWithMinValues, nodePool bool, rules *LabelRules) {
+	validateRequirementKey(e, child(path, "key"), req.Key, nodePool, rules)
 	valuesPath := child(path, "values")
 	integer := slices.Contains([]corev1.NodeSelectorOperator{corev1.NodeSelectorOpGt, corev1.NodeSelectorOpLt, NodeSelectorOpGte, NodeSelectorOpLte}, req.Operator)
 	for i, value := range req.Values {
@@ -140,7 +140,7 @@ func operatorList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-func validateRequirementKey(e *errs, path, k string, nodePool bool) {
+func validateRequirementKey(e *errs, path, k string, nodePool bool, rules *LabelRules) {
 	if k == "" {
 		e.add(path, "required")
 		return
@@ -153,18 +153,18 @@ func validateRequirementKey(e *errs, path, k string, nodePool bool) {
 		e.add(path, "label %q is restricted: Karpenter sets it to the NodePool's name on every node", k)
 		return
 	}
-	if IsRestrictedLabel(NormalizeLabel(k)) {
-		e.add(path, "%s", restrictedLabelMessage(k))
+	if rules.IsRestrictedLabel(NormalizeLabel(k)) {
+		e.add(path, "%s", restrictedLabelMessage(k, rules))
 	}
 }
 
 // restrictedLabelMessage explains why key may not be used and what may.
-func restrictedLabelMessage(k string) string {
+func restrictedLabelMessage(k string, rules *LabelRules) string {
 	if k == LabelHostname {
 		return fmt.Sprintf("label %q is restricted: Karpenter sets it to each node's own name", k)
 	}
 	return fmt.Sprintf("label %q is restricted: its domain %q is reserved (%s); use a well-known label or a key outside these domains",
-		k, LabelDomain(k), strings.Join(reservedLabelDomains, ", "))
+		k, LabelDomain(k), strings.Join(rules.ReservedDomains(), ", "))
 }
 
 // validateIntegerValue checks the single non-negative integer that Gt, Lt,
@@ -202,7 +202,7 @@ func validateLabelValue(e *errs, path, value string) {
 }
 
 // validateTemplateLabels checks the labels a NodePool puts on its nodes.
-func validateTemplateLabels(e *errs, path string, labels map[string]string) {
+func validateTemplateLabels(e *errs, path string, labels map[string]string, rules *LabelRules) {
 	const maxLabels = 100
 	if len(labels) > maxLabels {
 		e.add(path, "%d labels, at most %d are allowed", len(labels), maxLabels)
@@ -217,8 +217,8 @@ func validateTemplateLabels(e *errs, path string, labels map[string]string) {
 		switch {
 		case k == LabelNodePool:
 			e.add(p, "label %q is restricted: Karpenter sets it to the NodePool's name on every node", k)
-		case IsRestrictedLabel(k):
-			e.add(p, "%s", restrictedLabelMessage(k))
+		case rules.IsRestrictedLabel(k):
+			e.add(p, "%s", restrictedLabelMessage(k, rules))
 		}
 	}
 }

@@ -377,15 +377,24 @@ const (
 // instanceType builds one size's instance type.
 func (r resolved) instanceType(region string, rec skuRecord, sz vmSize, zones []string, price float64, spot pricing.SpotModel) (*instancetypes.InstanceType, error) {
 	labels, absent, choices := r.labels(region, rec, sz)
+	// The provider does not state the Windows build of its Linux nodes:
+	// Karpenter leaves the well-known label undefined. The cluster label
+	// it states from the node resource group, left undefined when the
+	// settings do not give one.
+	undefined := []string{apis.LabelWindowsBuild}
+	if _, ok := labels[LabelAKSCluster]; !ok {
+		undefined = append(undefined, LabelAKSCluster)
+	}
 	return instancetypes.NewInstanceType(instancetypes.Spec{
-		Name:         rec.Name,
-		Labels:       labels,
-		AbsentLabels: absent,
-		// The provider does not state the Windows build of its Linux
-		// nodes: Karpenter leaves the well-known label undefined.
-		UndefinedLabels: []string{apis.LabelWindowsBuild},
+		Name:            rec.Name,
+		Labels:          labels,
+		AbsentLabels:    absent,
+		UndefinedLabels: undefined,
 		LabelChoices:    choices,
-		Capacity:        r.capacity(rec),
+		// The Azure provider registers its own well-known labels: a size
+		// states those it lacks as DoesNotExist and leaves AWS's undefined.
+		LabelRules: apis.AzureLabels,
+		Capacity:   r.capacity(rec),
 		Overhead: instancetypes.Overhead{
 			KubeReserved:      KubeReserved(rec.VCPUs, rec.MemoryGB),
 			EvictionThreshold: resources.New(0, EvictionMemory, 0),

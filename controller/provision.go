@@ -13,6 +13,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/cloud"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/provider"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/scheduling"
 )
@@ -217,7 +218,8 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		inst.LaunchedAt = now
 	}
 	labels := claim.LaunchLabels(it, np)
-	nodeClaim, kubelet := NewNodeClaim(claim, labels, np, c.launchFrom(np, it), now)
+	from := c.launchFrom(np, it)
+	nodeClaim, kubelet := NewNodeClaim(claim, labels, np, from, now)
 	n := &Node{
 		StateNode: StateNode{
 			Node: &scheduling.Node{Name: claim.Name, NodePool: claim.NodePool, Labels: labels,
@@ -227,7 +229,7 @@ func (c *Controller) launch(ctx context.Context, claim scheduling.NodeClaim, why
 		},
 		Instance: inst, PricePerHour: inst.PricePerHour, KubeletVersion: kubelet,
 	}
-	n.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
+	n.NodeClaim.Status.ProviderID = provider.ProviderID(from.Provider, claim.Name, inst.Zone, inst.ID)
 	c.nominated[claim.Name] = now
 	if err := cl.AddNode(ctx, n); err != nil {
 		c.record(Decision{Kind: KindLaunchFailed, Nodes: []string{claim.Name}, InstanceType: claim.InstanceType,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/karpsim/karpsim/apis"
 )
 
 // Catalog is a set of instance types sorted by name, names unique. Build one
@@ -48,6 +50,31 @@ func (c Catalog) Names() []string {
 		names[i] = it.Name
 	}
 	return names
+}
+
+// WellKnownLabels returns the well-known labels of the catalog's cloud,
+// sorted: those of the label rules of its types (InstanceType.LabelRules),
+// which a NodeClaim of the catalog may leave undefined; the default
+// cloud's (apis.AWSLabels) for an empty catalog.
+func (c Catalog) WellKnownLabels() []string {
+	var rules []*apis.LabelRules
+	for _, it := range c {
+		if r := it.LabelRules(); !slices.Contains(rules, r) {
+			rules = append(rules, r)
+		}
+	}
+	switch len(rules) {
+	case 0:
+		return apis.AWSLabels.WellKnownLabels()
+	case 1:
+		return rules[0].WellKnownLabels()
+	}
+	var keys []string
+	for _, r := range rules {
+		keys = append(keys, r.WellKnownLabels()...)
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // LabelKeys returns every label key some type of the catalog constrains,

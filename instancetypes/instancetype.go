@@ -28,8 +28,9 @@ type InstanceType struct {
 	// In the values of all the type's offerings, available or not; the
 	// capacity reservation ID In those of its reserved offerings, or
 	// DoesNotExist (with the reservation type) when it has none;
-	// DoesNotExist for Spec.AbsentLabels and for every well-known label it
-	// lacks but the NodePool and zone-ID labels and Spec.UndefinedLabels.
+	// DoesNotExist for Spec.AbsentLabels and for every well-known label of
+	// its cloud (LabelRules) it lacks but the NodePool and zone-ID labels
+	// and Spec.UndefinedLabels.
 	Requirements requirements.Requirements
 	// Capacity is what the machine has; NodePool limits count it.
 	Capacity resources.Vector
@@ -51,7 +52,13 @@ type InstanceType struct {
 
 	allocatable resources.Vector
 	built       bool
+	// labelRules are Spec.LabelRules, nil for a type not built.
+	labelRules *apis.LabelRules
 }
+
+// LabelRules are the label rules of the type's cloud provider
+// (Spec.LabelRules): apis.AWSLabels when the type was built without any.
+func (it *InstanceType) LabelRules() *apis.LabelRules { return cmp.Or(it.labelRules, apis.AWSLabels) }
 
 // Overhead is the part of a node's capacity pods may not use.
 type Overhead struct {
@@ -173,6 +180,12 @@ type Spec struct {
 	Capacity               resources.Vector
 	Overhead               Overhead
 	Offerings              []Offering
+	// LabelRules are the label rules of the cloud provider the type is
+	// of: the type states each of their well-known labels it lacks as
+	// DoesNotExist (a key outside them, such as another cloud's, it
+	// leaves undefined), and a NodeClaim of the type may leave them
+	// undefined. nil is the default cloud's, apis.AWSLabels.
+	LabelRules *apis.LabelRules
 }
 
 // ErrInvalidInstanceType is wrapped by the errors NewInstanceType returns.
@@ -206,7 +219,8 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 	if err != nil {
 		return nil, err
 	}
-	reqs, err := buildRequirements(spec.Name, spec.Labels, spec.AbsentLabels, spec.UndefinedLabels, choices, offerings)
+	rules := cmp.Or(spec.LabelRules, apis.AWSLabels)
+	reqs, err := buildRequirements(rules, spec.Name, spec.Labels, spec.AbsentLabels, spec.UndefinedLabels, choices, offerings)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +236,7 @@ func newInstanceType(spec Spec) (*InstanceType, error) {
 		Offerings:              offerings,
 		LabelChoices:           choices,
 		VolumeAttachmentLimits: volumeLimits,
+		labelRules:             rules,
 	}
 	it.allocatable = allocatable(it.Capacity, it.Overhead)
 	it.built = true

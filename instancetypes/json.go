@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/resources"
 )
 
@@ -41,6 +42,10 @@ import (
 // leaves undefined rather than absent. "labelChoices" lists the
 // labels a launch sets to one of several values, in the order preferred
 // (the AWS model's tenancy), and is left out when empty.
+// "labelDomain" is the label domain of the type's cloud provider, whose
+// well-known labels (InstanceType.LabelRules) the type states as absent
+// when it lacks them, e.g. "karpenter.azure.com" for Azure's VM sizes; it
+// is left out for the default cloud's, karpenter.k8s.aws.
 // "volumeAttachmentLimits" gives how many volumes of each CSI driver a node
 // of the type can attach, by driver name, e.g. {"ebs.csi.aws.com": 27},
 // and is left out when empty (no driver limited). WriteJSON writes object keys sorted and two-space
@@ -55,6 +60,9 @@ type jsonInstanceType struct {
 	// (neither set nor absent).
 	UndefinedLabels []string            `json:"undefinedLabels,omitempty"`
 	LabelChoices    map[string][]string `json:"labelChoices,omitempty"`
+	// LabelDomain is the domain of InstanceType.LabelRules, "" for the
+	// default cloud's.
+	LabelDomain string `json:"labelDomain,omitempty"`
 	// VolumeAttachmentLimits is InstanceType.VolumeAttachmentLimits.
 	VolumeAttachmentLimits map[string]int    `json:"volumeAttachmentLimits,omitempty"`
 	Capacity               map[string]string `json:"capacity"`
@@ -99,8 +107,13 @@ func WriteJSON(w io.Writer, c Catalog) error {
 				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType,
 				Labels: o.Label.asMap(), Preference: o.Preference}
 		}
+		domain := ""
+		if rules := it.LabelRules(); rules != apis.AWSLabels {
+			domain = rules.Domain()
+		}
 		out[i] = jsonInstanceType{
 			Name:                   it.Name,
+			LabelDomain:            domain,
 			Labels:                 labels,
 			AbsentLabels:           absent,
 			UndefinedLabels:        undefined,

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/resources"
 )
 
@@ -106,7 +107,7 @@ func quantityMap(field string, raw json.RawMessage, negativeOK bool) (resources.
 	return quantities(field, m, negativeOK)
 }
 
-var instanceTypeFields = []string{"name", "labels", "absentLabels", "undefinedLabels", "labelChoices", "volumeAttachmentLimits", "capacity", "overhead", "allocatable", "offerings"}
+var instanceTypeFields = []string{"name", "labels", "absentLabels", "undefinedLabels", "labelChoices", "labelDomain", "volumeAttachmentLimits", "capacity", "overhead", "allocatable", "offerings"}
 
 // readInstanceType reads one element of the array. It returns the type's
 // name whenever it could read it, for the error message.
@@ -158,6 +159,14 @@ func readTypeMember(spec *Spec, allocatable **resources.Vector, m member) error 
 		err = decodeValue("undefinedLabels", m.value, &spec.UndefinedLabels, "an array of strings")
 	case "labelChoices":
 		err = decodeValue("labelChoices", m.value, &spec.LabelChoices, "an object of string arrays")
+	case "labelDomain":
+		var domain string
+		if err = decodeValue("labelDomain", m.value, &domain, "a string"); err == nil {
+			var ok bool
+			if spec.LabelRules, ok = apis.LabelRulesByDomain(domain); !ok {
+				err = fmt.Errorf("labelDomain: %q is the label domain of no cloud provider karpsim models (%s or %s)", domain, apis.AWSLabels.Domain(), apis.AzureLabels.Domain())
+			}
+		}
 	case "volumeAttachmentLimits":
 		spec.VolumeAttachmentLimits, err = readVolumeLimits(m.value)
 	case "capacity":

@@ -23,16 +23,25 @@ var offeringLabels = []string{
 	apis.LabelTopologyZone,
 }
 
-// impliedAbsent are the well-known labels that are DoesNotExist on a type
-// that does not set them. The exceptions are the labels that come from
-// offerings, the NodePool label (Karpenter sets it, not the type) and the
-// zone ID (known only from the EC2NodeClass's subnets). This is what the AWS
-// provider's computeRequirements does: it states every well-known label,
-// with DoesNotExist when the type lacks it.
-var impliedAbsent = func() []string {
+// impliedAbsent are the well-known labels of rules that are DoesNotExist on
+// a type that does not set them. The exceptions are the labels that come
+// from offerings, the NodePool label (Karpenter sets it, not the type) and
+// the zone ID (known only from the EC2NodeClass's subnets). This is what
+// the AWS provider's computeRequirements does: it states every well-known
+// label, with DoesNotExist when the type lacks it; the Azure provider does
+// the same with its own. Shared, read-only.
+func impliedAbsent(rules *apis.LabelRules) []string {
+	if cached, ok := impliedAbsentCache.Load(rules); ok {
+		return cached.([]string)
+	}
 	except := append([]string{apis.LabelNodePool, apis.LabelTopologyZoneID}, offeringLabels...)
-	return slices.DeleteFunc(apis.WellKnownLabels(), func(key string) bool { return slices.Contains(except, key) })
-}()
+	keys := slices.DeleteFunc(rules.WellKnownLabels(), func(key string) bool { return slices.Contains(except, key) })
+	cached, _ := impliedAbsentCache.LoadOrStore(rules, keys)
+	return cached.([]string)
+}
+
+// impliedAbsentCache holds impliedAbsent by rules; there are a few.
+var impliedAbsentCache sync.Map
 
 // buildRequirements is the one place instance-type requirements come from,
 // for every catalog: the AWS model, the synthetic catalogs and the JSON
@@ -49,7 +58,7 @@ var impliedAbsent = func() []string {
 // offerings' own label In the values of all of them; the well-known labels
 // in undefined are left out. offerings and choices must be validated
 // already.
-func buildRequirements(name string, labels map[string]string, absent, undefined []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
+func buildRequirements(rules *apis.LabelRules, name string, labels map[string]string, absent, undefined []string, choices map[string][]string, offerings []Offering) (requirements.Requirements, error) {
 	if err := checkLabels(name, labels, absent); err != nil {
 		return requirements.Requirements{}, err
 	}
@@ -69,17 +78,18 @@ func buildRequirements(name string, labels map[string]string, absent, undefined 
 			return requirements.Requirements{}, fmt.Errorf("offerings: label %s is also a label, a label choice, an absent or an undefined label of the type", key)
 		}
 	}
+	implied := impliedAbsent(rules)
 	for _, key := range undefined {
 		_, labelled := labels[key]
 		_, chosen := choices[key]
 		switch {
-		case !slices.Contains(impliedAbsent, key):
+		case !slices.Contains(implied, key):
 			return requirements.Requirements{}, fmt.Errorf("undefinedLabels: %s is not a well-known label a type may leave undefined", key)
 		case labelled || chosen || slices.Contains(absent, key):
 			return requirements.Requirements{}, fmt.Errorf("undefinedLabels: %s is also a label, a label choice or an absent label", key)
 		}
 	}
-	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(choices)+len(impliedAbsent)+len(offeringLabels)+1)
+	items := make([]requirements.Requirement, 0, len(labels)+len(absent)+len(choices)+len(implied)+len(offeringLabels)+1)
 	items = append(items, in(apis.LabelInstanceType, name))
 	for key, value := range labels {
 		if key != apis.LabelInstanceType {
@@ -92,19 +102,21 @@ func buildRequirements(name string, labels map[string]string, absent, undefined 
 	for _, key := range absent {
 		items = append(items, doesNotExist(key))
 	}
-	for _, key := range impliedAbsent {
+	for _, key := range implied {
 		_, chosen := choices[key]
 		offered := key == fromOfferings
 		if _, ok := labels[key]; !ok && !chosen && !offered && key != apis.LabelInstanceType && !slices.Contains(absent, key) && !slices.Contains(undefined, key) {
 			items = append(items, doesNotExist(key))
 		}
 	}
-	items = append(items, offeringRequirements(offerings)...)
+	items = append(items, offeringRequirements(rules, offerings)...)
 	return requirements.NewRequirements(items...), nil
 }
 
 // offeringRequirements are the type-level requirements its offerings imply.
-func offeringRequirements(offerings []Offering) []requirements.Requirement {
+// A type of a cloud whose provider registers no capacity reservation labels
+// (rules) and that has no reserved offering states none.
+func offeringRequirements(rules *apis.LabelRules, offerings []Offering) []requirements.Requirement {
 	var zones, kinds, reservations, reservationTypes []string
 	typeUnknown := false
 	for _, o := range offerings {
@@ -119,7 +131,10 @@ func offeringRequirements(offerings []Offering) []requirements.Requirement {
 	out := []requirements.Requirement{
 		in(apis.LabelTopologyZone, zones...),
 		in(apis.LabelCapacityType, kinds...),
-		in(apis.LabelCapacityReservationID, reservations...),
+	}
+	reservable := len(reservations) > 0 || rules.IsWellKnown(apis.LabelCapacityReservationID)
+	if reservable {
+		out = append(out, in(apis.LabelCapacityReservationID, reservations...))
 	}
 	// Labels of the offerings are In the values of all of them, as zones.
 	if len(offerings) > 0 && offerings[0].Label.Key != "" {
@@ -131,7 +146,7 @@ func offeringRequirements(offerings []Offering) []requirements.Requirement {
 	}
 	// A reserved offering that does not say its reservation type (a
 	// catalog written before types were modelled) leaves the type open.
-	if !typeUnknown {
+	if !typeUnknown && reservable {
 		out = append(out, in(apis.LabelCapacityReservationType, reservationTypes...))
 	}
 	return out
@@ -281,7 +296,8 @@ func labelsOf(it *InstanceType) (map[string]string, []string, []string, error) {
 		fromOfferings = it.Offerings[0].Label.Key
 	}
 	// A type built by hand, without requirements, leaves nothing undefined.
-	for _, key := range impliedAbsent {
+	implied := impliedAbsent(it.LabelRules())
+	for _, key := range implied {
 		_, chosen := it.LabelChoices[key]
 		offered := key == fromOfferings
 		if _, stated := it.Requirements.Lookup(key); it.built && !stated && !chosen && !offered && key != apis.LabelInstanceType {
@@ -299,7 +315,7 @@ func labelsOf(it *InstanceType) (map[string]string, []string, []string, error) {
 		case op == corev1.NodeSelectorOpIn && len(values) == 1:
 			labels[key] = values[0]
 		case op == corev1.NodeSelectorOpDoesNotExist:
-			if !slices.Contains(impliedAbsent, key) {
+			if !slices.Contains(implied, key) {
 				absent = append(absent, key)
 			}
 		default:

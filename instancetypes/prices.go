@@ -39,7 +39,7 @@ func (c Catalog) WithSpotPrices(spot []pricing.SpotPrice) (Catalog, error) {
 			o.Price, o.Available = price, ok && o.Available
 		}
 		repriced, err := NewInstanceType(Spec{Name: it.Name, Labels: labels, AbsentLabels: absent, UndefinedLabels: undefined, LabelChoices: it.LabelChoices,
-			VolumeAttachmentLimits: it.VolumeAttachmentLimits, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings})
+			VolumeAttachmentLimits: it.VolumeAttachmentLimits, Capacity: it.Capacity, Overhead: it.Overhead, Offerings: offerings, LabelRules: it.labelRules})
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,10 @@ func (a *AWS) Stamp(claim *apis.NodeClaim, c NodeClass) *apis.NodeClaim {
 // taken to resolve (Replaced).
 const AWSInitialImage = "ami-initial"
 
+// ProviderID is aws:///ZONE/ID, as the AWS provider writes an EC2
+// instance's.
+func (*AWS) ProviderID(_, zone, id string) string { return "aws:///" + zone + "/" + id }
+
 // Launched stamps the claim and gives it the first AMI the EC2NodeClass
 // resolves as its image. The AWS provider drifts on the AMI, not on the
 // kubelet's version: the version is "".

@@ -26,6 +26,9 @@ type Azure struct {
 	// plugin and mode, node resource group, VM memory overhead); each
 	// AKSNodeClass adds its own (Settings).
 	Cluster azure.Settings
+	// SubscriptionID is the cluster's subscription, which provider IDs
+	// name; default DefaultSubscriptionID.
+	SubscriptionID string
 	// CatalogFor, when set, gives an AKSNodeClass's catalog (nil for the
 	// default class) instead of the embedded model.
 	CatalogFor func(nc *apis.AKSNodeClass) (instancetypes.Catalog, error)
@@ -140,6 +143,28 @@ func (a *Azure) Launched(claim *apis.NodeClaim, c NodeClass, it *instancetypes.I
 	return out, version
 }
 
+// DefaultSubscriptionID is the subscription of a cluster whose own is not
+// given: the all-zero GUID, which no real subscription has.
+const DefaultSubscriptionID = "00000000-0000-0000-0000-000000000000"
+
+// ProviderID is the VM's resource ID as the Azure provider writes it:
+// azure:///subscriptions/SUB/resourceGroups/RG/providers/Microsoft.Compute/
+// virtualMachines/aks-CLAIM, the VM named after the NodeClaim, the node
+// resource group in lower case (Cluster.NodeResourceGroup, or AKS's
+// default name MC_karpsim_karpsim_REGION when not given). The launcher's
+// instance id and zone are not part of it.
+func (a *Azure) ProviderID(claim, _, _ string) string {
+	group := a.Cluster.NodeResourceGroup
+	if group == "" {
+		group = "MC_karpsim_karpsim_" + a.RegionOrDefault()
+	}
+	return "azure:///subscriptions/" + cmp.Or(a.SubscriptionID, DefaultSubscriptionID) + "/resourceGroups/" + strings.ToLower(group) +
+		"/providers/Microsoft.Compute/virtualMachines/aks-" + claim
+}
+
+// azureWellKnown lets the Azure provider's well-known labels be missing.
+var azureWellKnown = requirements.AllowUndefinedOnly(apis.AzureLabels.WellKnownLabels()...)
+
 // nodeImage is the ID of the first image whose requirements it meets; ""
 // when none does. A nil type meets every image.
 func nodeImage(images []apis.AKSNodeImage, it *instancetypes.InstanceType) string {
@@ -151,7 +176,7 @@ func nodeImage(images []apis.AKSNodeImage, it *instancetypes.InstanceType) strin
 		if err != nil {
 			continue
 		}
-		if it.Requirements.CompatibleFast(reqs, requirements.AllowUndefinedWellKnown) {
+		if it.Requirements.CompatibleFast(reqs, azureWellKnown) {
 			return img.ID
 		}
 	}

@@ -71,6 +71,10 @@ type Provider interface {
 	// the kubelet version the node will report (status.nodeInfo.
 	// kubeletVersion), "" when the provider's drift does not read it.
 	Launched(claim *apis.NodeClaim, class NodeClass, it *instancetypes.InstanceType) (*apis.NodeClaim, string)
+	// ProviderID is the provider ID (a NodeClaim's status.providerID, its
+	// node's spec.providerID) the provider writes for the instance id it
+	// launched in zone for the NodeClaim named claim.
+	ProviderID(claim, zone, id string) string
 	// Replaced returns a copy of next, a class that replaces prev (nil
 	// when next is new to the cluster), as the provider's controllers
 	// leave it: prev's stamped hash carried over while the hashed spec is
@@ -164,6 +168,15 @@ func (p Providers) azure() Provider {
 		return p.Azure
 	}
 	return &Azure{}
+}
+
+// ProviderID is the provider ID p writes (Provider.ProviderID), or the
+// default cloud's form for a nil p (a node class of no modelled cloud).
+func ProviderID(p Provider, claim, zone, id string) string {
+	if p == nil {
+		p = &AWS{}
+	}
+	return p.ProviderID(claim, zone, id)
 }
 
 // Owner returns the provider whose node class class is, nil for nil or a

@@ -301,6 +301,17 @@ func AllowUndefined(keys ...string) Undefined {
 	return set.withWellKnown()
 }
 
+// AllowUndefinedOnly lets exactly the given keys be missing: a scheduler
+// passes the well-known labels of its catalog's cloud
+// (instancetypes.Catalog.WellKnownLabels) and the catalog's label keys.
+func AllowUndefinedOnly(keys ...string) Undefined {
+	set := keySet{}
+	for _, key := range keys {
+		set[key] = true
+	}
+	return set
+}
+
 type keySet map[string]bool
 
 func (s keySet) withWellKnown() keySet {

@@ -104,8 +104,8 @@ func (c *Compiler) compile(p Pool) *template {
 	return t
 }
 
-// undefined is what a claim may leave undefined with the catalog: the
-// well-known labels and the catalog's label keys.
+// undefined is what a claim may leave undefined with the catalog
+// (catalogUndefined), kept per catalog.
 func (c *Compiler) undefined(catalog instancetypes.Catalog) requirements.Undefined {
 	var k catalogKey
 	if len(catalog) > 0 {
@@ -116,7 +116,15 @@ func (c *Compiler) undefined(catalog instancetypes.Catalog) requirements.Undefin
 			return known.undefined
 		}
 	}
-	u := requirements.AllowUndefined(catalog.LabelKeys()...)
+	u := catalogUndefined(catalog)
 	c.keys[k] = append(c.keys[k], catalogKeys{catalog: catalog, undefined: u})
 	return u
+}
+
+// catalogUndefined is what a claim may leave undefined with the catalog:
+// the well-known labels of its cloud, which its types' provider registers
+// (a key of another cloud's domain is a custom label there, which a claim
+// must define), and the catalog's label keys.
+func catalogUndefined(catalog instancetypes.Catalog) requirements.Undefined {
+	return requirements.AllowUndefinedOnly(append(catalog.WellKnownLabels(), catalog.LabelKeys()...)...)
 }

@@ -139,7 +139,7 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 		info.invalid = ErrDRAIgnored
 		return
 	}
-	if info.invalid = validatePodLabels(pod); info.invalid != nil {
+	if info.invalid = validatePodLabels(pod, cache.labelRules()); info.invalid != nil {
 		return
 	}
 	if info.reqs, info.invalid = cache.fromPod(pod, prefs); info.invalid != nil {
@@ -159,10 +159,11 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 
 // validatePodLabels refuses selectors on restricted labels up front, as
 // Karpenter does: kubernetes.io/hostname, and keys in the karpenter.sh and
-// karpenter.k8s.aws domains that are not well-known. Like Karpenter it
+// the cloud provider's domains that are not well-known (rules). Like Karpenter it
 // checks the nodeSelector and the required terms only: a preferred term on
 // such a key is relaxed away like any preference that fits nowhere.
-func validatePodLabels(pod *corev1.Pod) error {
+func validatePodLabels(pod *corev1.Pod, rules *apis.LabelRules) error {
+	isRestrictedKey := func(key string) bool { return rules.IsRestrictedSelectorLabel(normalizedKey(key)) }
 	// The first restricted key in name order is named; most pods have none,
 	// found without gathering the keys.
 	var keys []string
@@ -218,8 +219,6 @@ func selectorKeys(pod *corev1.Pod, prefs requirements.Preferences, f func(string
 }
 
 func normalizedKey(key string) string { return apis.NormalizeLabel(key) }
-
-func isRestrictedKey(key string) bool { return apis.IsRestrictedSelectorLabel(normalizedKey(key)) }
 
 // comparePods is Karpenter's queue order, first-fit decreasing: larger cpu
 // requests first, then larger memory, then older pods, then by UID, and

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
@@ -18,6 +19,9 @@ import (
 type podCache struct {
 	requests resources.Interner
 	compiled map[string]compiledRequirements
+	// labels are the label rules of the cluster's cloud (clusterLabels),
+	// which decide the selectors a pod may not use; nil for the default.
+	labels *apis.LabelRules
 	// key and keys are fromPod's scratch space.
 	key  []byte
 	keys []string
@@ -103,4 +107,42 @@ func appendExpressionsKey(b []byte, exprs []corev1.NodeSelectorRequirement) []by
 		b = appendExpressionKey(b, e.Key, string(e.Operator), e.Values)
 	}
 	return b
+}
+
+// labelRules are the cache's label rules, the default cloud's without a
+// cache.
+func (c *podCache) labelRules() *apis.LabelRules {
+	if c == nil || c.labels == nil {
+		return apis.AWSLabels
+	}
+	return c.labels
+}
+
+// clusterLabels are the label rules of the cloud the pools launch into:
+// those their NodePools' nodeClassRef groups name (apis.LabelRulesFor) and
+// their catalogs' types carry (InstanceType.LabelRules) when they all
+// agree, the default cloud's otherwise (no pool, or several clouds: one
+// provider runs in a cluster).
+func clusterLabels(pools []Pool) *apis.LabelRules {
+	var rules *apis.LabelRules
+	agree := func(r *apis.LabelRules) bool {
+		if rules == nil {
+			rules = r
+		}
+		return r == rules
+	}
+	for _, p := range pools {
+		if ref := p.NodePool.Spec.Template.Spec.NodeClassRef; ref != nil && ref.Group != "" && !agree(apis.LabelRulesFor(ref.Group)) {
+			return apis.AWSLabels
+		}
+		for _, it := range p.InstanceTypes {
+			if !agree(it.LabelRules()) {
+				return apis.AWSLabels
+			}
+		}
+	}
+	if rules == nil {
+		return apis.AWSLabels
+	}
+	return rules
 }

@@ -157,6 +157,7 @@ type solver struct {
 // templates, which the solve may change (its claim counts and limits).
 func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}, devices: in.Options.Devices}
+	s.shared.labels = clusterLabels(in.NodePools)
 	vols := newVolumes(in)
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known, typeVolumeLimits(templates))
 	s.allocateBound()

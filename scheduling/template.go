@@ -165,7 +165,7 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	t.requirements = reqs.Add(requirements.In(apis.LabelNodePool, np.Name))
 	t.daemonView = t.requirements.Add(requirements.In(apis.LabelNodeRegistered, "true"), requirements.In(apis.LabelNodeInitialized, "true"))
 	if undefined == nil {
-		undefined = requirements.AllowUndefined(p.InstanceTypes.LabelKeys()...)
+		undefined = catalogUndefined(p.InstanceTypes)
 	}
 	t.undefined = undefined
 	t.minValues = t.requirements.HasMinValues()

@@ -193,8 +193,9 @@ func (s *sim) loadNodes(snap *snapshot.Snapshot) error {
 		if np := s.pools[n.NodePool]; np != nil {
 			sn.PricePerHour = s.offeringPrice(np, inst.InstanceType, inst.Zone, inst.CapacityType)
 			c := scheduling.NodeClaim{Name: n.Name, NodePool: np.Name}
-			sn.NodeClaim, sn.KubeletVersion = controller.NewNodeClaim(c, n.Labels, np, s.launchFrom(np, inst.InstanceType), s.start)
-			sn.NodeClaim.Status.ProviderID = "aws:///" + inst.Zone + "/" + inst.ID
+			from := s.launchFrom(np, inst.InstanceType)
+			sn.NodeClaim, sn.KubeletVersion = controller.NewNodeClaim(c, n.Labels, np, from, s.start)
+			sn.NodeClaim.Status.ProviderID = provider.ProviderID(from.Provider, n.Name, inst.Zone, inst.ID)
 		}
 		if !n.Initialized {
 			return fmt.Errorf("simulator: node %s is not initialized; in-flight NodeClaims at the start are not modelled", n.Name)
