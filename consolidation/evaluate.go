@@ -112,7 +112,13 @@ func newEvaluation(c Cluster, now time.Time, opts Options) *evaluation {
 	opts.Scheduling.ReservedFallback = true
 	e := &evaluation{now: now, opts: opts, pools: readPools(c.NodePools), cluster: c,
 		daemons: opts.Cache.simulationDaemons(c.DaemonSets)}
-	var all []*corev1.Pod
+	count := len(c.Pending)
+	for _, n := range c.Nodes {
+		if n != nil && n.Node != nil {
+			count += len(n.Node.Pods)
+		}
+	}
+	all := make([]*corev1.Pod, 0, count)
 	// A pod is bound unless it is only pending: a set of the few pending
 	// pods, not of every bound one.
 	pendingOnly := make(map[*corev1.Pod]bool, len(c.Pending))
