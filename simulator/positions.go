@@ -50,7 +50,7 @@ func (p *placer) fieldError(line int, path, message string) error {
 }
 
 // stepKinds are the fields of a step that say what it does.
-var stepKinds = []string{"arrivals", "buffer", "interrupt", "kubernetesVersion", "nodeClass", "nodePool", "releaseAMI", "scale", "traffic"}
+var stepKinds = []string{"arrivals", "buffer", "interrupt", "kubernetesVersion", "nodeClass", "nodeCondition", "nodePool", "releaseAMI", "scale", "traffic"}
 
 // step names step i: "steps[3]", with what it does when the YAML is at
 // hand: "steps[3] (scale inflate)". A misspelt kind ("scael") is read as
