@@ -289,10 +289,14 @@ func (st *NodeConditionStep) compile() (*nodeConditionStep, error) {
 	case st.Type == "":
 		return nil, errors.New("nodeCondition needs a type")
 	}
-	status := corev1.ConditionStatus(st.Status)
-	if status != corev1.ConditionTrue && status != corev1.ConditionFalse && status != corev1.ConditionUnknown {
+	// YAML reads an unquoted True or False as a boolean, which reaches
+	// here as "true" or "false": the case is not held against it.
+	i := slices.IndexFunc([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown},
+		func(s corev1.ConditionStatus) bool { return strings.EqualFold(string(s), st.Status) })
+	if i < 0 {
 		return nil, fmt.Errorf("nodeCondition status %q is not True, False or Unknown", st.Status)
 	}
+	status := []corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}[i]
 	return &nodeConditionStep{node: st.Node, nodePool: st.NodePool, count: max(st.Count, 1),
 		condition: corev1.NodeCondition{Type: corev1.NodeConditionType(st.Type), Status: status, Reason: st.Reason}}, nil
 }

@@ -257,7 +257,8 @@ type NodeConditionStep struct {
 	NodePool string `json:"nodePool,omitempty"`
 	Count    int    `json:"count,omitempty"`
 	Type     string `json:"type"`
-	// Status is True, False or Unknown.
+	// Status is True, False or Unknown (in any case: YAML reads an
+	// unquoted False as a boolean).
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 }
