@@ -44,14 +44,14 @@ func TestNodeConditionStepsAreChecked(t *testing.T) {
 }
 
 // repairScenario is testdata's node-repair scenario with the step setting
-// the condition replaced by step.
-func repairScenario(t *testing.T, step string) Scenario {
+// the condition replaced by steps (YAML list items, one a line).
+func repairScenario(t *testing.T, steps string) Scenario {
 	t.Helper()
 	sc, err := LoadScenario("../testdata/scenarios/node-repair.yaml")
 	require.NoError(t, err)
-	override, err := ParseScenario([]byte("duration: 1h\nsteps:\n- " + step + "\n"))
+	override, err := ParseScenario([]byte("duration: 1h\nsteps:\n- " + strings.ReplaceAll(steps, "\n", "\n- ") + "\n"))
 	require.NoError(t, err)
-	sc.Steps[1] = override.Steps[0]
+	sc.Steps = append(sc.Steps[:1], override.Steps...)
 	return sc
 }
 
@@ -88,6 +88,12 @@ func TestNodeConditionDrivesRepair(t *testing.T) {
 		{name: "NotReady, repaired after 30m", repair: true,
 			step: `{at: 10m, nodeCondition: {node: default-00002, type: Ready, status: "False"}}`,
 			want: []string{"10m0s node-condition  default-00002\n", "40m0s launch  default-00004\n", "40m57s replace repair default-00002\n"}},
+		// The unrelated condition at 14m puts the controller's 5-minute
+		// rechecks off the toleration's end: it wakes for the end itself.
+		{name: "repaired at the first poll after the toleration", repair: true,
+			step: "{at: 12m33s, nodeCondition: {node: default-00002, type: Ready, status: \"False\"}}\n" +
+				"{at: 14m, nodeCondition: {node: default-00001, type: Custom, status: \"True\"}}",
+			want: []string{"42m40s launch  default-00004\n"}},
 		{name: "Unknown is repaired too", repair: true,
 			step: `{at: 5m, nodeCondition: {nodePool: default, type: Ready, status: unknown}}`,
 			want: []string{"5m0s node-condition  default-00001\n", "35m0s launch  default-00004\n", "replace repair default-00001\n"}},
