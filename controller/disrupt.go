@@ -103,6 +103,17 @@ func (c *Controller) decide(ctx context.Context, d consolidation.Decision, now t
 		return
 	}
 	cmd := d.Commands[0]
+	if cmd.Reboot != "" {
+		// A reboot (the AWS provider's RebootForRepair gate) restarts the
+		// node in place, which the loop does not model: it says so, and
+		// evaluates again as after an evaluation that found nothing (when
+		// the cluster changes, or DisruptionRecheck later).
+		c.record(Decision{Kind: KindDisruptionAborted, Method: cmd.Method, Nodes: []string{cmd.Reboot},
+			Reason: "node repair would reboot the node in place, which karpsim's loop does not model: " + cmd.Reason})
+		c.disrupt.lastGeneration = c.generationNow()
+		c.disrupt.nextEval = c.nextTimedChange(now)
+		return
+	}
 	switch cmd.Method {
 	case consolidation.MethodDrift, consolidation.MethodStaticDrift, consolidation.MethodRepair:
 		c.execute(ctx, cmd)

@@ -56,10 +56,11 @@ func repairScenario(t *testing.T, steps string) Scenario {
 }
 
 // awsRepair is the AWS provider's repair policies, as simulate
-// --feature-gates NodeRepair=true sets them.
-func awsRepair(t *testing.T) Config {
+// --feature-gates NodeRepair=true sets them (with reboot, as its
+// RebootForRepair gate sets them).
+func awsRepair(t *testing.T, reboot bool) Config {
 	t.Helper()
-	m, err := repair.Compile((&provider.AWS{}).RepairPolicies())
+	m, err := repair.Compile((&provider.AWS{RebootForRepair: reboot}).RepairPolicies())
 	require.NoError(t, err)
 	return Config{Consolidation: consolidation.Options{NodeRepair: m}}
 }
@@ -82,6 +83,7 @@ func TestNodeConditionDrivesRepair(t *testing.T) {
 	for _, c := range []struct {
 		name, step string
 		repair     bool
+		reboot     bool
 		want       []string
 		absent     []string
 	}{
@@ -109,6 +111,10 @@ func TestNodeConditionDrivesRepair(t *testing.T) {
 			step:   `{at: 10m, nodeCondition: {nodePool: default, count: 2, type: Ready, status: "False"}}`,
 			want:   []string{"10m0s node-condition  default-00001,default-00002\n"},
 			absent: []string{"repair"}},
+		{name: "a reboot is not modelled, and said so", repair: true, reboot: true,
+			step:   `{at: 10m, nodeCondition: {node: default-00002, type: AcceleratedHardwareReady, status: "False", reason: XID48}}`,
+			want:   []string{"20m0s disruption-aborted repair default-00002\n"},
+			absent: []string{"launch  default-00004"}},
 		{name: "an unknown node fails the step", repair: true,
 			step: `{at: 10m, nodeCondition: {node: nope, type: Ready, status: "False"}}`,
 			want: []string{"10m0s step-failed  \n"}},
@@ -116,7 +122,7 @@ func TestNodeConditionDrivesRepair(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var cfg Config
 			if c.repair {
-				cfg = awsRepair(t)
+				cfg = awsRepair(t, c.reboot)
 			}
 			res, err := Run(context.Background(), repairScenario(t, c.step), cfg)
 			require.NoError(t, err)
