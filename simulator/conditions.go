@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -79,4 +80,29 @@ func withCondition(h *consolidation.NodeHealth, c corev1.NodeCondition, now time
 		out.Conditions[i] = c
 	}
 	return out
+}
+
+// loadNodeObjects gives the nodes the run starts with what disruption
+// reads of their Node objects, as snapshot does for disrupt: their
+// annotations (karpenter.sh/do-not-disrupt, karpenter.sh/do-not-repair)
+// and their Health, the conditions and creation time the manifests give
+// (a condition's lastTransitionTime may be before the start), Ready since
+// the start for a node object with no conditions, created at the start
+// when it has no creationTimestamp.
+func (s *sim) loadNodeObjects(objects []*corev1.Node) {
+	for _, obj := range objects {
+		n := s.nodes[obj.Name]
+		if n == nil {
+			continue
+		}
+		h := registeredHealth(s.start)
+		if !obj.CreationTimestamp.IsZero() {
+			h.Created = obj.CreationTimestamp.UTC()
+		}
+		if len(obj.Status.Conditions) > 0 {
+			h.Conditions = slices.Clone(obj.Status.Conditions)
+		}
+		n.Health = h
+		n.Annotations = maps.Clone(obj.Annotations)
+	}
 }

@@ -150,3 +150,28 @@ func TestWithConditionKeepsTheTransitionOfAnUnchangedStatus(t *testing.T) {
 	assert.Equal(t, "True", string(h.Conditions[0].Status), "the node's former Health is not changed")
 	assert.Len(t, again.Conditions, 1)
 }
+
+// The nodes a run starts with carry their Node objects' conditions,
+// creation times and annotations: disrupt's node-repair input, run from its instant, has
+// its NotReady node replaced at the first poll (eligible since 11:45), its
+// do-not-repair node kept, and its GPU node with a fatal XID replaced once
+// its 10 minutes are over, at 12:05.
+func TestManifestNodesCarryTheirConditions(t *testing.T) {
+	sc, err := ParseScenario([]byte("duration: 15m\nstart: 2026-03-03T12:00:00Z\nmanifests: [../testdata/disrupt/node-repair/input.yaml]\n"))
+	require.NoError(t, err)
+	res, err := Run(context.Background(), sc, awsRepair(t, false))
+	require.NoError(t, err)
+	var repaired []string
+	var gpuAt time.Duration
+	for _, d := range res.Timeline {
+		if d.Kind == KindReplace && d.Method == consolidation.MethodRepair {
+			repaired = append(repaired, d.Nodes...)
+		}
+		if d.Kind == KindLaunch && strings.Contains(d.Reason, "replaces ip-10-0-7-17") {
+			gpuAt = d.At.Duration
+		}
+	}
+	assert.Equal(t, []string{"ip-10-0-1-11.ec2.internal", "ip-10-0-7-17.ec2.internal"}, repaired, repairTimeline(res))
+	assert.GreaterOrEqual(t, gpuAt, 5*time.Minute)
+	assert.Less(t, gpuAt, 5*time.Minute+DisruptionInterval+time.Second)
+}
