@@ -93,8 +93,9 @@ func (c *Controller) poll(ctx context.Context) {
 	c.decide(ctx, c.evaluate(c.consolidationCluster(), c.cfg.Options, now), now)
 }
 
-// decide acts on an evaluation: drift commands at once, consolidation
-// commands after validation.
+// decide acts on an evaluation: drift and repair commands at once (as
+// Karpenter, which validates only consolidation), consolidation commands
+// after validation.
 func (c *Controller) decide(ctx context.Context, d consolidation.Decision, now time.Time) {
 	if len(d.Commands) == 0 {
 		c.disrupt.lastGeneration = c.generationNow()
@@ -102,8 +103,19 @@ func (c *Controller) decide(ctx context.Context, d consolidation.Decision, now t
 		return
 	}
 	cmd := d.Commands[0]
+	if cmd.Reboot != "" {
+		// A reboot (the AWS provider's RebootForRepair gate) restarts the
+		// node in place, which the loop does not model: it says so, and
+		// evaluates again as after an evaluation that found nothing (when
+		// the cluster changes, or DisruptionRecheck later).
+		c.record(Decision{Kind: KindDisruptionAborted, Method: cmd.Method, Nodes: []string{cmd.Reboot},
+			Reason: "node repair would reboot the node in place, which karpsim's loop does not model: " + cmd.Reason})
+		c.disrupt.lastGeneration = c.generationNow()
+		c.disrupt.nextEval = c.nextTimedChange(now)
+		return
+	}
 	switch cmd.Method {
-	case consolidation.MethodDrift, consolidation.MethodStaticDrift:
+	case consolidation.MethodDrift, consolidation.MethodStaticDrift, consolidation.MethodRepair:
 		c.execute(ctx, cmd)
 	default:
 		// Consolidation is validated: the same decision must come out of a
@@ -151,6 +163,13 @@ func (c *Controller) nextTimedChange(now time.Time) time.Time {
 	}
 	for _, n := range c.cfg.Cluster.Nodes(false) {
 		consider(c.nominated[n.Name()].Add(c.t.NominationWindow))
+		if m := c.cfg.Options.NodeRepair; m != nil && n.Health != nil {
+			// A condition's toleration ending makes the node a repair
+			// candidate.
+			for _, match := range m.Match(n.Health.Conditions, n.Health.Created) {
+				consider(match.EligibleAt(time.Time{}))
+			}
+		}
 		d, ok := after[n.Node.NodePool]
 		if !ok {
 			continue

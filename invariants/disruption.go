@@ -379,10 +379,10 @@ func unready(p *corev1.Pod) bool {
 }
 
 // checkPrice reports a consolidation replacement that does not save: its
-// launch price is not below what the deleted nodes cost. Drift may cost
-// more; a node whose price is unknown is not checked.
+// launch price is not below what the deleted nodes cost. Drift and node
+// repair may cost more; a node whose price is unknown is not checked.
 func checkPrice(c consolidation.Cluster, cmd consolidation.Command, byName map[string]*consolidation.Node) []Violation {
-	if isDrift(cmd.Method) || len(cmd.Replacements) == 0 {
+	if isDrift(cmd.Method) || cmd.Method == consolidation.MethodRepair || len(cmd.Replacements) == 0 {
 		return nil
 	}
 	source := 0.0

@@ -427,6 +427,7 @@ func (s *sim) fire(e event) {
 		if n := s.nodes[e.ref]; n != nil {
 			n.Registered = true
 			n.Node.Node.Labels[apis.LabelNodeRegistered] = "true"
+			n.Health = registeredHealth(s.now)
 			s.lifeRegistered(e.ref)
 		}
 	case evInitialized:

@@ -174,6 +174,7 @@ func (s *sim) load() error {
 	if err := s.loadNodes(snap); err != nil {
 		return err
 	}
+	s.loadNodeObjects(set.Nodes)
 	return s.loadPods(snap)
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/manifests"
 	"github.com/karpsim/karpsim/provider"
@@ -31,6 +33,15 @@ type step struct {
 	traffic           *trafficStep
 	arrivals          *arrivalsStep
 	buffer            *bufferStep
+	nodeCondition     *nodeConditionStep
+}
+
+// nodeConditionStep is a NodeConditionStep: node, or count (at least 1)
+// of nodePool's nodes.
+type nodeConditionStep struct {
+	node, nodePool string
+	count          int
+	condition      corev1.NodeCondition
 }
 
 // bufferStep is a BufferStep: buffer to add or replace, or key
@@ -157,7 +168,7 @@ func stepIndex(i int) string { return fmt.Sprintf("steps[%d]", i) }
 func compileStep(st *Step) (step, error) {
 	n := 0
 	for _, set := range []bool{st.Scale != nil, st.Interrupt != nil, st.NodePool != nil, st.NodeClass != nil, st.ReleaseAMI != nil,
-		st.KubernetesVersion != nil, st.Traffic != nil, st.Arrivals != nil, st.Buffer != nil} {
+		st.KubernetesVersion != nil, st.Traffic != nil, st.Arrivals != nil, st.Buffer != nil, st.NodeCondition != nil} {
 		if set {
 			n++
 		}
@@ -165,7 +176,7 @@ func compileStep(st *Step) (step, error) {
 	at := st.At.Duration
 	switch {
 	case n != 1:
-		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, kubernetesVersion, traffic, arrivals, buffer must be set (got %d)", n)
+		return step{}, fmt.Errorf("exactly one of scale, interrupt, nodePool, nodeClass, releaseAMI, kubernetesVersion, traffic, arrivals, buffer, nodeCondition must be set (got %d)", n)
 	case at < 0:
 		return step{}, fmt.Errorf("at %v is negative", at)
 	}
@@ -193,6 +204,8 @@ func compileStep(st *Step) (step, error) {
 		out.arrivals, err = st.Arrivals.compile(at)
 	case st.Buffer != nil:
 		out.buffer, err = st.Buffer.compile()
+	case st.NodeCondition != nil:
+		out.nodeCondition, err = st.NodeCondition.compile()
 	}
 	if err != nil {
 		return step{}, err
@@ -264,6 +277,29 @@ func (st *KubernetesVersionStep) compile() (*kubernetesVersionStep, error) {
 
 // kubernetesVersion is the form of a Kubernetes release version.
 var kubernetesVersion = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+
+func (st *NodeConditionStep) compile() (*nodeConditionStep, error) {
+	switch {
+	case (st.Node == "") == (st.NodePool == ""):
+		return nil, errors.New("nodeCondition needs exactly one of node and nodePool")
+	case st.Node != "" && st.Count != 0:
+		return nil, fmt.Errorf("nodeCondition count %d goes with nodePool, not node", st.Count)
+	case st.Count < 0:
+		return nil, fmt.Errorf("nodeCondition count %d is negative", st.Count)
+	case st.Type == "":
+		return nil, errors.New("nodeCondition needs a type")
+	}
+	// YAML reads an unquoted True or False as a boolean, which reaches
+	// here as "true" or "false": the case is not held against it.
+	i := slices.IndexFunc([]corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown},
+		func(s corev1.ConditionStatus) bool { return strings.EqualFold(string(s), st.Status) })
+	if i < 0 {
+		return nil, fmt.Errorf("nodeCondition status %q is not True, False or Unknown", st.Status)
+	}
+	status := []corev1.ConditionStatus{corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown}[i]
+	return &nodeConditionStep{node: st.Node, nodePool: st.NodePool, count: max(st.Count, 1),
+		condition: corev1.NodeCondition{Type: corev1.NodeConditionType(st.Type), Status: status, Reason: st.Reason}}, nil
+}
 
 func (st *ReleaseAMIStep) compile() (*releaseAMIStep, error) {
 	if st.ID == "" {

@@ -50,7 +50,7 @@ func (p *placer) fieldError(line int, path, message string) error {
 }
 
 // stepKinds are the fields of a step that say what it does.
-var stepKinds = []string{"arrivals", "buffer", "interrupt", "kubernetesVersion", "nodeClass", "nodePool", "releaseAMI", "scale", "traffic"}
+var stepKinds = []string{"arrivals", "buffer", "interrupt", "kubernetesVersion", "nodeClass", "nodeCondition", "nodePool", "releaseAMI", "scale", "traffic"}
 
 // step names step i: "steps[3]", with what it does when the YAML is at
 // hand: "steps[3] (scale inflate)". A misspelt kind ("scael") is read as
@@ -83,7 +83,9 @@ func (p *placer) step(i int) string {
 // stepTarget is what a step of the kind acts on, as its YAML gives it.
 func stepTarget(kind string, body *yaml.Node) string {
 	key := map[string]string{"scale": "deployment", "traffic": "deployment", "arrivals": "deployment",
-		"releaseAMI": "nodeClass", "kubernetesVersion": "nodeClass", "buffer": "name", "interrupt": "instanceType"}[kind]
+		"releaseAMI": "nodeClass", "kubernetesVersion": "nodeClass", "buffer": "name", "interrupt": "instanceType", "nodeCondition": "node"}[kind]
+	// A nodeCondition step names a node or a NodePool.
+	alt := map[string]string{"nodeCondition": "nodePool"}[kind]
 	if body.Kind != yaml.MappingNode {
 		return ""
 	}
@@ -91,7 +93,7 @@ func stepTarget(kind string, body *yaml.Node) string {
 		field, value := body.Content[k].Value, body.Content[k+1]
 		switch {
 		case value.Kind != yaml.ScalarNode:
-		case field == key:
+		case field == key, alt != "" && field == alt:
 			return value.Value
 		case field == "manifest":
 			return manifestName(value.Value)

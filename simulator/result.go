@@ -41,6 +41,7 @@ const (
 	KindArrive            = "arrive"
 	KindDepart            = "depart"
 	KindBuffer            = "buffer"
+	KindNodeCondition     = "node-condition"
 )
 
 // Disruption methods the controller adds to consolidation's Method*

@@ -131,6 +131,9 @@ type Step struct {
 	Arrivals *ArrivalsStep `json:"arrivals,omitempty"`
 	// Buffer adds, replaces, resizes or deletes a CapacityBuffer.
 	Buffer *BufferStep `json:"buffer,omitempty"`
+	// NodeCondition sets a status condition on running nodes, as a
+	// kubelet or the node problem detector would: what node repair reads.
+	NodeCondition *NodeConditionStep `json:"nodeCondition,omitempty"`
 }
 
 // BufferStep changes the run's CapacityBuffers: Manifest (one
@@ -240,6 +243,24 @@ type ReleaseAMIStep struct {
 	// NodeClass defaults to "default".
 	NodeClass string `json:"nodeClass,omitempty"`
 	ID        string `json:"id"`
+}
+
+// NodeConditionStep sets condition Type to Status (with Reason) on a node:
+// the one named Node, or the first Count (default 1) by name of NodePool's
+// registered nodes not being deleted. The condition's lastTransitionTime is
+// the step's time when its status changes, kept otherwise. Node repair
+// (simulate --feature-gates NodeRepair=true) replaces a node whose
+// condition matches one of the cloud provider's repair policies for the
+// policy's toleration; a node registers with Ready True.
+type NodeConditionStep struct {
+	Node     string `json:"node,omitempty"`
+	NodePool string `json:"nodePool,omitempty"`
+	Count    int    `json:"count,omitempty"`
+	Type     string `json:"type"`
+	// Status is True, False or Unknown (in any case: YAML reads an
+	// unquoted False as a boolean).
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // KubernetesVersionStep makes the node class launch Kubernetes Version

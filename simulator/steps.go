@@ -42,6 +42,8 @@ func (s *sim) step(i int) {
 		err = s.startArrivals(i)
 	case st.buffer != nil:
 		err = s.changeBuffer(st.buffer)
+	case st.nodeCondition != nil:
+		err = s.setNodeCondition(st.nodeCondition)
 	}
 	if err != nil {
 		s.decide(Decision{Kind: KindStepFailed, Reason: fmt.Sprintf("steps[%d]: %v", i, err)})

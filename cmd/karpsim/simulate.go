@@ -45,6 +45,9 @@ type simulateOptions struct {
 	limits   limitOptions
 	// cloud is --cloud: the cloud of the default NodePool.
 	cloud string
+	// gates is --feature-gates, parsed by RunE.
+	gates     string
+	coreGates coreFeatureGates
 }
 
 // maxSampleRows bounds the nodes-and-cost table: longer runs show every
@@ -97,6 +100,13 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 			if err := checkCloud(opts.cloud); err != nil {
 				return err
 			}
+			var err error
+			if opts.coreGates, err = parseFeatureGates(opts.gates); err != nil {
+				return err
+			}
+			if opts.gates != "" && opts.autoscaler != string(simulator.AutoscalerKarpenter) {
+				return fmt.Errorf("%w: --feature-gates are Karpenter's: they do not apply to --autoscaler %s", errUsage, opts.autoscaler)
+			}
 			return runSimulate(opts, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -113,6 +123,8 @@ consolidation's replacements, where N nodes may then be replaced by up to N chea
 		"the `AUTOSCALER` to run: karpenter, or cluster-autoscaler (the scenario's clusterAutoscaler section)")
 	completeValues(cmd, "autoscaler", autoscalerNames()...)
 	addCloudFlag(cmd, &opts.cloud)
+	cmd.Flags().StringVar(&opts.gates, "feature-gates", "", featureGatesUsage)
+	noCompletion(cmd, "feature-gates")
 	addInputLimitFlags(cmd, &opts.limits)
 	addDurationLimitFlag(cmd, &opts.limits)
 	return cmd
@@ -129,6 +141,9 @@ func runSimulate(opts simulateOptions, stdin io.Reader, stdout, stderr io.Writer
 	cfg := opts.limits.simulatorConfig()
 	cfg.Snapshot.Cloud = opts.cloud
 	cfg.Autoscaler, cfg.CheckInvariants = simulator.Autoscaler(opts.autoscaler), opts.check
+	if err := opts.coreGates.apply(&cfg.Consolidation, opts.cloud, awsFeatureGates{}); err != nil {
+		return err
+	}
 	if opts.optimize {
 		cfg.Planner = optimizingPlanner
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestSimulateGolden runs `karpsim simulate -f NAME.yaml --check -o json` on every
-// scenario under testdata/scenarios and compares the output with
+// TestSimulateGolden runs `karpsim simulate -f NAME.yaml --check -o json`
+// (and the scenario's scenarioFlags) on every scenario under testdata/scenarios and compares the output with
 // NAME.expected.json; -update (the flag of TestPlanGolden) rewrites them.
 // Each scenario's NAME.md says what its timeline shows and why that is
 // Karpenter's behaviour; review the diff of any -update against it.
@@ -28,7 +28,8 @@ func TestSimulateGolden(t *testing.T) {
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			if code := run([]string{"simulate", "-f", file, "--check", "-o", "json"}, nil, &stdout, &stderr); code != 0 {
+			args := append([]string{"simulate", "-f", file, "--check", "-o", "json"}, scenarioFlags[filepath.Base(base)]...)
+			if code := run(args, nil, &stdout, &stderr); code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
 			matchGolden(t, base+".expected.json", stdout.Bytes(), "simulate of "+file)
