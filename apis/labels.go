@@ -61,9 +61,19 @@ const (
 
 // Labels the AWS provider sets on every node it launches.
 const (
-	LabelTopologyZoneID                       = "topology.k8s.aws/zone-id"
-	LabelCapacityReservationID                = AWSGroup + "/capacity-reservation-id"
-	LabelCapacityReservationType              = AWSGroup + "/capacity-reservation-type"
+	LabelTopologyZoneID          = "topology.k8s.aws/zone-id"
+	LabelCapacityReservationID   = AWSGroup + "/capacity-reservation-id"
+	LabelCapacityReservationType = AWSGroup + "/capacity-reservation-type"
+	// LabelCapacityReservationInterruptible is "true" or "false" on a node
+	// launched into a capacity reservation (provider v1.15.0): whether EC2
+	// may reclaim the reservation's instances.
+	LabelCapacityReservationInterruptible = AWSGroup + "/capacity-reservation-interruptible"
+	// LabelPlacementGroupID and LabelPlacementGroupPartition are the EC2
+	// placement group a node was launched into and, in a partition group,
+	// its partition (provider v1.15.0). A type has them only when its
+	// EC2NodeClass selects a placement group.
+	LabelPlacementGroupID                     = AWSGroup + "/placement-group-id"
+	LabelPlacementGroupPartition              = AWSGroup + "/placement-group-partition"
 	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
 	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
 	// LabelInstanceNitroEnclavesSupported is "true" on types that can run
@@ -149,6 +159,9 @@ var karpenterWellKnownLabels = []string{
 var wellKnownLabels = sortedCopy(append(slices.Clone(karpenterWellKnownLabels),
 	LabelCapacityReservationID,
 	LabelCapacityReservationType,
+	LabelCapacityReservationInterruptible,
+	LabelPlacementGroupID,
+	LabelPlacementGroupPartition,
 	LabelInstanceHypervisor,
 	LabelInstanceEncryptionInTransitSupported,
 	LabelInstanceNitroEnclavesSupported,

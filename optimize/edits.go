@@ -436,7 +436,7 @@ func (l *poolLaunches) changedBy(e Edit) bool {
 }
 
 // offeringKeys are the labels an offering's compatibility reads.
-var offeringKeys = []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType}
+var offeringKeys = []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType, apis.LabelCapacityReservationInterruptible}
 
 // launchedValues are the distinct values of key of the types, sorted.
 func launchedValues(types []*instancetypes.InstanceType, key string) []string {
