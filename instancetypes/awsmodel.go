@@ -273,6 +273,13 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 	if c.family.isWindows() {
 		labels[apis.LabelWindowsBuild] = c.family.windowsBuild
 	}
+	// A class that selects its placement group by ID gives every type that
+	// group's ID, as the provider v1.15.0 does once it resolved the group.
+	// Selected by name, the ID is EC2's to resolve: karpsim leaves the
+	// label undefined, as it does the partition (its count is EC2's too).
+	if pg := c.nodeClass.Spec.PlacementGroupSelector; pg != nil && pg.ID != nil {
+		labels[apis.LabelPlacementGroupID] = *pg.ID
+	}
 	if parts := instanceTypeScheme.FindStringSubmatch(f.InstanceType); len(parts) == 4 {
 		labels[apis.LabelInstanceCategory] = parts[1]
 		labels[apis.LabelInstanceGeneration] = parts[3]
