@@ -362,10 +362,21 @@ func (o Offering) Launchable() bool {
 // Compatible reports whether reqs allow the offering, as
 // reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
 // building requirements: a NodeClaim may launch into the offering only if
-// its zone and capacity type are allowed, and a reservation ID or type is
-// required (by a positive requirement) only of reserved offerings.
+// its zone and capacity type are allowed, and a reservation ID, type or
+// interruptibility is required (by a positive requirement) only of
+// reserved offerings. The reservation labels are the AWS provider's: for
+// an offering of a type of another cloud use CompatibleUnder.
 func (o Offering) Compatible(reqs requirements.Requirements) bool {
-	filter := newOfferingFilter(reqs)
+	return o.CompatibleUnder(apis.AWSLabels, reqs)
+}
+
+// CompatibleUnder is Compatible under the label rules of the offering's
+// cloud (its type's LabelRules): the reservation labels are offering
+// labels only where rules make them well known; elsewhere (Azure) they are
+// custom labels, which the NodePool's labels satisfy, so they choose no
+// offering.
+func (o Offering) CompatibleUnder(rules *apis.LabelRules, reqs requirements.Requirements) bool {
+	filter := newOfferingFilter(rules, reqs)
 	return filter.allows(o)
 }
 
@@ -388,13 +399,21 @@ func (l OfferingLabel) AllowedBy(reqs requirements.Requirements) bool {
 	return !ok || r.Has(l.Value)
 }
 
-func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
+// newOfferingFilter reads reqs for offerings of a type of the cloud of
+// rules: the reservation labels only where rules make them well known.
+func newOfferingFilter(rules *apis.LabelRules, reqs requirements.Requirements) offeringFilter {
 	f := offeringFilter{reqs: reqs}
 	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
 	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
-	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
-	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
-	f.interruptible, f.hasInterruptible = reqs.Lookup(apis.LabelCapacityReservationInterruptible)
+	lookup := func(key string) (requirements.Requirement, bool) {
+		if !rules.IsWellKnown(key) {
+			return requirements.Requirement{}, false
+		}
+		return reqs.Lookup(key)
+	}
+	f.reservation, f.hasReservation = lookup(apis.LabelCapacityReservationID)
+	f.reservationType, f.hasReservationType = lookup(apis.LabelCapacityReservationType)
+	f.interruptible, f.hasInterruptible = lookup(apis.LabelCapacityReservationInterruptible)
 	return f
 }
 
@@ -436,7 +455,7 @@ func allowsReservationLabel(r requirements.Requirement, reservationID, value str
 // equal prices the lower Preference, then the first in offering order (zone,
 // capacity type, reservation ID) wins, so the choice is deterministic.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
-	filter := newOfferingFilter(reqs)
+	filter := newOfferingFilter(it.LabelRules(), reqs)
 	best, found := Offering{}, false
 	for _, o := range it.Offerings {
 		if !o.Launchable() || !filter.allows(o) {

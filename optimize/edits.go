@@ -392,7 +392,7 @@ func (l *poolLaunches) admit(bits bitset, i int, it *instancetypes.InstanceType,
 	}
 	any := false
 	for k, o := range it.Offerings {
-		if !offerings && l.before.has(l.first[i]+k) || offerings && o.Compatible(reqs) {
+		if !offerings && l.before.has(l.first[i]+k) || offerings && o.CompatibleUnder(it.LabelRules(), reqs) {
 			bits.set(l.first[i] + k)
 			any = true
 		}
