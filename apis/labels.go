@@ -76,28 +76,25 @@ const (
 	LabelPlacementGroupPartition              = AWSGroup + "/placement-group-partition"
 	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
 	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
-	// LabelInstanceNitroEnclavesSupported is "true" on types that can run
-	// Nitro Enclaves (upstream spells it nitro-sandbox).
-	LabelInstanceNitroEnclavesSupported    = AWSGroup + "/nitro-sandbox"
-	LabelInstanceCategory                  = AWSGroup + "/instance-category"
-	LabelInstanceCapabilityFlex            = AWSGroup + "/instance-capability-flex"
-	LabelInstanceFamily                    = AWSGroup + "/instance-family"
-	LabelInstanceGeneration                = AWSGroup + "/instance-generation"
-	LabelInstanceLocalNVME                 = AWSGroup + "/instance-local-nvme"
-	LabelInstanceSize                      = AWSGroup + "/instance-size"
-	LabelInstanceCPU                       = AWSGroup + "/instance-cpu"
-	LabelInstanceCPUManufacturer           = AWSGroup + "/instance-cpu-manufacturer"
-	LabelInstanceCPUSustainedClockSpeedMhz = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
-	LabelInstanceMemory                    = AWSGroup + "/instance-memory"
-	LabelInstanceEBSBandwidth              = AWSGroup + "/instance-ebs-bandwidth"
-	LabelInstanceNetworkBandwidth          = AWSGroup + "/instance-network-bandwidth"
-	LabelInstanceGPUName                   = AWSGroup + "/instance-gpu-name"
-	LabelInstanceGPUManufacturer           = AWSGroup + "/instance-gpu-manufacturer"
-	LabelInstanceGPUCount                  = AWSGroup + "/instance-gpu-count"
-	LabelInstanceGPUMemory                 = AWSGroup + "/instance-gpu-memory"
-	LabelInstanceAcceleratorName           = AWSGroup + "/instance-accelerator-name"
-	LabelInstanceAcceleratorManufacturer   = AWSGroup + "/instance-accelerator-manufacturer"
-	LabelInstanceAcceleratorCount          = AWSGroup + "/instance-accelerator-count"
+	LabelInstanceCategory                     = AWSGroup + "/instance-category"
+	LabelInstanceCapabilityFlex               = AWSGroup + "/instance-capability-flex"
+	LabelInstanceFamily                       = AWSGroup + "/instance-family"
+	LabelInstanceGeneration                   = AWSGroup + "/instance-generation"
+	LabelInstanceLocalNVME                    = AWSGroup + "/instance-local-nvme"
+	LabelInstanceSize                         = AWSGroup + "/instance-size"
+	LabelInstanceCPU                          = AWSGroup + "/instance-cpu"
+	LabelInstanceCPUManufacturer              = AWSGroup + "/instance-cpu-manufacturer"
+	LabelInstanceCPUSustainedClockSpeedMhz    = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
+	LabelInstanceMemory                       = AWSGroup + "/instance-memory"
+	LabelInstanceEBSBandwidth                 = AWSGroup + "/instance-ebs-bandwidth"
+	LabelInstanceNetworkBandwidth             = AWSGroup + "/instance-network-bandwidth"
+	LabelInstanceGPUName                      = AWSGroup + "/instance-gpu-name"
+	LabelInstanceGPUManufacturer              = AWSGroup + "/instance-gpu-manufacturer"
+	LabelInstanceGPUCount                     = AWSGroup + "/instance-gpu-count"
+	LabelInstanceGPUMemory                    = AWSGroup + "/instance-gpu-memory"
+	LabelInstanceAcceleratorName              = AWSGroup + "/instance-accelerator-name"
+	LabelInstanceAcceleratorManufacturer      = AWSGroup + "/instance-accelerator-manufacturer"
+	LabelInstanceAcceleratorCount             = AWSGroup + "/instance-accelerator-count"
 	// LabelInstanceTenancy is the instance's EC2 tenancy (provider v1.9.0):
 	// TenancyDefault (shared hardware) or TenancyDedicated.
 	LabelInstanceTenancy = AWSGroup + "/instance-tenancy"
@@ -164,7 +161,6 @@ var wellKnownLabels = sortedCopy(append(slices.Clone(karpenterWellKnownLabels),
 	LabelPlacementGroupPartition,
 	LabelInstanceHypervisor,
 	LabelInstanceEncryptionInTransitSupported,
-	LabelInstanceNitroEnclavesSupported,
 	LabelInstanceCategory,
 	LabelInstanceCapabilityFlex,
 	LabelInstanceFamily,

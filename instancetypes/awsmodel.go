@@ -262,7 +262,6 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 		apis.LabelInstanceMemory:                       strconv.FormatInt(f.MemoryMiB, 10),
 		apis.LabelInstanceHypervisor:                   f.Hypervisor,
 		apis.LabelInstanceEncryptionInTransitSupported: strconv.FormatBool(f.EncryptionInTransit),
-		apis.LabelInstanceNitroEnclavesSupported:       strconv.FormatBool(f.NitroEnclaves),
 	}
 	switch {
 	case !c.family.isWindows():
