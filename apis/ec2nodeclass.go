@@ -197,7 +197,11 @@ type CapacityReservation struct {
 	InstanceType          string       `json:"instanceType"`
 	OwnerID               string       `json:"ownerID"`
 	ReservationType       string       `json:"reservationType,omitempty"`
-	State                 string       `json:"state,omitempty"`
+	// Interruptible says EC2 may reclaim the reservation's instances
+	// (provider v1.15.0); its offerings carry it as
+	// LabelCapacityReservationInterruptible.
+	Interruptible bool   `json:"interruptible,omitempty"`
+	State         string `json:"state,omitempty"`
 }
 
 // Alias is a parsed amiSelectorTerms alias such as "al2023@latest".

@@ -61,33 +61,40 @@ const (
 
 // Labels the AWS provider sets on every node it launches.
 const (
-	LabelTopologyZoneID                       = "topology.k8s.aws/zone-id"
-	LabelCapacityReservationID                = AWSGroup + "/capacity-reservation-id"
-	LabelCapacityReservationType              = AWSGroup + "/capacity-reservation-type"
+	LabelTopologyZoneID          = "topology.k8s.aws/zone-id"
+	LabelCapacityReservationID   = AWSGroup + "/capacity-reservation-id"
+	LabelCapacityReservationType = AWSGroup + "/capacity-reservation-type"
+	// LabelCapacityReservationInterruptible is "true" or "false" on a node
+	// launched into a capacity reservation (provider v1.15.0): whether EC2
+	// may reclaim the reservation's instances.
+	LabelCapacityReservationInterruptible = AWSGroup + "/capacity-reservation-interruptible"
+	// LabelPlacementGroupID and LabelPlacementGroupPartition are the EC2
+	// placement group a node was launched into and, in a partition group,
+	// its partition (provider v1.15.0). A type has them only when its
+	// EC2NodeClass selects a placement group.
+	LabelPlacementGroupID                     = AWSGroup + "/placement-group-id"
+	LabelPlacementGroupPartition              = AWSGroup + "/placement-group-partition"
 	LabelInstanceHypervisor                   = AWSGroup + "/instance-hypervisor"
 	LabelInstanceEncryptionInTransitSupported = AWSGroup + "/instance-encryption-in-transit-supported"
-	// LabelInstanceNitroEnclavesSupported is "true" on types that can run
-	// Nitro Enclaves (upstream spells it nitro-sandbox).
-	LabelInstanceNitroEnclavesSupported    = AWSGroup + "/nitro-sandbox"
-	LabelInstanceCategory                  = AWSGroup + "/instance-category"
-	LabelInstanceCapabilityFlex            = AWSGroup + "/instance-capability-flex"
-	LabelInstanceFamily                    = AWSGroup + "/instance-family"
-	LabelInstanceGeneration                = AWSGroup + "/instance-generation"
-	LabelInstanceLocalNVME                 = AWSGroup + "/instance-local-nvme"
-	LabelInstanceSize                      = AWSGroup + "/instance-size"
-	LabelInstanceCPU                       = AWSGroup + "/instance-cpu"
-	LabelInstanceCPUManufacturer           = AWSGroup + "/instance-cpu-manufacturer"
-	LabelInstanceCPUSustainedClockSpeedMhz = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
-	LabelInstanceMemory                    = AWSGroup + "/instance-memory"
-	LabelInstanceEBSBandwidth              = AWSGroup + "/instance-ebs-bandwidth"
-	LabelInstanceNetworkBandwidth          = AWSGroup + "/instance-network-bandwidth"
-	LabelInstanceGPUName                   = AWSGroup + "/instance-gpu-name"
-	LabelInstanceGPUManufacturer           = AWSGroup + "/instance-gpu-manufacturer"
-	LabelInstanceGPUCount                  = AWSGroup + "/instance-gpu-count"
-	LabelInstanceGPUMemory                 = AWSGroup + "/instance-gpu-memory"
-	LabelInstanceAcceleratorName           = AWSGroup + "/instance-accelerator-name"
-	LabelInstanceAcceleratorManufacturer   = AWSGroup + "/instance-accelerator-manufacturer"
-	LabelInstanceAcceleratorCount          = AWSGroup + "/instance-accelerator-count"
+	LabelInstanceCategory                     = AWSGroup + "/instance-category"
+	LabelInstanceCapabilityFlex               = AWSGroup + "/instance-capability-flex"
+	LabelInstanceFamily                       = AWSGroup + "/instance-family"
+	LabelInstanceGeneration                   = AWSGroup + "/instance-generation"
+	LabelInstanceLocalNVME                    = AWSGroup + "/instance-local-nvme"
+	LabelInstanceSize                         = AWSGroup + "/instance-size"
+	LabelInstanceCPU                          = AWSGroup + "/instance-cpu"
+	LabelInstanceCPUManufacturer              = AWSGroup + "/instance-cpu-manufacturer"
+	LabelInstanceCPUSustainedClockSpeedMhz    = AWSGroup + "/instance-cpu-sustained-clock-speed-mhz"
+	LabelInstanceMemory                       = AWSGroup + "/instance-memory"
+	LabelInstanceEBSBandwidth                 = AWSGroup + "/instance-ebs-bandwidth"
+	LabelInstanceNetworkBandwidth             = AWSGroup + "/instance-network-bandwidth"
+	LabelInstanceGPUName                      = AWSGroup + "/instance-gpu-name"
+	LabelInstanceGPUManufacturer              = AWSGroup + "/instance-gpu-manufacturer"
+	LabelInstanceGPUCount                     = AWSGroup + "/instance-gpu-count"
+	LabelInstanceGPUMemory                    = AWSGroup + "/instance-gpu-memory"
+	LabelInstanceAcceleratorName              = AWSGroup + "/instance-accelerator-name"
+	LabelInstanceAcceleratorManufacturer      = AWSGroup + "/instance-accelerator-manufacturer"
+	LabelInstanceAcceleratorCount             = AWSGroup + "/instance-accelerator-count"
 	// LabelInstanceTenancy is the instance's EC2 tenancy (provider v1.9.0):
 	// TenancyDefault (shared hardware) or TenancyDedicated.
 	LabelInstanceTenancy = AWSGroup + "/instance-tenancy"
@@ -149,9 +156,11 @@ var karpenterWellKnownLabels = []string{
 var wellKnownLabels = sortedCopy(append(slices.Clone(karpenterWellKnownLabels),
 	LabelCapacityReservationID,
 	LabelCapacityReservationType,
+	LabelCapacityReservationInterruptible,
+	LabelPlacementGroupID,
+	LabelPlacementGroupPartition,
 	LabelInstanceHypervisor,
 	LabelInstanceEncryptionInTransitSupported,
-	LabelInstanceNitroEnclavesSupported,
 	LabelInstanceCategory,
 	LabelInstanceCapabilityFlex,
 	LabelInstanceFamily,

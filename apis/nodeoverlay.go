@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -87,8 +88,11 @@ var overlayRestrictedResources = []corev1.ResourceName{
 func (in *NodeOverlay) SetDefaults() {}
 
 // Validate checks the NodeOverlay against the rules of the karpenter.sh
-// v1alpha1 CRD and Karpenter's runtime validation of overlays. It returns
-// nil or a FieldErrors with every problem found.
+// v1alpha1 CRD and Karpenter's runtime validation of overlays, except the
+// label rules of a cloud: which requirement keys are restricted depends on
+// the provider running, which karpsim knows from the NodePools the
+// overlay applies to (ValidateLabels). It returns nil or a FieldErrors
+// with every problem found.
 func (in *NodeOverlay) Validate() error {
 	e := &errs{}
 	validateName(e, in.Name)
@@ -96,8 +100,9 @@ func (in *NodeOverlay) Validate() error {
 	for i, r := range in.Spec.Requirements {
 		reqs[i] = NodeSelectorRequirementWithMinValues{Key: r.Key, Operator: r.Operator, Values: r.Values}
 	}
-	// An overlay names no node class: the default cloud's rules.
-	validateRequirements(e, "spec.requirements", reqs, false, AWSLabels)
+	// An overlay names no node class: its cloud's rules wait for the
+	// NodePools (ValidateLabels).
+	validateRequirements(e, "spec.requirements", reqs, false, nil)
 	for i, r := range reqs {
 		if r.Operator == corev1.NodeSelectorOpNotIn && len(r.Values) == 0 {
 			e.add(index("spec.requirements", i)+".values", "operator NotIn needs at least one value")
@@ -135,6 +140,53 @@ func (in *NodeOverlay) Validate() error {
 		e.add("spec.weight", "%d is out of range (%d to %d; leave weight out to rank the overlay lowest, as 0)", *w, minOverlayWeight, maxOverlayWeight)
 	}
 	return e.list.asError()
+}
+
+// ValidateLabels checks the overlay's requirement keys against the label
+// rules of each cloud whose NodePools it may apply to (OverlayLabelRules),
+// as the running provider's Karpenter validates an overlay: a key in a
+// reserved domain that is not well-known, or kubernetes.io/hostname, is
+// refused; on Azure the keys the Azure provider's NodeOverlay CRD refuses
+// too (as for NodePools). It returns nil or a FieldErrors with every
+// problem found.
+func (in *NodeOverlay) ValidateLabels(rules []*LabelRules) error {
+	e := &errs{}
+	for i, r := range in.Spec.Requirements {
+		path := child(index("spec.requirements", i), "key")
+		if r.Key == "" || len(content.IsLabelKey(r.Key)) > 0 {
+			continue // Validate says why
+		}
+		for _, rs := range rules {
+			if rs.IsRestrictedLabel(NormalizeLabel(r.Key)) {
+				e.add(path, "%s", restrictedLabelMessage(r.Key, rs))
+				break
+			}
+			if rs == AzureLabels {
+				if why := azureLabelKeyProblem(r.Key); why != "" {
+					e.add(path, "%s", why)
+					break
+				}
+			}
+		}
+	}
+	return e.list.asError()
+}
+
+// OverlayLabelRules are the label rules NodeOverlays are checked against
+// (NodeOverlay.ValidateLabels): those of the clouds of the NodePools, in
+// the order first seen, AWSLabels (the default cloud's) when there are no
+// NodePools.
+func OverlayLabelRules(pools []*NodePool) []*LabelRules {
+	var out []*LabelRules
+	for _, np := range pools {
+		if r := np.LabelRules(); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, AWSLabels)
+	}
+	return out
 }
 
 // priceValue reads a price or adjustment that matched its pattern: the

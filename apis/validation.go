@@ -153,7 +153,9 @@ func validateRequirementKey(e *errs, path, k string, nodePool bool, rules *Label
 		e.add(path, "label %q is restricted: Karpenter sets it to the NodePool's name on every node", k)
 		return
 	}
-	if rules.IsRestrictedLabel(NormalizeLabel(k)) {
+	// Without rules (a NodeOverlay before its NodePools' cloud is known)
+	// the restricted domains wait: NodeOverlay.ValidateLabels.
+	if rules != nil && rules.IsRestrictedLabel(NormalizeLabel(k)) {
 		e.add(path, "%s", restrictedLabelMessage(k, rules))
 	}
 }

@@ -15,7 +15,7 @@ func worstLaunchPrice(it *instancetypes.InstanceType, reqs requirements.Requirem
 	for _, capacityType := range instancetypes.LaunchOrder() {
 		worst, found := 0.0, false
 		for _, o := range it.Offerings {
-			if o.Launchable() && o.CapacityType == capacityType && o.Compatible(reqs) {
+			if o.Launchable() && o.CapacityType == capacityType && o.CompatibleUnder(it.LabelRules(), reqs) {
 				worst, found = max(worst, o.Price), true
 			}
 		}
@@ -35,7 +35,7 @@ func launch(types []*instancetypes.InstanceType, reqs requirements.Requirements)
 		var best instancetypes.Offering
 		for _, it := range types {
 			for _, o := range it.Offerings {
-				if o.Launchable() && o.CapacityType == capacityType && o.Compatible(reqs) && (bestType == nil || o.Price < best.Price) {
+				if o.Launchable() && o.CapacityType == capacityType && o.CompatibleUnder(it.LabelRules(), reqs) && (bestType == nil || o.Price < best.Price) {
 					bestType, best = it, o
 				}
 			}
@@ -50,7 +50,7 @@ func launch(types []*instancetypes.InstanceType, reqs requirements.Requirements)
 // hasOffering reports whether the type has an available offering reqs allow.
 func hasOffering(it *instancetypes.InstanceType, reqs requirements.Requirements) bool {
 	for _, o := range it.Offerings {
-		if o.Available && o.Compatible(reqs) {
+		if o.Available && o.CompatibleUnder(it.LabelRules(), reqs) {
 			return true
 		}
 	}

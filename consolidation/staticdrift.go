@@ -122,7 +122,7 @@ func (p *poolInfo) fullReservations() (map[string]bool, bool) {
 			continue
 		}
 		for _, of := range it.Offerings {
-			if !of.Compatible(reqs) {
+			if !of.CompatibleUnder(it.LabelRules(), reqs) {
 				continue
 			}
 			if of.CapacityType != apis.CapacityTypeReserved || (of.Available && of.ReservationCapacity > 0) {

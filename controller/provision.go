@@ -287,7 +287,7 @@ func (c *Controller) launchedReservation(o cloud.OfferingKey, claim scheduling.N
 	best := -1
 	for i, off := range it.Offerings {
 		if off.CapacityType != apis.CapacityTypeReserved || off.Zone != o.Zone || off.ReservationID == "" || !off.Available ||
-			off.ReservationCapacity == 0 || !off.Compatible(reqs) || c.unavailable.IsReservationUnavailable(it.Name, off.Zone, off.ReservationID, now) {
+			off.ReservationCapacity == 0 || !off.CompatibleUnder(it.LabelRules(), reqs) || c.unavailable.IsReservationUnavailable(it.Name, off.Zone, off.ReservationID, now) {
 			continue
 		}
 		if best < 0 || off.ReservationCapacity > it.Offerings[best].ReservationCapacity {
@@ -331,7 +331,7 @@ func (c *Controller) overrides(claim scheduling.NodeClaim, np *apis.NodePool, ca
 		return nil
 	}
 	usable := func(it *instancetypes.InstanceType, o instancetypes.Offering) bool {
-		return o.Available && o.Compatible(reqs) && !c.unavailable.IsOfferingUnavailable(o.CapacityType, it.Name, o.Zone, o.ReservationID, now)
+		return o.Available && o.CompatibleUnder(it.LabelRules(), reqs) && !c.unavailable.IsOfferingUnavailable(o.CapacityType, it.Name, o.Zone, o.ReservationID, now)
 	}
 	var types []*instancetypes.InstanceType
 	for _, name := range claim.LaunchOptions[:min(len(claim.LaunchOptions), instancetypes.MaxLaunchOptions)] {

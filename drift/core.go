@@ -110,7 +110,7 @@ func (e *evaluation) instanceType() verdict {
 	}
 	reqs := offeringRequirements(e.labels)
 	for _, o := range it.Offerings {
-		if o.Compatible(reqs) {
+		if o.CompatibleUnder(it.LabelRules(), reqs) {
 			return verdict{}
 		}
 	}

@@ -231,6 +231,7 @@ func (c *awsConfig) reservedOfferings(f EC2Facts, compatible bool) []Offering {
 			Zone: r.AvailabilityZone, CapacityType: apis.CapacityTypeReserved,
 			Price:         price / reservationPriceDivisor,
 			ReservationID: r.ID, ReservationType: reservationType, ReservationCapacity: available,
+			Interruptible: r.Interruptible,
 			Available: compatible && slices.Contains(c.zones, r.AvailabilityZone) &&
 				r.State != apis.CapacityReservationStateExpiring && !c.shifted[r.AvailabilityZone] &&
 				!c.unavailable.IsReservationUnavailable(f.InstanceType, r.AvailabilityZone, r.ID, c.now),

@@ -262,7 +262,6 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 		apis.LabelInstanceMemory:                       strconv.FormatInt(f.MemoryMiB, 10),
 		apis.LabelInstanceHypervisor:                   f.Hypervisor,
 		apis.LabelInstanceEncryptionInTransitSupported: strconv.FormatBool(f.EncryptionInTransit),
-		apis.LabelInstanceNitroEnclavesSupported:       strconv.FormatBool(f.NitroEnclaves),
 	}
 	switch {
 	case !c.family.isWindows():
@@ -272,6 +271,13 @@ func (c *awsConfig) labels(f EC2Facts) map[string]string {
 	}
 	if c.family.isWindows() {
 		labels[apis.LabelWindowsBuild] = c.family.windowsBuild
+	}
+	// A class that selects its placement group by ID gives every type that
+	// group's ID, as the provider v1.15.0 does once it resolved the group.
+	// Selected by name, the ID is EC2's to resolve: karpsim leaves the
+	// label undefined, as it does the partition (its count is EC2's too).
+	if pg := c.nodeClass.Spec.PlacementGroupSelector; pg != nil && pg.ID != nil {
+		labels[apis.LabelPlacementGroupID] = *pg.ID
 	}
 	if parts := instanceTypeScheme.FindStringSubmatch(f.InstanceType); len(parts) == 4 {
 		labels[apis.LabelInstanceCategory] = parts[1]

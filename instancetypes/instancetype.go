@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -91,6 +92,11 @@ type Offering struct {
 	// karpenter.k8s.aws/capacity-reservation-type label of its nodes; empty
 	// when not known, and for every other capacity type.
 	ReservationType string
+	// Interruptible says a reserved offering's reservation may be
+	// reclaimed by EC2: the karpenter.k8s.aws/capacity-reservation-interruptible
+	// label ("true" or "false") of its nodes (AWS provider v1.15.0). Only
+	// reserved offerings have it.
+	Interruptible bool
 	// PriceOverlay names the NodeOverlay that set Price, and BasePrice is
 	// the provider's price it replaced or adjusted; both are zero when no
 	// overlay changed the price (ApplyOverlays).
@@ -323,14 +329,17 @@ func (it *InstanceType) String() string {
 func (o Offering) Requirements() requirements.Requirements {
 	reservation := requirements.DoesNotExist(apis.LabelCapacityReservationID)
 	reservationType := requirements.DoesNotExist(apis.LabelCapacityReservationType)
+	interruptible := requirements.DoesNotExist(apis.LabelCapacityReservationInterruptible)
 	if o.ReservationID != "" {
 		reservation = requirements.In(apis.LabelCapacityReservationID, o.ReservationID)
 		reservationType = in(apis.LabelCapacityReservationType, o.ReservationType)
+		interruptible = in(apis.LabelCapacityReservationInterruptible, strconv.FormatBool(o.Interruptible))
 	}
 	reqs := requirements.NewRequirements(
 		requirements.In(apis.LabelCapacityType, o.CapacityType),
 		requirements.In(apis.LabelTopologyZone, o.Zone),
 		reservation,
+		interruptible,
 	)
 	if o.ReservationID == "" || o.ReservationType != "" {
 		reqs = reqs.Add(reservationType)
@@ -353,10 +362,21 @@ func (o Offering) Launchable() bool {
 // Compatible reports whether reqs allow the offering, as
 // reqs.Compatible(o.Requirements(), AllowUndefinedWellKnown) does, without
 // building requirements: a NodeClaim may launch into the offering only if
-// its zone and capacity type are allowed, and a reservation ID or type is
-// required (by a positive requirement) only of reserved offerings.
+// its zone and capacity type are allowed, and a reservation ID, type or
+// interruptibility is required (by a positive requirement) only of
+// reserved offerings. The reservation labels are the AWS provider's: for
+// an offering of a type of another cloud use CompatibleUnder.
 func (o Offering) Compatible(reqs requirements.Requirements) bool {
-	filter := newOfferingFilter(reqs)
+	return o.CompatibleUnder(apis.AWSLabels, reqs)
+}
+
+// CompatibleUnder is Compatible under the label rules of the offering's
+// cloud (its type's LabelRules): the reservation labels are offering
+// labels only where rules make them well known; elsewhere (Azure) they are
+// custom labels, which the NodePool's labels satisfy, so they choose no
+// offering.
+func (o Offering) CompatibleUnder(rules *apis.LabelRules, reqs requirements.Requirements) bool {
+	filter := newOfferingFilter(rules, reqs)
 	return filter.allows(o)
 }
 
@@ -364,9 +384,9 @@ func (o Offering) Compatible(reqs requirements.Requirements) bool {
 // looked up once for all the offerings of a type; reqs for the offerings'
 // Label.
 type offeringFilter struct {
-	zone, capacityType, reservation, reservationType             requirements.Requirement
-	hasZone, hasCapacityType, hasReservation, hasReservationType bool
-	reqs                                                         requirements.Requirements
+	zone, capacityType, reservation, reservationType, interruptible                requirements.Requirement
+	hasZone, hasCapacityType, hasReservation, hasReservationType, hasInterruptible bool
+	reqs                                                                           requirements.Requirements
 }
 
 // AllowedBy reports whether reqs allow the offering label: it has none,
@@ -379,12 +399,21 @@ func (l OfferingLabel) AllowedBy(reqs requirements.Requirements) bool {
 	return !ok || r.Has(l.Value)
 }
 
-func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
+// newOfferingFilter reads reqs for offerings of a type of the cloud of
+// rules: the reservation labels only where rules make them well known.
+func newOfferingFilter(rules *apis.LabelRules, reqs requirements.Requirements) offeringFilter {
 	f := offeringFilter{reqs: reqs}
 	f.zone, f.hasZone = reqs.Lookup(apis.LabelTopologyZone)
 	f.capacityType, f.hasCapacityType = reqs.Lookup(apis.LabelCapacityType)
-	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
-	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
+	lookup := func(key string) (requirements.Requirement, bool) {
+		if !rules.IsWellKnown(key) {
+			return requirements.Requirement{}, false
+		}
+		return reqs.Lookup(key)
+	}
+	f.reservation, f.hasReservation = lookup(apis.LabelCapacityReservationID)
+	f.reservationType, f.hasReservationType = lookup(apis.LabelCapacityReservationType)
+	f.interruptible, f.hasInterruptible = lookup(apis.LabelCapacityReservationInterruptible)
 	return f
 }
 
@@ -397,6 +426,8 @@ func (f *offeringFilter) allows(o Offering) bool {
 	case f.hasCapacityType && !f.capacityType.Has(o.CapacityType):
 		return false
 	case f.hasReservationType && !allowsReservationLabel(f.reservationType, o.ReservationID, o.ReservationType):
+		return false
+	case f.hasInterruptible && !allowsReservationLabel(f.interruptible, o.ReservationID, strconv.FormatBool(o.Interruptible)):
 		return false
 	case !f.hasReservation:
 		return true
@@ -424,7 +455,7 @@ func allowsReservationLabel(r requirements.Requirement, reservationID, value str
 // equal prices the lower Preference, then the first in offering order (zone,
 // capacity type, reservation ID) wins, so the choice is deterministic.
 func (it *InstanceType) CheapestOffering(reqs requirements.Requirements) (Offering, bool) {
-	filter := newOfferingFilter(reqs)
+	filter := newOfferingFilter(it.LabelRules(), reqs)
 	best, found := Offering{}, false
 	for _, o := range it.Offerings {
 		if !o.Launchable() || !filter.allows(o) {
@@ -536,6 +567,8 @@ func checkOffering(o Offering) error {
 		return fmt.Errorf("reservationCapacity: %d is negative", o.ReservationCapacity)
 	case o.ReservationType != "" && o.ReservationID == "":
 		return fmt.Errorf("reservationType: %q on a %s offering: only reserved offerings have one", o.ReservationType, o.CapacityType)
+	case o.Interruptible && o.ReservationID == "":
+		return fmt.Errorf("interruptible: on a %s offering: only reserved offerings have one", o.CapacityType)
 	case o.ReservationType != "" && !slices.Contains(reservationTypes, o.ReservationType):
 		return fmt.Errorf("reservationType: %q is not one of %v", o.ReservationType, reservationTypes)
 	case o.Override != nil && o.Override.Capacity.HasNegative():

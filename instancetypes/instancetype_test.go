@@ -75,7 +75,7 @@ func TestNewInstanceType(t *testing.T) {
 	if it.Requirements.Has(apis.LabelCapacityReservationType) || it.Requirements.Has(apis.LabelNodePool) || it.Requirements.Has(apis.LabelTopologyZoneID) {
 		t.Errorf("requirements constrain offering-level or unknown labels: %s", it.Requirements)
 	}
-	if got := it.Labels(); fmt.Sprint(got) != "map[karpenter.k8s.aws/capacity-reservation-id:cr-1 kubernetes.io/arch:amd64 node.kubernetes.io/instance-type:test.large team:a]" {
+	if got := it.Labels(); fmt.Sprint(got) != "map[karpenter.k8s.aws/capacity-reservation-id:cr-1 karpenter.k8s.aws/capacity-reservation-interruptible:false kubernetes.io/arch:amd64 node.kubernetes.io/instance-type:test.large team:a]" {
 		t.Errorf("Labels() = %v", got)
 	}
 }

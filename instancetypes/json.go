@@ -85,6 +85,7 @@ type jsonOffering struct {
 	ReservationID       string            `json:"reservationID,omitempty"`
 	ReservationCapacity int               `json:"reservationCapacity,omitempty"`
 	ReservationType     string            `json:"reservationType,omitempty"`
+	Interruptible       bool              `json:"interruptible,omitempty"`
 	Labels              map[string]string `json:"labels,omitempty"`
 	Preference          int               `json:"preference,omitempty"`
 }
@@ -105,7 +106,7 @@ func WriteJSON(w io.Writer, c Catalog) error {
 			// with: read back, it is the catalog Karpenter schedules with.
 			offerings[j] = jsonOffering{Zone: o.Zone, CapacityType: o.CapacityType, Price: o.Price, Available: o.Available,
 				ReservationID: o.ReservationID, ReservationCapacity: o.ReservationCapacity, ReservationType: o.ReservationType,
-				Labels: o.Label.asMap(), Preference: o.Preference}
+				Interruptible: o.Interruptible, Labels: o.Label.asMap(), Preference: o.Preference}
 		}
 		domain := ""
 		if rules := it.LabelRules(); rules != apis.AWSLabels {

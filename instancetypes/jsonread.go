@@ -225,7 +225,7 @@ func readOverhead(raw json.RawMessage) (Overhead, error) {
 	return o, nil
 }
 
-var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity", "reservationType", "labels", "preference"}
+var offeringFields = []string{"zone", "capacityType", "price", "available", "reservationID", "reservationCapacity", "reservationType", "interruptible", "labels", "preference"}
 
 func readOfferings(raw json.RawMessage) ([]Offering, error) {
 	var elems []json.RawMessage
@@ -269,6 +269,8 @@ func readOfferingMember(o *Offering, field string, m member) error {
 		return decodeValue(field, m.value, &o.ReservationCapacity, "an integer")
 	case "reservationType":
 		return decodeValue(field, m.value, &o.ReservationType, "a string")
+	case "interruptible":
+		return decodeValue(field, m.value, &o.Interruptible, "true or false")
 	case "labels":
 		labels, err := stringMap(field, m.value)
 		if err != nil {

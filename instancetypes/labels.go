@@ -3,6 +3,7 @@ package instancetypes
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 var offeringLabels = []string{
 	apis.LabelCapacityReservationID,
 	apis.LabelCapacityReservationType,
+	apis.LabelCapacityReservationInterruptible,
 	apis.LabelCapacityType,
 	apis.LabelTopologyZone,
 }
@@ -29,12 +31,15 @@ var offeringLabels = []string{
 // the zone ID (known only from the EC2NodeClass's subnets). This is what
 // the AWS provider's computeRequirements does: it states every well-known
 // label, with DoesNotExist when the type lacks it; the Azure provider does
-// the same with its own. Shared, read-only.
+// the same with its own. The placement group labels are exceptions too: the
+// AWS provider states them only of the types of an EC2NodeClass that
+// selects a placement group, and leaves them undefined otherwise. Shared,
+// read-only.
 func impliedAbsent(rules *apis.LabelRules) []string {
 	if cached, ok := impliedAbsentCache.Load(rules); ok {
 		return cached.([]string)
 	}
-	except := append([]string{apis.LabelNodePool, apis.LabelTopologyZoneID}, offeringLabels...)
+	except := append([]string{apis.LabelNodePool, apis.LabelTopologyZoneID, apis.LabelPlacementGroupID, apis.LabelPlacementGroupPartition}, offeringLabels...)
 	keys := slices.DeleteFunc(rules.WellKnownLabels(), func(key string) bool { return slices.Contains(except, key) })
 	cached, _ := impliedAbsentCache.LoadOrStore(rules, keys)
 	return cached.([]string)
@@ -117,7 +122,7 @@ func buildRequirements(rules *apis.LabelRules, name string, labels map[string]st
 // A type of a cloud whose provider registers no capacity reservation labels
 // (rules) and that has no reserved offering states none.
 func offeringRequirements(rules *apis.LabelRules, offerings []Offering) []requirements.Requirement {
-	var zones, kinds, reservations, reservationTypes []string
+	var zones, kinds, reservations, reservationTypes, interruptible []string
 	typeUnknown := false
 	for _, o := range offerings {
 		zones = append(zones, o.Zone)
@@ -125,6 +130,7 @@ func offeringRequirements(rules *apis.LabelRules, offerings []Offering) []requir
 		if o.ReservationID != "" {
 			reservations = append(reservations, o.ReservationID)
 			reservationTypes = append(reservationTypes, o.ReservationType)
+			interruptible = append(interruptible, strconv.FormatBool(o.Interruptible))
 			typeUnknown = typeUnknown || o.ReservationType == ""
 		}
 	}
@@ -135,6 +141,9 @@ func offeringRequirements(rules *apis.LabelRules, offerings []Offering) []requir
 	reservable := len(reservations) > 0 || rules.IsWellKnown(apis.LabelCapacityReservationID)
 	if reservable {
 		out = append(out, in(apis.LabelCapacityReservationID, reservations...))
+	}
+	if len(reservations) > 0 || rules.IsWellKnown(apis.LabelCapacityReservationInterruptible) {
+		out = append(out, in(apis.LabelCapacityReservationInterruptible, interruptible...))
 	}
 	// Labels of the offerings are In the values of all of them, as zones.
 	if len(offerings) > 0 && offerings[0].Label.Key != "" {

@@ -167,7 +167,7 @@ func (st *overlayState) matches(reqs requirements.Requirements) []overlayMatch {
 			}
 			m := overlayMatch{pool: pi, typ: ti}
 			for oi, of := range it.Offerings {
-				if of.Compatible(reqs) {
+				if of.CompatibleUnder(it.LabelRules(), reqs) {
 					m.offerings = append(m.offerings, oi)
 				}
 			}

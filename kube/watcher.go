@@ -422,6 +422,7 @@ func (w *Watcher) State() (cloud.ClusterState, error) {
 	s.EC2NodeClasses = decoded[apis.EC2NodeClass](w.informers[ec2NodeClasses.kind], apis.KindEC2NodeClass, &errs)
 	s.AKSNodeClasses = decoded[apis.AKSNodeClass](w.informers[aksNodeClasses.kind], apis.KindAKSNodeClass, &errs)
 	s.NodeOverlays = decoded[apis.NodeOverlay](w.informers[nodeOverlays.kind], apis.KindNodeOverlay, &errs)
+	s.NodeOverlays = checkOverlayLabels(s.NodeOverlays, s.NodePools, &errs)
 	s.CapacityBuffers = decoded[apis.CapacityBuffer](w.informers[capacityBuffers.kind], apis.KindBuffer, &errs)
 	if s.NodeClaims == nil {
 		s.NodeClaims = []*apis.NodeClaim{}

@@ -11,7 +11,8 @@ import (
 
 // crossCheck runs the checks that need every object: labels and
 // annotations (run here, once, whichever path decoded the object), duplicate names,
-// NodePool references to EC2NodeClasses, and the parts of the v1beta1
+// NodePool references to EC2NodeClasses, NodeOverlays' label keys under
+// their NodePools' clouds, and the parts of the v1beta1
 // conversion that move data between objects.
 func (l *loader) crossCheck() {
 	s := l.set
@@ -41,6 +42,7 @@ func (l *loader) crossCheck() {
 	checkKind(l, "Service", s.Services)
 	l.checkBuffers()
 	l.checkNodeClassRefs()
+	l.checkOverlayLabels()
 	l.applyV1Beta1Kubelet()
 	l.applyV1Beta1ExpireAfter()
 }

@@ -392,7 +392,7 @@ func (l *poolLaunches) admit(bits bitset, i int, it *instancetypes.InstanceType,
 	}
 	any := false
 	for k, o := range it.Offerings {
-		if !offerings && l.before.has(l.first[i]+k) || offerings && o.Compatible(reqs) {
+		if !offerings && l.before.has(l.first[i]+k) || offerings && o.CompatibleUnder(it.LabelRules(), reqs) {
 			bits.set(l.first[i] + k)
 			any = true
 		}
@@ -436,7 +436,7 @@ func (l *poolLaunches) changedBy(e Edit) bool {
 }
 
 // offeringKeys are the labels an offering's compatibility reads.
-var offeringKeys = []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType}
+var offeringKeys = []string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType, apis.LabelCapacityReservationInterruptible}
 
 // launchedValues are the distinct values of key of the types, sorted.
 func launchedValues(types []*instancetypes.InstanceType, key string) []string {

@@ -454,7 +454,7 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 				}
 				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
 				anyShape = false
-				for i, w := range compatible.of(o) {
+				for i, w := range compatible.of(it.LabelRules(), o) {
 					c.shapes[i] = w & typeOK[i]
 					anyShape = anyShape || c.shapes[i] != 0
 				}
@@ -521,10 +521,13 @@ func dominates(a, b *column, limits []poolLimits) bool {
 	return true
 }
 
-// offeringKey is what Offering.Compatible reads of an offering.
+// offeringKey is what Offering.CompatibleUnder reads of an offering, and
+// the label rules of its type's cloud.
 type offeringKey struct {
 	zone, capacityType, reservationID, reservationType string
+	interruptible                                      bool
 	label                                              instancetypes.OfferingLabel
+	rules                                              *apis.LabelRules
 }
 
 // offeringShapes says which shapes' requirements in one pool allow an
@@ -536,14 +539,14 @@ type offeringShapes struct {
 	known  map[offeringKey]bitset
 }
 
-func (s *offeringShapes) of(o instancetypes.Offering) bitset {
-	k := offeringKey{o.Zone, o.CapacityType, o.ReservationID, o.ReservationType, o.Label}
+func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bitset {
+	k := offeringKey{o.Zone, o.CapacityType, o.ReservationID, o.ReservationType, o.Interruptible, o.Label, rules}
 	if b, ok := s.known[k]; ok {
 		return b
 	}
 	b := newBitset(len(s.shapes))
 	for si := range s.shapes {
-		if sh := &s.shapes[si]; sh.ok[s.pool] && o.Compatible(sh.reqs[s.pool]) {
+		if sh := &s.shapes[si]; sh.ok[s.pool] && o.CompatibleUnder(rules, sh.reqs[s.pool]) {
 			b.set(si)
 		}
 	}

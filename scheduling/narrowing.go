@@ -11,7 +11,7 @@ import (
 
 // offeringRequirementKeys are the requirement keys an offeringFilter
 // reads besides the offerings' own labels.
-var offeringRequirementKeys = [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType}
+var offeringRequirementKeys = [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType, apis.LabelCapacityReservationInterruptible}
 
 // sameOfferingRequirements reports whether reqs state exactly what from's
 // requirements state on every key an offering filter reads: the zone,

@@ -98,7 +98,7 @@ func (c *claim) meeting(reqs requirements.Requirements, keys []string, offerings
 	}
 	if offerings {
 		key = append(key, '*')
-		for _, k := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType} {
+		for _, k := range [...]string{apis.LabelTopologyZone, apis.LabelCapacityType, apis.LabelCapacityReservationID, apis.LabelCapacityReservationType, apis.LabelCapacityReservationInterruptible} {
 			if r, ok := reqs.Lookup(k); ok {
 				key = r.AppendKey(key)
 			}

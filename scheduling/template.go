@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -304,8 +305,8 @@ func (t *template) daemonRuns(d *podInfo, it *instancetypes.InstanceType) bool {
 // offeringFilter is what a set of requirements says of offerings: the
 // zones, capacity types and capacity reservations it allows, looked up once.
 type offeringFilter struct {
-	zone, capacityType, reservation, reservationType requirements.Requirement
-	hasReservation, hasReservationType               bool
+	zone, capacityType, reservation, reservationType, interruptible requirements.Requirement
+	hasReservation, hasReservationType, hasInterruptible            bool
 	// reqs are for the offerings' own labels (instancetypes.OfferingLabel).
 	reqs requirements.Requirements
 }
@@ -314,6 +315,7 @@ func newOfferingFilter(reqs requirements.Requirements) offeringFilter {
 	f := offeringFilter{zone: reqs.Get(apis.LabelTopologyZone), capacityType: reqs.Get(apis.LabelCapacityType), reqs: reqs}
 	f.reservation, f.hasReservation = reqs.Lookup(apis.LabelCapacityReservationID)
 	f.reservationType, f.hasReservationType = reqs.Lookup(apis.LabelCapacityReservationType)
+	f.interruptible, f.hasInterruptible = reqs.Lookup(apis.LabelCapacityReservationInterruptible)
 	return f
 }
 
@@ -325,6 +327,9 @@ func (f *offeringFilter) allows(o *instancetypes.Offering) bool {
 		return false
 	}
 	if f.hasReservationType && o.ReservationType != "" && !f.reservationType.Has(o.ReservationType) {
+		return false
+	}
+	if f.hasInterruptible && o.ReservationID != "" && !f.interruptible.Has(strconv.FormatBool(o.Interruptible)) {
 		return false
 	}
 	if f.hasReservation && o.ReservationID != "" {

@@ -187,6 +187,13 @@ func applyNodePoolFiles(set *manifests.Set, files []string, command string, stde
 			fmt.Fprintf(stderr, "karpsim %s: --nodepool-file %s: KubeSchedulerConfiguration applied\n", command, path)
 		}
 	}
+	// The overlays' label keys follow the NodePools' clouds, which the
+	// files may have changed.
+	if len(files) > 0 {
+		if err := manifests.CheckOverlayLabels(set); err != nil {
+			return fmt.Errorf("--nodepool-file: %w", err)
+		}
+	}
 	return nil
 }
 
