@@ -39,7 +39,7 @@ func Solve(in Input) Result {
 // rest of it.
 func newSolver(in Input) *solver {
 	daemons := readDaemons(in.DaemonSets, in.Options.DRA)
-	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil)
+	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil, nil)
 }
 
 // readDaemons reads the DaemonSet pods as Karpenter weighs where they run:
@@ -133,7 +133,7 @@ type solver struct {
 	// scratch is reused by claim.tryAdd to filter instance types.
 	scratch scratchSpace
 	// shared holds what the pods share: requests and compiled requirements.
-	shared   podCache
+	shared   *podCache
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
@@ -155,10 +155,19 @@ type solver struct {
 
 // newSolverWith reads the input's pods and nodes against compiled
 // templates, which the solve may change (its claim counts and limits).
-func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
+// reads, when not nil, holds the pods earlier solves read (see podReads).
+func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase, reads *podReads) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}, devices: in.Options.Devices}
-	s.shared.labels = clusterLabels(in.NodePools)
+	labels := clusterLabels(in.NodePools)
 	vols := newVolumes(in)
+	if vols.known || in.Options.DefaultSpread != nil {
+		reads = nil
+	}
+	if reads != nil {
+		s.shared = reads.cache(labels)
+	} else {
+		s.shared = &podCache{labels: labels}
+	}
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known, typeVolumeLimits(templates))
 	s.allocateBound()
 	s.templates = templates
@@ -188,7 +197,17 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 		// as it drops the pod's own (Karpenter injects them at ingestion).
 		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
 		s.pods[i] = &infos[i]
-		readWithVolumes(s.pods[i], pod, s.prefs, vols, &s.shared)
+		if reads == nil {
+			readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
+			continue
+		}
+		key := podReadKey{pod: pod, prefs: s.prefs, labels: labels}
+		if read, ok := reads.infos[key]; ok {
+			infos[i] = read
+			continue
+		}
+		readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
+		reads.infos[key] = infos[i]
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
@@ -266,7 +285,7 @@ func (s *solver) try(p *podInfo) error {
 		if !ok {
 			return s.reason(current, err)
 		}
-		next := readPod(relaxed, current.key, s.prefs, &s.shared)
+		next := readPod(relaxed, current.key, s.prefs, s.shared)
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}
