@@ -55,7 +55,7 @@ func NewCompiler(daemonSets []*corev1.Pod, opts Options) *Compiler {
 // only the pools it has not compiled before.
 func (c *Compiler) Prepare(pools []Pool) *Prepared {
 	templates := compileTemplatesWith(pools, c.compile, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, reads: c.reads}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
 }
 
 // PrepareNarrowing is Prepare of pools some of whose NodePools narrow
@@ -68,7 +68,7 @@ func (c *Compiler) Prepare(pools []Pool) *Prepared {
 // the same, for a fraction of the work.
 func (c *Compiler) PrepareNarrowing(pools []Pool, narrows map[*apis.NodePool]*apis.NodePool) *Prepared {
 	templates := compileTemplatesWith(pools, func(p Pool) *template { return c.compileNarrowing(p, narrows) }, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, reads: c.reads}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
 }
 
 func (c *Compiler) compileNarrowing(p Pool, narrows map[*apis.NodePool]*apis.NodePool) *template {
