@@ -150,15 +150,15 @@ func clusterLabels(pools []Pool) *apis.LabelRules {
 // podReads are the pods the solves of one Compiler read, kept by pointer
 // for the solves after: a search solving one cluster many times (each
 // packing, narrowing and edit set) reads and compiles each pod once, not
-// once per solve. A solve copies what it reads from here, so its own
-// changes (topology shapes) stay its own. Only solves without volumes and
+// once per solve. A solve changes nothing of what it reads from here, or
+// works on copies (see solver.readShared). Only solves without volumes and
 // default spread constraints use them: those read a pod differently from
 // solve to solve (volumes.forPod, DefaultSpread.withDefaults).
 type podReads struct {
 	// caches are the shared requests and compiled requirements, per
 	// cloud's label rules.
 	caches map[*apis.LabelRules]*podCache
-	infos  map[podReadKey]podInfo
+	infos  map[podReadKey]*podInfo
 }
 
 // podReadKey is what a podInfo read depends on besides the pod: the
@@ -175,7 +175,7 @@ func (r *podReads) cache(labels *apis.LabelRules) *podCache {
 		return c
 	}
 	if r.caches == nil {
-		r.caches, r.infos = map[*apis.LabelRules]*podCache{}, map[podReadKey]podInfo{}
+		r.caches, r.infos = map[*apis.LabelRules]*podCache{}, map[podReadKey]*podInfo{}
 	}
 	c := &podCache{labels: labels}
 	r.caches[labels] = c

@@ -21,12 +21,15 @@ import (
 func TestCompilerSolvesShareTheirPodReads(t *testing.T) {
 	spread := pods(9, "spread", "500m", "512Mi", withLabels("app", "spread"), withSpread(apis.LabelTopologyZone, 1, corev1.DoNotSchedule))
 	lonely := pods(3, "lonely", "1", "1Gi", withLabels("app", "lonely"), withPodAntiAffinity(apis.LabelHostname, "lonely"))
+	// Pods the anti-affinity selects, with no constraint of their own:
+	// a solve with the lonely pods gives them shapes another must not see.
+	selected := pods(2, "selected", "300m", "256Mi", withLabels("app", "lonely"))
 	picky := pods(6, "picky", "700m", "1Gi", withPreferredNodeAffinity(50, apis.LabelInstanceType, corev1.NodeSelectorOpIn, "no-such-type"))
 	restricted := newPod("restricted", "100m", "128Mi", withNodeSelector(apis.LabelHostname, "node-a"))
 	deferred := newPod("deferred", "100m", "128Mi")
 	deferred.Annotations = map[string]string{AnnotationDeferred: "waits for its claim"}
-	all := append(append(append(append(pods(20, "web", "700m", "1Gi"), spread...), lonely...), picky...), restricted, deferred)
-	subsets := [][]*corev1.Pod{all, all[10:], append(append([]*corev1.Pod{}, picky...), spread...), all}
+	all := append(append(append(append(append(pods(20, "web", "700m", "1Gi"), spread...), lonely...), picky...), selected...), restricted, deferred)
+	subsets := [][]*corev1.Pod{all, all[10:], all[:20], picky, append(append([]*corev1.Pod{}, selected...), spread...), selected, all}
 
 	def := newPool("default")
 	capped := newPool("default", withRequirement(apis.LabelInstanceCPU, corev1.NodeSelectorOpLt, "5"))
@@ -43,10 +46,12 @@ func TestCompilerSolvesShareTheirPodReads(t *testing.T) {
 			}
 		}
 	}
-	// Every pod was read once, with and without its preferences: the
-	// relaxed copies a solve reads are its own.
+	// Every pod was read once, with and without its preferences (the
+	// relaxed copies a solve reads are its own), and no solve changed
+	// what it shares: topology gives its shapes to copies.
 	var read []*corev1.Pod
-	for k := range c.reads.infos {
+	for k, info := range c.reads.infos {
+		require.Nil(t, info.topo, "pod %s", info.key)
 		if k.prefs == requirements.WithPreferences {
 			read = append(read, k.pod)
 		}

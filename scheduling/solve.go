@@ -184,35 +184,66 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 	if s.opts.IgnorePreferences {
 		s.prefs = requirements.StrictOnly
 	}
-	// The pods' infos are allocated together: a solve reads every pod once.
-	infos := make([]podInfo, len(in.Pods))
-	s.pods = make([]*podInfo, len(in.Pods))
-	var selectors map[string]*metav1.LabelSelector
-	if s.opts.DefaultSpread != nil {
-		selectors = map[string]*metav1.LabelSelector{}
-	}
-	for i, pod := range in.Pods {
-		// Default spread constraints are added as the pod is read, before
-		// any relaxation, so that relaxing a ScheduleAnyway default drops it
-		// as it drops the pod's own (Karpenter injects them at ingestion).
-		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
-		s.pods[i] = &infos[i]
-		if reads == nil {
-			readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
-			continue
-		}
-		key := podReadKey{pod: pod, prefs: s.prefs, labels: labels}
-		if read, ok := reads.infos[key]; ok {
-			infos[i] = read
-			continue
-		}
-		readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
-		reads.infos[key] = infos[i]
+	if reads != nil {
+		s.pods = s.readShared(in.Pods, reads, podReadKey{prefs: s.prefs, labels: labels}, vols)
+	} else {
+		s.readPods(in.Pods, vols)
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
 	}
 	return s
+}
+
+// readPods reads the pods, their infos allocated together: a solve reads
+// every pod once.
+func (s *solver) readPods(pods []*corev1.Pod, vols *volumes) {
+	infos := make([]podInfo, len(pods))
+	s.pods = make([]*podInfo, len(pods))
+	var selectors map[string]*metav1.LabelSelector
+	if s.opts.DefaultSpread != nil {
+		selectors = map[string]*metav1.LabelSelector{}
+	}
+	for i, pod := range pods {
+		// Default spread constraints are added as the pod is read, before
+		// any relaxation, so that relaxing a ScheduleAnyway default drops it
+		// as it drops the pod's own (Karpenter injects them at ingestion).
+		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
+		s.pods[i] = &infos[i]
+		readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
+	}
+}
+
+// readShared returns the pods' infos as reads holds them, reading those
+// it does not hold yet. A solve changes nothing of its pods' infos unless
+// topology concerns one of them (newTopology gives them their shapes): it
+// then takes copies, so that its shapes stay its own.
+func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey, vols *volumes) []*podInfo {
+	out := make([]*podInfo, len(pods))
+	own := false
+	for _, e := range s.existing {
+		own = own || slices.ContainsFunc(e.node.Pods, func(p *corev1.Pod) bool { return hasRequiredAntiAffinity(p) && apis.IsActive(p) })
+	}
+	for i, pod := range pods {
+		key.pod = pod
+		info, ok := reads.infos[key]
+		if !ok {
+			info = &podInfo{}
+			readWithVolumes(info, pod, s.prefs, vols, s.shared)
+			reads.infos[key] = info
+		}
+		out[i] = info
+		own = own || info.invalid == nil && hasTopology(pod, s.prefs)
+	}
+	if !own {
+		return out
+	}
+	infos := make([]podInfo, len(out))
+	for i, p := range out {
+		infos[i] = *p
+		out[i] = &infos[i]
+	}
+	return out
 }
 
 // readWithVolumes reads a pod into info with the requirements of its
