@@ -237,7 +237,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			trial.NodePools = n.pools
 			trial.Options.Packing = c.packing
 			if preps[i] == nil {
-				preps[i] = scheduling.Prepare(n.pools, in.DaemonSets, in.Options)
+				preps[i] = compiler.Prepare(n.pools)
 				preps[i].RememberNodes()
 			}
 			if !consider(c.strategy, trial, n.narrowed, preps[i]) {

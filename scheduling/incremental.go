@@ -16,14 +16,18 @@ import (
 // Pool compiled before, the same *apis.NodePool with the same catalog
 // (the same instance types, in the same order), keeps its compiled form,
 // and a catalog's label keys are read once. The Pools, their NodePools
-// and catalogs must not change once compiled. A Compiler is not safe for
-// concurrent use.
+// and catalogs must not change once compiled. The solves of its
+// Prepareds also read each pod once, remembering it by pointer (unless
+// the input has volumes or default spread constraints): the pods must not
+// change between them either. A Compiler is not safe for concurrent use.
 type Compiler struct {
 	daemons []*podInfo
 	opts    Options
 	pools   map[*apis.NodePool][]compiledPool
 	// keys are the catalogs read, by their first type and length.
 	keys map[catalogKey][]catalogKeys
+	// reads are the pods its Prepareds' solves read.
+	reads *podReads
 }
 
 type compiledPool struct {
@@ -44,14 +48,14 @@ type catalogKeys struct {
 // NewCompiler returns a Compiler of NodePools with the DaemonSets and
 // options, as Prepare compiles them.
 func NewCompiler(daemonSets []*corev1.Pod, opts Options) *Compiler {
-	return &Compiler{daemons: readDaemons(daemonSets, opts.DRA), opts: opts, pools: map[*apis.NodePool][]compiledPool{}, keys: map[catalogKey][]catalogKeys{}}
+	return &Compiler{daemons: readDaemons(daemonSets, opts.DRA), opts: opts, pools: map[*apis.NodePool][]compiledPool{}, keys: map[catalogKey][]catalogKeys{}, reads: &podReads{}}
 }
 
 // Prepare is Prepare(pools, daemonSets, opts) of the Compiler's, compiling
 // only the pools it has not compiled before.
 func (c *Compiler) Prepare(pools []Pool) *Prepared {
 	templates := compileTemplatesWith(pools, c.compile, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
 }
 
 // PrepareNarrowing is Prepare of pools some of whose NodePools narrow
@@ -64,7 +68,7 @@ func (c *Compiler) Prepare(pools []Pool) *Prepared {
 // the same, for a fraction of the work.
 func (c *Compiler) PrepareNarrowing(pools []Pool, narrows map[*apis.NodePool]*apis.NodePool) *Prepared {
 	templates := compileTemplatesWith(pools, func(p Pool) *template { return c.compileNarrowing(p, narrows) }, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
 }
 
 func (c *Compiler) compileNarrowing(p Pool, narrows map[*apis.NodePool]*apis.NodePool) *template {

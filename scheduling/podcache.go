@@ -146,3 +146,38 @@ func clusterLabels(pools []Pool) *apis.LabelRules {
 	}
 	return rules
 }
+
+// podReads are the pods the solves of one Compiler read, kept by pointer
+// for the solves after: a search solving one cluster many times (each
+// packing, narrowing and edit set) reads and compiles each pod once, not
+// once per solve. A solve changes nothing of what it reads from here, or
+// works on copies (see solver.readShared). Only solves without volumes and
+// default spread constraints use them: those read a pod differently from
+// solve to solve (volumes.forPod, DefaultSpread.withDefaults).
+type podReads struct {
+	// caches are the shared requests and compiled requirements, per
+	// cloud's label rules.
+	caches map[*apis.LabelRules]*podCache
+	infos  map[podReadKey]*podInfo
+}
+
+// podReadKey is what a podInfo read depends on besides the pod: the
+// preferences read and the cluster's label rules.
+type podReadKey struct {
+	pod    *corev1.Pod
+	prefs  requirements.Preferences
+	labels *apis.LabelRules
+}
+
+// cache is the podCache shared by the solves under the label rules.
+func (r *podReads) cache(labels *apis.LabelRules) *podCache {
+	if c, ok := r.caches[labels]; ok {
+		return c
+	}
+	if r.caches == nil {
+		r.caches, r.infos = map[*apis.LabelRules]*podCache{}, map[podReadKey]*podInfo{}
+	}
+	c := &podCache{labels: labels}
+	r.caches[labels] = c
+	return c
+}

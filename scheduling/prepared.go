@@ -19,6 +19,9 @@ type Prepared struct {
 	nodes map[*Node]*nodeBase
 	// memo keeps what solves work out from the templates alone.
 	memo *solveMemo
+	// reads are the pods solves read before, shared by the Prepareds of
+	// one Compiler; nil for Prepare's.
+	reads *podReads
 }
 
 // RememberNodes makes the solves that follow read each Node (its labels,
@@ -36,7 +39,7 @@ func (p *Prepared) RememberNodes() {
 // without the nodes p remembered: for a caller that keeps a preparation
 // across solves of Nodes that may have changed.
 func (p *Prepared) Clone() *Prepared {
-	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts, memo: &solveMemo{}}
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: p.opts, memo: &solveMemo{}, reads: p.reads}
 }
 
 // WithOptions returns a Prepared sharing p's compiled NodePools and
@@ -46,7 +49,7 @@ func (p *Prepared) Clone() *Prepared {
 // change.
 func (p *Prepared) WithOptions(opts Options) *Prepared {
 	opts.MinValuesBestEffort = p.opts.MinValuesBestEffort
-	return &Prepared{daemons: p.daemons, templates: p.templates, opts: opts, nodes: p.nodes, memo: p.memo}
+	return &Prepared{daemons: p.daemons, templates: p.templates, opts: opts, nodes: p.nodes, memo: p.memo, reads: p.reads}
 }
 
 // Prepare compiles the NodePools and DaemonSets with the options.
@@ -88,7 +91,7 @@ func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 		fresh.priced, fresh.prices = fresh.memo.priced, fresh.memo.prices
 		templates[i] = &fresh
 	}
-	s := newSolverWith(in, p.daemons, templates, p.nodes)
+	s := newSolverWith(in, p.daemons, templates, p.nodes, p.reads)
 	s.run()
 	return s.result(), narrowed
 }

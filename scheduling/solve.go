@@ -39,7 +39,7 @@ func Solve(in Input) Result {
 // rest of it.
 func newSolver(in Input) *solver {
 	daemons := readDaemons(in.DaemonSets, in.Options.DRA)
-	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil)
+	return newSolverWith(in, daemons, compileTemplates(in.NodePools, daemons, in.Options.MinValuesBestEffort), nil, nil)
 }
 
 // readDaemons reads the DaemonSet pods as Karpenter weighs where they run:
@@ -133,7 +133,7 @@ type solver struct {
 	// scratch is reused by claim.tryAdd to filter instance types.
 	scratch scratchSpace
 	// shared holds what the pods share: requests and compiled requirements.
-	shared   podCache
+	shared   *podCache
 	warnings []string
 	// trace, when set, records every decision about one pod.
 	trace *Explanation
@@ -155,10 +155,19 @@ type solver struct {
 
 // newSolverWith reads the input's pods and nodes against compiled
 // templates, which the solve may change (its claim counts and limits).
-func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase) *solver {
+// reads, when not nil, holds the pods earlier solves read (see podReads).
+func newSolverWith(in Input, daemons []*podInfo, templates []*template, known map[*Node]*nodeBase, reads *podReads) *solver {
 	s := &solver{opts: in.Options, prefs: requirements.WithPreferences, failed: map[*podInfo]error{}, devices: in.Options.Devices}
-	s.shared.labels = clusterLabels(in.NodePools)
+	labels := clusterLabels(in.NodePools)
 	vols := newVolumes(in)
+	if vols.known || in.Options.DefaultSpread != nil {
+		reads = nil
+	}
+	if reads != nil {
+		s.shared = reads.cache(labels)
+	} else {
+		s.shared = &podCache{labels: labels}
+	}
 	s.existing, s.warnings = newExistingNodes(in.Nodes, daemons, vols, known, typeVolumeLimits(templates))
 	s.allocateBound()
 	s.templates = templates
@@ -175,25 +184,66 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 	if s.opts.IgnorePreferences {
 		s.prefs = requirements.StrictOnly
 	}
-	// The pods' infos are allocated together: a solve reads every pod once.
-	infos := make([]podInfo, len(in.Pods))
-	s.pods = make([]*podInfo, len(in.Pods))
-	var selectors map[string]*metav1.LabelSelector
-	if s.opts.DefaultSpread != nil {
-		selectors = map[string]*metav1.LabelSelector{}
-	}
-	for i, pod := range in.Pods {
-		// Default spread constraints are added as the pod is read, before
-		// any relaxation, so that relaxing a ScheduleAnyway default drops it
-		// as it drops the pod's own (Karpenter injects them at ingestion).
-		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
-		s.pods[i] = &infos[i]
-		readWithVolumes(s.pods[i], pod, s.prefs, vols, &s.shared)
+	if reads != nil {
+		s.pods = s.readShared(in.Pods, reads, podReadKey{prefs: s.prefs, labels: labels}, vols)
+	} else {
+		s.readPods(in.Pods, vols)
 	}
 	if s.topo = newTopology(s); s.topo != nil {
 		s.warnings = append(s.warnings, s.topo.warnings...)
 	}
 	return s
+}
+
+// readPods reads the pods, their infos allocated together: a solve reads
+// every pod once.
+func (s *solver) readPods(pods []*corev1.Pod, vols *volumes) {
+	infos := make([]podInfo, len(pods))
+	s.pods = make([]*podInfo, len(pods))
+	var selectors map[string]*metav1.LabelSelector
+	if s.opts.DefaultSpread != nil {
+		selectors = map[string]*metav1.LabelSelector{}
+	}
+	for i, pod := range pods {
+		// Default spread constraints are added as the pod is read, before
+		// any relaxation, so that relaxing a ScheduleAnyway default drops it
+		// as it drops the pod's own (Karpenter injects them at ingestion).
+		pod = s.opts.DefaultSpread.withDefaults(pod, selectors)
+		s.pods[i] = &infos[i]
+		readWithVolumes(s.pods[i], pod, s.prefs, vols, s.shared)
+	}
+}
+
+// readShared returns the pods' infos as reads holds them, reading those
+// it does not hold yet. A solve changes nothing of its pods' infos unless
+// topology concerns one of them (newTopology gives them their shapes): it
+// then takes copies, so that its shapes stay its own.
+func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey, vols *volumes) []*podInfo {
+	out := make([]*podInfo, len(pods))
+	own := false
+	for _, e := range s.existing {
+		own = own || slices.ContainsFunc(e.node.Pods, func(p *corev1.Pod) bool { return hasRequiredAntiAffinity(p) && apis.IsActive(p) })
+	}
+	for i, pod := range pods {
+		key.pod = pod
+		info, ok := reads.infos[key]
+		if !ok {
+			info = &podInfo{}
+			readWithVolumes(info, pod, s.prefs, vols, s.shared)
+			reads.infos[key] = info
+		}
+		out[i] = info
+		own = own || info.invalid == nil && hasTopology(pod, s.prefs)
+	}
+	if !own {
+		return out
+	}
+	infos := make([]podInfo, len(out))
+	for i, p := range out {
+		infos[i] = *p
+		out[i] = &infos[i]
+	}
+	return out
 }
 
 // readWithVolumes reads a pod into info with the requirements of its
@@ -266,7 +316,7 @@ func (s *solver) try(p *podInfo) error {
 		if !ok {
 			return s.reason(current, err)
 		}
-		next := readPod(relaxed, current.key, s.prefs, &s.shared)
+		next := readPod(relaxed, current.key, s.prefs, s.shared)
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}
