@@ -130,16 +130,25 @@ func (e *evaluation) terminateFirst(n *nodeInfo) (Command, bool) {
 	if out.failure != "" {
 		return Command{}, false
 	}
-	existing := map[string]bool{}
+	n.command = fmt.Sprintf("%s: drifted (%s), terminated first: its reservation %s is full, and its pods fit once its unit is freed", MethodDrift, n.in.Drift.Reason, id)
+	reason := fmt.Sprintf("%s/delete: %s: terminate first (reservation %s is full; provisioning launches %s into the freed unit)",
+		apis.DisruptionReasonDrifted, n.in.Drift.Reason, id, plural(len(out.claims), "new node"))
+	return e.terminateFirstCommand(n, out, MethodDrift, reason), true
+}
+
+// terminateFirstCommand is the delete-only command that terminates n first
+// (drift's or repair's, by method), once out, its simulation with its
+// reservation unit credited back, has placed its pods: the moves onto
+// existing nodes, and savings of n's price less the nodes provisioning
+// launches into the freed unit.
+func (e *evaluation) terminateFirstCommand(n *nodeInfo, out outcome, method, reason string) Command {
+	existing := make(map[string]bool, len(e.nodes))
 	for _, d := range e.nodes {
 		existing[d.name] = true
 	}
 	moves := slices.DeleteFunc(slices.Clone(out.moves), func(m Move) bool { return !existing[m.To] })
-	n.command = fmt.Sprintf("%s: drifted (%s), terminated first: its reservation %s is full, and its pods fit once its unit is freed", MethodDrift, n.in.Drift.Reason, id)
-	reason := fmt.Sprintf("%s/delete: %s: terminate first (reservation %s is full; provisioning launches %s into the freed unit)",
-		apis.DisruptionReasonDrifted, n.in.Drift.Reason, id, plural(len(out.claims), "new node"))
-	return Command{Method: MethodDrift, Reason: reason, Delete: []string{n.name}, Replacements: []scheduling.NodeClaim{},
-		Moves: nonNil(moves), SavingsPerHour: round(n.price - claimsPrice(out.claims)), TerminateFirst: true}, true
+	return Command{Method: method, Reason: reason, Delete: []string{n.name}, Replacements: []scheduling.NodeClaim{},
+		Moves: nonNil(moves), SavingsPerHour: round(n.price - claimsPrice(out.claims)), TerminateFirst: true}
 }
 
 // partition splits nodes by keep, each part in the order given.

@@ -256,16 +256,12 @@ func (e *evaluation) repairTerminateFirst(n *nodeInfo, what string, bound *metav
 	if out.failure != "" {
 		return Command{}, false
 	}
-	existing := map[string]bool{}
-	for _, d := range e.nodes {
-		existing[d.name] = true
-	}
-	moves := slices.DeleteFunc(slices.Clone(out.moves), func(m Move) bool { return !existing[m.To] })
 	n.command = fmt.Sprintf("%s: %s, terminated first: its reservation %s is full, and its pods fit once its unit is freed", MethodRepair, what, id)
 	reason := fmt.Sprintf("%s/delete: %s: terminate first (reservation %s is full; provisioning launches %s into the freed unit)",
 		apis.DisruptionReasonUnhealthy, what, id, plural(len(out.claims), "new node"))
-	return Command{Method: MethodRepair, Reason: reason, Delete: []string{n.name}, Replacements: []scheduling.NodeClaim{}, Moves: nonNil(moves),
-		SavingsPerHour: round(n.price - claimsPrice(out.claims)), TerminateFirst: true, TerminationGracePeriod: bound}, true
+	c := e.terminateFirstCommand(n, out, MethodRepair, reason)
+	c.TerminationGracePeriod = bound
+	return c, true
 }
 
 // staticRepair repairs a node of a static NodePool as static drift

@@ -217,3 +217,21 @@ func (e *evaluation) image() verdict {
 	return drifted(ImageDrift, "image %s of NodeClaim %q is none of AKSNodeClass %q's status.images (%s)",
 		e.claim.Status.ImageID, e.claim.Name, nc.Name, strings.Join(ids, ", "))
 }
+
+// RestampAKSNodeClass returns next as the Azure provider's hash controller
+// leaves it when an AKSNodeClass's spec changes from prev to next: the
+// class's stamped hash and its version carry over from prev when the
+// hashed part of the spec did not change, and are dropped otherwise.
+// Without prev next keeps its own stamp. next itself is not modified.
+func RestampAKSNodeClass(prev, next *apis.AKSNodeClass) *apis.AKSNodeClass {
+	if next == nil {
+		return nil
+	}
+	out := next.DeepCopy()
+	if prev == nil {
+		return out
+	}
+	out.Annotations = restamp(prev.Annotations, out.Annotations, AKSNodeClassHash(prev) == AKSNodeClassHash(next),
+		apis.AnnotationAKSNodeClassHash, apis.AnnotationAKSNodeClassHashVersion)
+	return out
+}

@@ -122,6 +122,26 @@ func NodeClassHash(nc *apis.EC2NodeClass) string {
 	return EC2NodeClassHash(nc, nil)
 }
 
+// restamp returns a copy of next's annotations with the stamp keys taken
+// from prev's when same (the hashed spec did not change), else without
+// them; nil when no annotation is left.
+func restamp(prev, next map[string]string, same bool, keys ...string) map[string]string {
+	out := maps.Clone(next)
+	for _, key := range keys {
+		delete(out, key)
+		if v, ok := prev[key]; ok && same {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[key] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
 // RestampNodeClass returns next as the AWS provider's hash controller
 // leaves it when an EC2NodeClass's spec changes from prev to next: the
 // class's stamped hash carries over from prev when the hashed part of the
@@ -137,23 +157,8 @@ func RestampNodeClass(prev, next *apis.EC2NodeClass) *apis.EC2NodeClass {
 	if prev == nil {
 		return out
 	}
-	annotations := maps.Clone(out.Annotations)
-	delete(annotations, apis.AnnotationEC2NodeClassHash)
-	delete(annotations, apis.AnnotationEC2NodeClassHashVersion)
-	if EC2NodeClassHash(prev, nil) == EC2NodeClassHash(next, nil) {
-		for _, key := range []string{apis.AnnotationEC2NodeClassHash, apis.AnnotationEC2NodeClassHashVersion} {
-			if v, ok := prev.Annotations[key]; ok {
-				if annotations == nil {
-					annotations = map[string]string{}
-				}
-				annotations[key] = v
-			}
-		}
-	}
-	if len(annotations) == 0 {
-		annotations = nil
-	}
-	out.Annotations = annotations
+	out.Annotations = restamp(prev.Annotations, out.Annotations, EC2NodeClassHash(prev, nil) == EC2NodeClassHash(next, nil),
+		apis.AnnotationEC2NodeClassHash, apis.AnnotationEC2NodeClassHashVersion)
 	return out
 }
 

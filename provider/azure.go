@@ -3,7 +3,6 @@ package provider
 import (
 	"cmp"
 	"errors"
-	"maps"
 	"slices"
 	"strings"
 
@@ -194,26 +193,7 @@ func (a *Azure) Replaced(prev, next NodeClass) NodeClass {
 	if n == nil {
 		return next
 	}
-	out := n.DeepCopy()
-	if p != nil {
-		annotations := maps.Clone(out.Annotations)
-		delete(annotations, apis.AnnotationAKSNodeClassHash)
-		delete(annotations, apis.AnnotationAKSNodeClassHashVersion)
-		if drift.AKSNodeClassHash(p) == drift.AKSNodeClassHash(n) {
-			for _, key := range []string{apis.AnnotationAKSNodeClassHash, apis.AnnotationAKSNodeClassHashVersion} {
-				if v, ok := p.Annotations[key]; ok {
-					if annotations == nil {
-						annotations = map[string]string{}
-					}
-					annotations[key] = v
-				}
-			}
-		}
-		if len(annotations) == 0 {
-			annotations = nil
-		}
-		out.Annotations = annotations
-	}
+	out := drift.RestampAKSNodeClass(p, n)
 	st := &out.Status
 	switch {
 	case len(st.Images) > 0:
