@@ -14,7 +14,7 @@ import (
 // name, for the core gates karpsim models.
 const featureGatesUsage = "Karpenter's feature `GATES`, as NAME=BOOL,... (its --feature-gates), all off by default: " +
 	"PodDeletionCostManagement=true leaves pods' controller.kubernetes.io/pod-deletion-cost out of their eviction cost (only karpenter.sh/disruption-cost counts); " +
-	"SpotToSpotConsolidation=true is --spot-to-spot; " +
+	"SpotToSpotConsolidation=true consolidates spot nodes into cheaper spot nodes (as --spot-to-spot does where a command has it); " +
 	"TerminateFirstDrift=true deletes a drifted node before its replacement when none can launch first: in a full capacity reservation, when its pods fit once its unit is freed, or in a static NodePool at its node limit; " +
 	"NodeRepair=true runs node repair first: a node whose conditions match one of the cloud provider's repair policies past its toleration is replaced (or deleted when empty) under the Unhealthy budget; " +
 	"TerminateFirstRepair=true lets node repair delete a node first where TerminateFirstDrift would"
