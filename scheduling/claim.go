@@ -226,7 +226,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	var fresh []byte
 	var kept []*typeOption
 	hit := false
-	if len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
+	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
 		if met {
 			fresh = append(fresh, c.tmpl.memo.key...)
 		}

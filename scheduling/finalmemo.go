@@ -9,6 +9,11 @@ import (
 	"github.com/karpsim/karpsim/resources"
 )
 
+// shareWork turns on the memos that let claims alike and pods alike share
+// work (claimRanks, freshOptions, cheapestAnswer, finalMemo). Only tests
+// turn it off, to hold the plans with them to the plans without.
+var shareWork = true
+
 // finalMemo keeps, for one solve's finalize, what claims that ended alike
 // share. Packings that open many small claims (PackCheapest above all)
 // end with hundreds holding the same pods' requests on the same shared
@@ -52,7 +57,7 @@ type finalClaim struct {
 // kept, and the options kept are shared from then on.
 func (m *finalMemo) settle(c *claim) {
 	key, ok := keyOf(c.options)
-	if !c.stale || !c.shared || !ok {
+	if !c.stale || !c.shared || !ok || !shareWork {
 		c.settle()
 		return
 	}
@@ -75,7 +80,7 @@ func (m *finalMemo) settle(c *claim) {
 // template launches no reservations and has no minValues: its shared
 // options, its requests and its requirements other than the hostname.
 func (m *finalMemo) key(c *claim) (optionsKey, bool) {
-	if !c.shared || c.tmpl.reserved || c.tmpl.minValues {
+	if !c.shared || c.tmpl.reserved || c.tmpl.minValues || !shareWork {
 		return optionsKey{}, false
 	}
 	return keyOf(c.options)

@@ -104,7 +104,7 @@ func (s *solver) addCheapest(p *podInfo, why bool, a *Attempt, claims []*claim, 
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		return ok
 	}
-	if !why && a == nil && len(answers) == 0 && len(claims) == len(s.claims) {
+	if !why && a == nil && len(answers) == 0 && len(claims) == len(s.claims) && shareWork {
 		return s.addRanked(p, try)
 	}
 	// The claims the pod makes no dearer come first, in creation order:
@@ -330,7 +330,7 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 	// Claims sharing their options and prices, with the same requests,
 	// find the same (cheapestAnswer).
 	options, ok := keyOf(c.options)
-	if !c.shared || !ok || len(c.prices) == 0 {
+	if !c.shared || !ok || len(c.prices) == 0 || !shareWork {
 		c.findCheapest()
 		return
 	}
