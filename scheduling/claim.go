@@ -70,6 +70,10 @@ type claim struct {
 	// holds the requests, which target may be dearer than.
 	target *typeOption
 	floor  float64
+	// lowest is the cheapest option that held the requests when
+	// findCheapest last looked, under the prices at lowestPrices.
+	lowest       *typeOption
+	lowestPrices *float64
 	// extra remembers extraPrice's last answer for a pod the slack does
 	// not hold, until cheapest is worked out again.
 	extra struct {

@@ -36,6 +36,7 @@ type scanKey struct {
 	options  optionsKey
 	prices   *float64
 	cheapest int
+	requests resources.Slots
 }
 
 type scanAnswer struct {
@@ -52,7 +53,7 @@ func (r *claimRanks) extraPrice(c *claim, p *podInfo, s *solver) float64 {
 	if !c.shared || !ok || len(c.prices) == 0 || c.cheapest == len(c.options) || p.requests.Fits(c.slack) {
 		return c.extraPrice(p, s)
 	}
-	key := scanKey{options: options, prices: &c.prices[0], cheapest: c.cheapest}
+	key := scanKey{options: options, prices: &c.prices[0], cheapest: c.cheapest, requests: c.requests.Slots()}
 	for _, a := range r.scans[key] {
 		if a.requests.Equal(c.requests) {
 			return a.extra

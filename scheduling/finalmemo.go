@@ -19,8 +19,8 @@ var shareWork = true
 // end with hundreds holding the same pods' requests on the same shared
 // options: each is settled, priced and launched once.
 type finalMemo struct {
-	settled map[optionsKey][]settledOptions
-	claims  map[optionsKey][]finalClaim
+	settled map[requestsKey][]settledOptions
+	claims  map[requestsKey][]finalClaim
 	// buf holds the key of the claim being finalized.
 	buf []byte
 }
@@ -30,6 +30,12 @@ type finalMemo struct {
 type optionsKey struct {
 	at **typeOption
 	n  int
+}
+
+// requestsKey is a shared slice of options and requests by their slots.
+type requestsKey struct {
+	options  optionsKey
+	requests resources.Slots
 }
 
 func keyOf(options []*typeOption) (optionsKey, bool) {
@@ -56,11 +62,12 @@ type finalClaim struct {
 // another that was settled with the same requests keeps what that one
 // kept, and the options kept are shared from then on.
 func (m *finalMemo) settle(c *claim) {
-	key, ok := keyOf(c.options)
+	options, ok := keyOf(c.options)
 	if !c.stale || !c.shared || !ok || !shareWork {
 		c.settle()
 		return
 	}
+	key := requestsKey{options, c.requests.Slots()}
 	for _, e := range m.settled[key] {
 		if e.requests.Equal(c.requests) {
 			c.options, c.stale, c.cheapest = e.options, false, -1
@@ -71,7 +78,7 @@ func (m *finalMemo) settle(c *claim) {
 	c.settle()
 	c.shared = true
 	if m.settled == nil {
-		m.settled = map[optionsKey][]settledOptions{}
+		m.settled = map[requestsKey][]settledOptions{}
 	}
 	m.settled[key] = append(m.settled[key], settledOptions{requests: c.requests, options: c.options})
 }
@@ -79,15 +86,16 @@ func (m *finalMemo) settle(c *claim) {
 // key is what finalize reads of a settled claim, for a claim whose
 // template launches no reservations and has no minValues: its shared
 // options, its requests and its requirements other than the hostname.
-func (m *finalMemo) key(c *claim) (optionsKey, bool) {
-	if !c.shared || c.tmpl.reserved || c.tmpl.minValues || !shareWork {
-		return optionsKey{}, false
+func (m *finalMemo) key(c *claim) (requestsKey, bool) {
+	options, ok := keyOf(c.options)
+	if !ok || !c.shared || c.tmpl.reserved || c.tmpl.minValues || !shareWork {
+		return requestsKey{}, false
 	}
-	return keyOf(c.options)
+	return requestsKey{options, c.requests.Slots()}, true
 }
 
 // lookup returns a copy of the claim finalize made of a claim like c.
-func (m *finalMemo) lookup(key optionsKey, c *claim, reqs []byte) (NodeClaim, bool) {
+func (m *finalMemo) lookup(key requestsKey, c *claim, reqs []byte) (NodeClaim, bool) {
 	for _, e := range m.claims[key] {
 		if e.requests.Equal(c.requests) && string(e.reqs) == string(reqs) {
 			return e.claim.copy(), true
@@ -96,9 +104,9 @@ func (m *finalMemo) lookup(key optionsKey, c *claim, reqs []byte) (NodeClaim, bo
 	return NodeClaim{}, false
 }
 
-func (m *finalMemo) remember(key optionsKey, c *claim, reqs []byte, nc NodeClaim) {
+func (m *finalMemo) remember(key requestsKey, c *claim, reqs []byte, nc NodeClaim) {
 	if m.claims == nil {
-		m.claims = map[optionsKey][]finalClaim{}
+		m.claims = map[requestsKey][]finalClaim{}
 	}
 	nc.Name, nc.Pods, nc.BufferPods = "", nil, 0
 	m.claims[key] = append(m.claims[key], finalClaim{requests: c.requests, reqs: reqs, claim: nc.copy()})

@@ -334,7 +334,7 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 		c.findCheapest()
 		return
 	}
-	key := cheapestKey{options: options, prices: &c.prices[0], target: c.target}
+	key := cheapestKey{options: options, prices: &c.prices[0], target: c.target, requests: c.requests.Slots()}
 	for _, a := range scratch.cheapest[key] {
 		if a.requests.Equal(c.requests) {
 			c.cheapest, c.slack, c.floor = a.cheapest, a.slack, a.floor
@@ -350,9 +350,10 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 
 // cheapestKey is what findCheapest reads of a claim but its requests.
 type cheapestKey struct {
-	options optionsKey
-	prices  *float64
-	target  *typeOption
+	options  optionsKey
+	prices   *float64
+	target   *typeOption
+	requests resources.Slots
 }
 
 // cheapestAnswer is what findCheapest found for claims with the requests.
@@ -365,28 +366,48 @@ type cheapestAnswer struct {
 
 // findCheapest is priceCheapest worked out, once the prices are known.
 func (c *claim) findCheapest() {
-	for i, o := range c.options {
-		// The price is compared first: it is cheaper to read than the
-		// fit, and rules most options out once one holds the requests.
-		if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
-			c.cheapest, c.slack = i, o.room.Sub(c.requests)
-			if c.poolOrder {
-				break
+	// A claim's requests only grow and its options only go: under the
+	// same prices, no option cheaper than the last one found (or as
+	// cheap and earlier) holds the requests now, so that one, while it
+	// still holds them, is the cheapest still.
+	last := -1
+	if o := c.lowest; o != nil && shareWork && c.lowestPrices == &c.prices[0] && c.requests.Fits(o.room) {
+		last, _ = slices.BinarySearchFunc(c.options, o.index, compareIndex)
+		if last == len(c.options) || c.options[last] != o {
+			last = -1
+		}
+	}
+	if last >= 0 {
+		c.cheapest, c.slack = last, c.lowest.room.Sub(c.requests)
+	} else {
+		for i, o := range c.options {
+			// The price is compared first: it is cheaper to read than
+			// the fit, and rules most options out once one holds the
+			// requests.
+			if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
+				c.cheapest, c.slack = i, o.room.Sub(c.requests)
+				if c.poolOrder {
+					break
+				}
 			}
 		}
 	}
-	c.floor = math.Inf(1)
+	c.floor, c.lowest = math.Inf(1), nil
 	if c.cheapest < len(c.options) {
 		c.floor = c.prices[c.options[c.cheapest].index]
+		c.lowest, c.lowestPrices = c.options[c.cheapest], &c.prices[0]
 	}
 	// A claim sized for its target type counts the target's room as paid
 	// for while the target still holds its pods.
 	if t := c.target; t != nil && c.requests.Fits(t.room) && c.prices[t.index] > c.floor {
-		if i, ok := slices.BinarySearchFunc(c.options, t.index, func(o *typeOption, index int) int { return cmp.Compare(o.index, index) }); ok {
+		if i, ok := slices.BinarySearchFunc(c.options, t.index, compareIndex); ok {
 			c.cheapest, c.slack = i, t.room.Sub(c.requests)
 		}
 	}
 }
+
+// compareIndex orders an option by its index in its template's options.
+func compareIndex(o *typeOption, index int) int { return cmp.Compare(o.index, index) }
 
 // efficientOption is the claim's option that holds the pod at the lowest
 // price per share of it the pod uses (its largest share of any resource),

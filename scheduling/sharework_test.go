@@ -11,6 +11,7 @@ import (
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
+	"github.com/karpsim/karpsim/requirements"
 )
 
 // Claims alike and pods alike share work (shareWork): ranks kept between
@@ -122,4 +123,30 @@ func TestClaimsShareScansOnlyAtEqualRequests(t *testing.T) {
 	require.Equal(t, want1, r.extraPrice(one, b, s))
 	require.Equal(t, want2, r.extraPrice(&two, b, s))
 	require.Equal(t, want1, r.extraPrice(one, b, s))
+}
+
+// findCheapest starts from the option it found last only under the same
+// prices: a claim whose requirements move it to other offerings (spot to
+// on-demand here) looks again.
+func TestCheapestOptionFollowsThePrices(t *testing.T) {
+	in := Input{
+		Pods:      []*corev1.Pod{newPod("a", "1", "1Gi")},
+		NodePools: []Pool{{NodePool: newPool("default"), InstanceTypes: instancetypes.Default()}},
+		Options:   Options{Packing: PackCheapest},
+	}
+	s := newSolver(in)
+	s.run()
+	require.Len(t, s.claims, 1)
+	c := s.claims[0]
+	c.settle()
+	c.priceCheapest(&s.scratch)
+	spot := c.options[c.cheapest]
+	c.requirements = c.requirements.Add(requirements.In(apis.LabelCapacityType, apis.CapacityTypeOnDemand))
+	c.cheapest = -1
+	c.priceCheapest(&s.scratch)
+	fresh := *c
+	fresh.lowest, fresh.cheapest = nil, -1
+	fresh.priceCheapest(&s.scratch)
+	require.NotSame(t, spot, fresh.options[fresh.cheapest], "on-demand's cheapest type is another")
+	require.Same(t, fresh.options[fresh.cheapest], c.options[c.cheapest])
 }
