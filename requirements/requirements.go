@@ -534,3 +534,15 @@ func (r Requirements) AppendKeys(dst []string) []string {
 	}
 	return dst
 }
+
+// AppendKey appends to b an exact encoding of the requirements but the one
+// on the key left out ("" for none): equal sets append equal bytes, for
+// use as a map key (see Requirement.AppendKey).
+func (r Requirements) AppendKey(b []byte, without string) []byte {
+	for i := range r.items {
+		if r.items[i].key != without {
+			b = append(r.items[i].AppendKey(b), '|')
+		}
+	}
+	return b
+}

@@ -563,3 +563,10 @@ func (v *Vector) Raise(o *Vector) {
 		}
 	}
 }
+
+// Slots are a vector's fixed slots: comparable, for map keys. Vectors with
+// the same slots are equal unless their other resources differ (Equal).
+type Slots [numSlots]int64
+
+// Slots returns the vector's fixed slots.
+func (v Vector) Slots() Slots { return v.slots }

@@ -31,9 +31,11 @@ type claim struct {
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
 	// shared is set while options is the template's own slice, which a new
-	// claim starts with rather than a copy, or a run of it: it is read,
-	// never changed or handed to the scratch space, and replaced by a
-	// slice of the claim's own once the options kept are no run of it.
+	// claim starts with rather than a copy, the slice the template's memo
+	// keeps for new claims of the same first pod (freshOptions), or a run
+	// of either: it is read, never changed or handed to the scratch space,
+	// and replaced by a slice of the claim's own once the options kept are
+	// no run of it.
 	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
@@ -68,6 +70,10 @@ type claim struct {
 	// holds the requests, which target may be dearer than.
 	target *typeOption
 	floor  float64
+	// lowest is the cheapest option that held the requests when
+	// findCheapest last looked, under the prices at lowestPrices.
+	lowest       *typeOption
+	lowestPrices *float64
 	// extra remembers extraPrice's last answer for a pod the slack does
 	// not hold, until cheapest is worked out again.
 	extra struct {
@@ -75,6 +81,9 @@ type claim struct {
 		requests resources.Vector
 		price    float64
 	}
+	// version counts the changes to what extraPrice reads: a pod joining,
+	// stale options going (claimRanks).
+	version uint64
 	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
 	// fewer distinct values than a minValues requirement asks for; the
 	// result says so in its warnings.
@@ -215,6 +224,22 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	// pod's claims take, type after type, as Karpenter's allocator
 	// carries each type's topology into the next.
 	running, narrowed, unallocated := reqs, false, false
+	// A new claim's first pod keeps the options the first new claim of
+	// the same requests and requirements kept (freshOptions), and the
+	// claims share them, read-only, as they share their template's.
+	var fresh []byte
+	var kept []*typeOption
+	hit := false
+	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
+		if met {
+			fresh = append(fresh, c.tmpl.memo.key...)
+		}
+		fresh = requests.AppendKey(append(fresh, '#'))
+		if f, ok := c.tmpl.memo.fresh[string(fresh)]; ok {
+			kept, room, witness, hit = f.options, f.room, f.witness, true
+			remaining, options = kept, nil
+		}
+	}
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
 			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
@@ -237,11 +262,17 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			}
 		}
 	}
+	if fresh != nil && !hit && len(remaining) > 0 {
+		kept = slices.Clone(remaining)
+		c.tmpl.memo.fresh[string(fresh)] = freshOptions{options: kept, room: room, witness: witness}
+	}
 	if narrowed {
 		reqs = running
 		remaining, states, room, witness = narrowOptions(remaining, states, c.requirements, reqs)
 	}
-	scratch.options, scratch.devices = remaining, states
+	if !hit {
+		scratch.options, scratch.devices = remaining, states
+	}
 	if len(remaining) == 0 {
 		short := ""
 		if unallocated && !narrowed {
@@ -287,7 +318,11 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 			}
 			s.held[c.hostname] = slices.Clone(states)
 		}
-		c.keep(remaining, scratch)
+		if kept != nil {
+			c.options, c.shared = kept, true
+		} else {
+			c.keep(remaining, scratch)
+		}
 		c.maxRoom, c.witness, c.stale = room, witness, false
 		c.requests = requests
 		c.commit(p, reqs, s.topo)
@@ -409,6 +444,7 @@ func (m *requirementMemo) allowsAny(values []string) bool {
 // commit records the pod on the claim.
 func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topology) {
 	c.requirements, c.lookup.valid, c.cheapest = reqs, false, -1
+	c.version++
 	c.pods = append(c.pods, p)
 	c.hostPorts = append(c.hostPorts, p.hostPorts...)
 	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
@@ -436,6 +472,7 @@ func (c *claim) settle() {
 		c.options = slices.DeleteFunc(c.options, func(o *typeOption) bool { return !c.requests.Fits(o.room) })
 	}
 	c.stale, c.cheapest = false, -1
+	c.version++
 }
 
 // settledShared is settle for options the claim shares with its template:
@@ -502,6 +539,9 @@ type scratchSpace struct {
 	}
 	// devices are evaluateOptions' device states, by remaining option.
 	devices []any
+	// cheapest are priceCheapest's answers for claims that share their
+	// options and prices.
+	cheapest map[cheapestKey][]cheapestAnswer
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.

@@ -91,8 +91,46 @@ func claimNumber(c *claim) int {
 // finalize orders a claim's instance types by price, truncates them, and
 // picks the launch offering.
 func (s *solver) finalize(c *claim) NodeClaim {
-	c.settle()
-	reqs := c.requirements.Without(apis.LabelHostname)
+	s.final.settle(c)
+	// Claims that ended alike launch alike (finalMemo).
+	key, memo := s.final.key(c)
+	if memo {
+		s.final.buf = c.requirements.AppendKey(s.final.buf[:0], apis.LabelHostname)
+		if out, ok := s.final.lookup(key, c, s.final.buf); ok {
+			out.Name, out.Pods, out.BufferPods = c.name, podKeys(c.pods), bufferPods(c.pods)
+			return out
+		}
+	}
+	out := s.finalizeClaim(c, c.requirements.Without(apis.LabelHostname))
+	if memo {
+		s.final.remember(key, c, slices.Clone(s.final.buf), out)
+	}
+	return out
+}
+
+// podKeys are the pods' namespace/name keys.
+func podKeys(pods []*podInfo) []string {
+	keys := make([]string, len(pods))
+	for i, p := range pods {
+		keys[i] = p.key
+	}
+	return keys
+}
+
+// bufferPods counts the buffer pods among the pods.
+func bufferPods(pods []*podInfo) int {
+	n := 0
+	for _, p := range pods {
+		if apis.IsBufferPod(p.pod) {
+			n++
+		}
+	}
+	return n
+}
+
+// finalizeClaim is finalize worked out, for the settled claim and its
+// requirements less the hostname.
+func (s *solver) finalizeClaim(c *claim, reqs requirements.Requirements) NodeClaim {
 	// A claim holding reservations launches into one of them, and not into
 	// another claim's.
 	if ids := s.reservations.heldIDs(c.hostname); len(ids) > 0 {
@@ -106,7 +144,8 @@ func (s *solver) finalize(c *claim) NodeClaim {
 		Name:                c.name,
 		NodePool:            c.tmpl.name,
 		Requirements:        reqs.NodeSelectorRequirements(),
-		Pods:                make([]string, len(c.pods)),
+		Pods:                podKeys(c.pods),
+		BufferPods:          bufferPods(c.pods),
 		InstanceTypeOptions: s.optionNames(priced, c.tmpl.variants),
 	}
 	options := s.scratch.options[:0]
@@ -115,12 +154,6 @@ func (s *solver) finalize(c *claim) NodeClaim {
 	}
 	s.scratch.options = options
 	out.Requests = c.requests.Add(minDaemons(options)).Strings()
-	for i, p := range c.pods {
-		out.Pods[i] = p.key
-		if apis.IsBufferPod(p.pod) {
-			out.BufferPods++
-		}
-	}
 	fleet, rule := s.launchFilter(priced, reqs)
 	if launch, ok := launchChoice(fleet, rule); ok {
 		out.InstanceType, out.Zone, out.CapacityType, out.PricePerHour = launch.it.Name, launch.offering.Zone, launch.offering.CapacityType, launch.offering.Price

@@ -104,6 +104,9 @@ func (s *solver) addCheapest(p *podInfo, why bool, a *Attempt, claims []*claim, 
 		a.record(claimVerdict, c.name, ok, func() error { return c.explain(p, s) })
 		return ok
 	}
+	if !why && a == nil && len(answers) == 0 && len(claims) == len(s.claims) && shareWork {
+		return s.addRanked(p, try)
+	}
 	// The claims the pod makes no dearer come first, in creation order:
 	// they are tried as they are found, most pods joining one of them.
 	// The others are ranked.
@@ -153,6 +156,36 @@ func (s *solver) addCheapest(p *podInfo, why bool, a *Attempt, claims []*claim, 
 		return newErr
 	}
 	return s.addNewClaim(p, why, a)
+}
+
+// addRanked is addCheapest's walk in the order claimRanks keeps, for a
+// pod no shortcut rules claims out for, whose reasons are not wanted: the
+// same order, without pricing every claim again for every pod.
+func (s *solver) addRanked(p *podInfo, try func(int) bool) error {
+	s.ranks.rank(p, s)
+	for _, i := range s.ranks.zeros {
+		if try(i) {
+			return nil
+		}
+	}
+	fresh := s.newClaimPrice(p)
+	triedNew := false
+	var newErr error
+	for _, r := range s.ranks.ranked {
+		if !triedNew && r.extra > fresh {
+			triedNew = true
+			if newErr = s.addNewClaim(p, false, nil); newErr == nil {
+				return nil
+			}
+		}
+		if try(r.index) {
+			return nil
+		}
+	}
+	if triedNew {
+		return newErr
+	}
+	return s.addNewClaim(p, false, nil)
 }
 
 // opensForTarget reports whether new claims are opened for the type that
@@ -294,28 +327,87 @@ func (c *claim) extraPriceScan(p *podInfo) float64 {
 func (c *claim) priceCheapest(scratch *scratchSpace) {
 	c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
 	c.cheapest, c.extra.valid = len(c.options), false
-	for i, o := range c.options {
-		// The price is compared first: it is cheaper to read than the
-		// fit, and rules most options out once one holds the requests.
-		if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
-			c.cheapest, c.slack = i, o.room.Sub(c.requests)
-			if c.poolOrder {
-				break
+	// Claims sharing their options and prices, with the same requests,
+	// find the same (cheapestAnswer).
+	options, ok := keyOf(c.options)
+	if !c.shared || !ok || len(c.prices) == 0 || !shareWork {
+		c.findCheapest()
+		return
+	}
+	key := cheapestKey{options: options, prices: &c.prices[0], target: c.target, requests: c.requests.Slots()}
+	for _, a := range scratch.cheapest[key] {
+		if a.requests.Equal(c.requests) {
+			c.cheapest, c.slack, c.floor = a.cheapest, a.slack, a.floor
+			return
+		}
+	}
+	c.findCheapest()
+	if scratch.cheapest == nil {
+		scratch.cheapest = map[cheapestKey][]cheapestAnswer{}
+	}
+	scratch.cheapest[key] = append(scratch.cheapest[key], cheapestAnswer{requests: c.requests, cheapest: c.cheapest, slack: c.slack, floor: c.floor})
+}
+
+// cheapestKey is what findCheapest reads of a claim but its requests.
+type cheapestKey struct {
+	options  optionsKey
+	prices   *float64
+	target   *typeOption
+	requests resources.Slots
+}
+
+// cheapestAnswer is what findCheapest found for claims with the requests.
+type cheapestAnswer struct {
+	requests resources.Vector
+	cheapest int
+	slack    resources.Vector
+	floor    float64
+}
+
+// findCheapest is priceCheapest worked out, once the prices are known.
+func (c *claim) findCheapest() {
+	// A claim's requests only grow and its options only go: under the
+	// same prices, no option cheaper than the last one found (or as
+	// cheap and earlier) holds the requests now, so that one, while it
+	// still holds them, is the cheapest still.
+	last := -1
+	if o := c.lowest; o != nil && shareWork && c.lowestPrices == &c.prices[0] && c.requests.Fits(o.room) {
+		last, _ = slices.BinarySearchFunc(c.options, o.index, compareIndex)
+		if last == len(c.options) || c.options[last] != o {
+			last = -1
+		}
+	}
+	if last >= 0 {
+		c.cheapest, c.slack = last, c.lowest.room.Sub(c.requests)
+	} else {
+		for i, o := range c.options {
+			// The price is compared first: it is cheaper to read than
+			// the fit, and rules most options out once one holds the
+			// requests.
+			if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
+				c.cheapest, c.slack = i, o.room.Sub(c.requests)
+				if c.poolOrder {
+					break
+				}
 			}
 		}
 	}
-	c.floor = math.Inf(1)
+	c.floor, c.lowest = math.Inf(1), nil
 	if c.cheapest < len(c.options) {
 		c.floor = c.prices[c.options[c.cheapest].index]
+		c.lowest, c.lowestPrices = c.options[c.cheapest], &c.prices[0]
 	}
 	// A claim sized for its target type counts the target's room as paid
 	// for while the target still holds its pods.
 	if t := c.target; t != nil && c.requests.Fits(t.room) && c.prices[t.index] > c.floor {
-		if i, ok := slices.BinarySearchFunc(c.options, t.index, func(o *typeOption, index int) int { return cmp.Compare(o.index, index) }); ok {
+		if i, ok := slices.BinarySearchFunc(c.options, t.index, compareIndex); ok {
 			c.cheapest, c.slack = i, t.room.Sub(c.requests)
 		}
 	}
 }
+
+// compareIndex orders an option by its index in its template's options.
+func compareIndex(o *typeOption, index int) int { return cmp.Compare(o.index, index) }
 
 // efficientOption is the claim's option that holds the pod at the lowest
 // price per share of it the pod uses (its largest share of any resource),

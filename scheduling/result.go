@@ -40,7 +40,8 @@ type NodeClaim struct {
 	PricePerHour float64 `json:"pricePerHour"`
 	// InstanceTypeOptions are every instance type the claim may launch,
 	// cheapest first, truncated to Options.MaxInstanceTypes. NodeClaims
-	// of one Result share lists, or parts of one: they are not to be
+	// of one Result share lists, or parts of one, as they share
+	// LaunchOptions and their Requirements' values: they are not to be
 	// changed in place.
 	InstanceTypeOptions []string `json:"instanceTypeOptions"`
 	// LaunchOptions are the instance types Karpenter's AWS provider offers

@@ -4,6 +4,7 @@ import (
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
+	"github.com/karpsim/karpsim/resources"
 )
 
 // solveMemo keeps, across the solves of one Prepared, what a solve works
@@ -32,9 +33,20 @@ type templateMemo struct {
 	key     []byte
 	priced  map[string]*pricedList
 	prices  map[string]optionPrices
+	// fresh are, by meeting's key and the requests, the options that hold
+	// a new claim's first pod, with their most room and the roomiest
+	// (claim.evaluateOptions): they depend on nothing else.
+	fresh map[string]freshOptions
 	// reserved are the reservations the options can launch into, with
 	// their capacity, as newReservations reads them; nil when none.
 	reserved map[string]int
+}
+
+// freshOptions are the options a new claim keeps for its first pod.
+type freshOptions struct {
+	options []*typeOption
+	room    resources.Vector
+	witness *typeOption
 }
 
 // view returns what the solves remember of template i offered its first
@@ -46,7 +58,7 @@ func (m *solveMemo) view(i int, t *template, n int) *templateMemo {
 	key := templateView{i, n}
 	tm, ok := m.views[key]
 	if !ok {
-		tm = &templateMemo{priced: map[string]*pricedList{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}}
+		tm = &templateMemo{priced: map[string]*pricedList{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}, fresh: map[string]freshOptions{}}
 		for _, o := range t.options[:n] {
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {

@@ -125,8 +125,12 @@ type solver struct {
 	existing  []*existingNode
 	templates []*template
 	claims    []*claim
-	pods      []*podInfo
-	failed    map[*podInfo]error
+	// ranks is addCheapest's order of the claims, kept between pods.
+	ranks claimRanks
+	// final is what finalize shares between claims that ended alike.
+	final  finalMemo
+	pods   []*podInfo
+	failed map[*podInfo]error
 	// relaxPreferNoSchedule is set when some NodePool has a
 	// PreferNoSchedule taint: only then does relaxation tolerate them.
 	relaxPreferNoSchedule bool

@@ -50,11 +50,13 @@ type template struct {
 	// largest is, per resource, the largest capacity among the options
 	// (an upper bound for any subset of them).
 	largest resources.Vector
-	// run is the last run of options whose largest capacity largestOf
-	// worked out: claims of one workload keep the same run.
+	// run is the last shared slice of options, by its first element's
+	// address and length, whose largest capacity largestOf worked out:
+	// claims of one workload keep the same.
 	run struct {
-		first, n int
-		largest  resources.Vector
+		at      **typeOption
+		n       int
+		largest resources.Vector
 	}
 	limits limits
 	// refused says why the pool can launch nothing at all, or "".
@@ -358,10 +360,11 @@ func ptrValue[T any](p *T) T {
 }
 
 // largestOf is, per resource, the largest capacity among the options, a
-// new claim's; shared says they are a run of the template's options, whose
-// answer is kept for the next claim keeping the same run.
+// new claim's; shared says they are a slice claims share, read-only (a run
+// of the template's options, or a new claim's options kept by the memo),
+// whose answer is kept for the next claim keeping the same.
 func (t *template) largestOf(options []*typeOption, shared bool) resources.Vector {
-	if shared && len(options) > 0 && t.run.n == len(options) && t.run.first == options[0].index {
+	if shared && len(options) > 0 && t.run.n == len(options) && t.run.at == &options[0] {
 		return t.run.largest
 	}
 	var largest resources.Vector
@@ -369,7 +372,7 @@ func (t *template) largestOf(options []*typeOption, shared bool) resources.Vecto
 		largest.Raise(&o.it.Capacity)
 	}
 	if shared && len(options) > 0 {
-		t.run.first, t.run.n, t.run.largest = options[0].index, len(options), largest
+		t.run.at, t.run.n, t.run.largest = &options[0], len(options), largest
 	}
 	return largest
 }
