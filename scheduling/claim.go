@@ -65,6 +65,8 @@ type claim struct {
 	slack     resources.Vector
 	prices    []float64
 	poolOrder bool
+	// pricedUnder are the requirements prices were worked out under.
+	pricedUnder requirements.Requirements
 	// target is, under PackEfficient and PackBalanced, the type the claim was opened for
 	// (efficientOption), and floor the price of its cheapest option that
 	// holds the requests, which target may be dearer than.

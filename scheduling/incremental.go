@@ -28,6 +28,9 @@ type Compiler struct {
 	keys map[catalogKey][]catalogKeys
 	// reads are the pods its Prepareds' solves read.
 	reads *podReads
+	// memo is what its Prepareds' solves work out from the templates,
+	// which they share.
+	memo *solveMemo
 }
 
 type compiledPool struct {
@@ -48,14 +51,14 @@ type catalogKeys struct {
 // NewCompiler returns a Compiler of NodePools with the DaemonSets and
 // options, as Prepare compiles them.
 func NewCompiler(daemonSets []*corev1.Pod, opts Options) *Compiler {
-	return &Compiler{daemons: readDaemons(daemonSets, opts.DRA), opts: opts, pools: map[*apis.NodePool][]compiledPool{}, keys: map[catalogKey][]catalogKeys{}, reads: &podReads{}}
+	return &Compiler{daemons: readDaemons(daemonSets, opts.DRA), opts: opts, pools: map[*apis.NodePool][]compiledPool{}, keys: map[catalogKey][]catalogKeys{}, reads: &podReads{}, memo: &solveMemo{}}
 }
 
 // Prepare is Prepare(pools, daemonSets, opts) of the Compiler's, compiling
 // only the pools it has not compiled before.
 func (c *Compiler) Prepare(pools []Pool) *Prepared {
 	templates := compileTemplatesWith(pools, c.compile, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: c.memo, reads: c.reads}
 }
 
 // PrepareNarrowing is Prepare of pools some of whose NodePools narrow
@@ -68,7 +71,7 @@ func (c *Compiler) Prepare(pools []Pool) *Prepared {
 // the same, for a fraction of the work.
 func (c *Compiler) PrepareNarrowing(pools []Pool, narrows map[*apis.NodePool]*apis.NodePool) *Prepared {
 	templates := compileTemplatesWith(pools, func(p Pool) *template { return c.compileNarrowing(p, narrows) }, c.opts.MinValuesBestEffort)
-	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: &solveMemo{}, reads: c.reads}
+	return &Prepared{daemons: c.daemons, templates: templates, opts: c.opts, memo: c.memo, reads: c.reads}
 }
 
 func (c *Compiler) compileNarrowing(p Pool, narrows map[*apis.NodePool]*apis.NodePool) *template {

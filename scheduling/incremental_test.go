@@ -29,11 +29,19 @@ func TestCompilerSolvesEqualFreshOnes(t *testing.T) {
 		{cut},
 	}
 	in := Input{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}}
-	for _, opts := range []Options{{}, {Packing: PackCheapest, MinValuesBestEffort: true}} {
+	for _, opts := range []Options{{}, {Packing: PackCheapest, MinValuesBestEffort: true}, {Packing: PackEfficient}} {
+		// The Prepareds of one Compiler share what their solves work out
+		// from the NodePools they share, under every price cap.
 		c := NewCompiler(daemons, opts)
 		for i, pools := range variations {
 			want := Solve(Input{Pods: in.Pods, Nodes: in.Nodes, NodePools: pools, DaemonSets: daemons, Options: opts})
 			assert.Equal(t, want, c.Prepare(pools).Solve(in), "variation %d, %+v", i, opts)
+			for _, below := range []float64{1.3, 0.4} {
+				want, wantNarrowed := Prepare(pools, daemons, opts).SolveBelow(in, below)
+				got, narrowed := c.Prepare(pools).SolveBelow(in, below)
+				assert.Equal(t, wantNarrowed, narrowed)
+				assert.Equal(t, want, got, "variation %d below %v, %+v", i, below, opts)
+			}
 		}
 	}
 }

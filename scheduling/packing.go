@@ -325,7 +325,12 @@ func (c *claim) extraPriceScan(p *podInfo) float64 {
 // its cheapest option that holds its requests, which stays the cheapest
 // until a pod joins (commit) or stale options go (settle).
 func (c *claim) priceCheapest(scratch *scratchSpace) {
-	c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
+	// A pod that changed none of the claim's requirements leaves them the
+	// same set, and the prices as they were.
+	if c.prices == nil || !c.pricedUnder.SameSet(c.requirements) || !shareWork {
+		c.prices, c.poolOrder = c.tmpl.pricesUnder(c.requirements, scratch)
+		c.pricedUnder = c.requirements
+	}
 	c.cheapest, c.extra.valid = len(c.options), false
 	// Claims sharing their options and prices, with the same requests,
 	// find the same (cheapestAnswer).

@@ -87,7 +87,7 @@ func (p *Prepared) SolveBelow(in Input, maxPrice float64) (Result, bool) {
 				fresh.options, narrowed = t.options[:n], true
 			}
 		}
-		fresh.memo = p.memo.view(i, t, len(fresh.options))
+		fresh.memo = p.memo.view(t, len(fresh.options))
 		fresh.priced, fresh.prices = fresh.memo.priced, fresh.memo.prices
 		templates[i] = &fresh
 	}

@@ -7,8 +7,9 @@ import (
 	"github.com/karpsim/karpsim/resources"
 )
 
-// solveMemo keeps, across the solves of one Prepared, what a solve works
-// out from the compiled NodePools alone: the options priced and sorted
+// solveMemo keeps, across the solves of one Prepared (of every Prepared
+// of one Compiler, which hands the same compiled NodePool to each), what a
+// solve works out from the compiled NodePools alone: the options priced and sorted
 // under each offering filter (template.priced and template.prices), and
 // which reservations the options can launch into. Each is a function of a
 // template's options, which SolveBelow may narrow to a prefix of them, so
@@ -20,10 +21,11 @@ type solveMemo struct {
 	views map[templateView]*templateMemo
 }
 
-// templateView is a template by its index in Prepared.templates, with the
-// number of its options a solve offers.
+// templateView is a compiled template, with the number of its options a
+// solve offers.
 type templateView struct {
-	template, options int
+	template *template
+	options  int
 }
 
 type templateMemo struct {
@@ -49,13 +51,13 @@ type freshOptions struct {
 	witness *typeOption
 }
 
-// view returns what the solves remember of template i offered its first
+// view returns what the solves remember of the template offered its first
 // n options, made on first use.
-func (m *solveMemo) view(i int, t *template, n int) *templateMemo {
+func (m *solveMemo) view(t *template, n int) *templateMemo {
 	if m.views == nil {
 		m.views = map[templateView]*templateMemo{}
 	}
-	key := templateView{i, n}
+	key := templateView{t, n}
 	tm, ok := m.views[key]
 	if !ok {
 		tm = &templateMemo{priced: map[string]*pricedList{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}, fresh: map[string]freshOptions{}}
