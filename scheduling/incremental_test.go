@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,5 +44,12 @@ func TestCompilerSolvesEqualFreshOnes(t *testing.T) {
 				assert.Equal(t, want, got, "variation %d below %v, %+v", i, below, opts)
 			}
 		}
+		// Pods queued before in one order are queued again in it only if
+		// they are the same: another list of as many, from the same first
+		// pod, is sorted afresh.
+		other := in
+		other.Pods = append(slices.Clone(in.Pods[:len(in.Pods)-1]), newPod("late", "3", "1Gi"))
+		want := Solve(Input{Pods: other.Pods, Nodes: in.Nodes, NodePools: variations[0], DaemonSets: daemons, Options: opts})
+		assert.Equal(t, want, c.Prepare(variations[0]).Solve(other), "%+v", opts)
 	}
 }

@@ -159,6 +159,44 @@ type podReads struct {
 	// cloud's label rules.
 	caches map[*apis.LabelRules]*podCache
 	infos  map[podReadKey]*podInfo
+	// orders are the pods the solves queued, in Karpenter's order
+	// (comparePods), by the pods they were sorted from: the solves of
+	// one search queue the same pods again and again.
+	orders map[orderKey][]podOrder
+}
+
+// orderKey is a list of pods by its first pod and length.
+type orderKey struct {
+	first *podInfo
+	n     int
+}
+
+type podOrder struct {
+	pods, sorted []*podInfo
+}
+
+// sorted sorts the pods (which it may reorder in place) as comparePods
+// orders them, stably, or returns the order found for the same pods
+// before. Pods are the same if they are the same podInfos: a solve that
+// copies its pods' infos (readShared) sorts them afresh.
+func (r *podReads) sorted(pods []*podInfo) []*podInfo {
+	if r == nil || len(pods) == 0 || !shareWork {
+		slices.SortStableFunc(pods, comparePods)
+		return pods
+	}
+	key := orderKey{pods[0], len(pods)}
+	for _, o := range r.orders[key] {
+		if slices.Equal(o.pods, pods) {
+			return append(pods[:0], o.sorted...)
+		}
+	}
+	unsorted := slices.Clone(pods)
+	slices.SortStableFunc(pods, comparePods)
+	if r.orders == nil {
+		r.orders = map[orderKey][]podOrder{}
+	}
+	r.orders[key] = append(r.orders[key], podOrder{pods: unsorted, sorted: slices.Clone(pods)})
+	return pods
 }
 
 // podReadKey is what a podInfo read depends on besides the pod: the

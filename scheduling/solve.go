@@ -125,6 +125,8 @@ type solver struct {
 	existing  []*existingNode
 	templates []*template
 	claims    []*claim
+	// reads, when set, are the pods the solves of a Compiler read.
+	reads *podReads
 	// ranks is addCheapest's order of the claims, kept between pods.
 	ranks claimRanks
 	// final is what finalize shares between claims that ended alike.
@@ -189,7 +191,11 @@ func newSolverWith(in Input, daemons []*podInfo, templates []*template, known ma
 		s.prefs = requirements.StrictOnly
 	}
 	if reads != nil {
-		s.pods = s.readShared(in.Pods, reads, podReadKey{prefs: s.prefs, labels: labels}, vols)
+		var shared bool
+		s.pods, shared = s.readShared(in.Pods, reads, podReadKey{prefs: s.prefs, labels: labels}, vols)
+		if shared {
+			s.reads = reads
+		}
 	} else {
 		s.readPods(in.Pods, vols)
 	}
@@ -221,8 +227,9 @@ func (s *solver) readPods(pods []*corev1.Pod, vols *volumes) {
 // readShared returns the pods' infos as reads holds them, reading those
 // it does not hold yet. A solve changes nothing of its pods' infos unless
 // topology concerns one of them (newTopology gives them their shapes): it
-// then takes copies, so that its shapes stay its own.
-func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey, vols *volumes) []*podInfo {
+// then takes copies, so that its shapes stay its own, and says so: the
+// infos are shared when the second result is set.
+func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey, vols *volumes) ([]*podInfo, bool) {
 	out := make([]*podInfo, len(pods))
 	own := false
 	for _, e := range s.existing {
@@ -240,14 +247,14 @@ func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey,
 		own = own || info.invalid == nil && hasTopology(pod, s.prefs)
 	}
 	if !own {
-		return out
+		return out, true
 	}
 	infos := make([]podInfo, len(out))
 	for i, p := range out {
 		infos[i] = *p
 		out[i] = &infos[i]
 	}
-	return out
+	return out, false
 }
 
 // readWithVolumes reads a pod into info with the requirements of its
@@ -279,7 +286,7 @@ func (s *solver) run() {
 		}
 		q.pods = append(q.pods, p)
 	}
-	slices.SortStableFunc(q.pods, comparePods)
+	q.pods = s.reads.sorted(q.pods)
 	if s.opts.Packing == PackBalanced {
 		q.pods = s.placeBalanced(q.pods)
 	}
