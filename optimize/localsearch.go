@@ -274,7 +274,8 @@ func (ls *localSearch) neighbourhoodKey(members []int) string {
 	return b.String()
 }
 
-// podRequests are a pod's requests and their text.
+// podRequests are a pod's requests and their text, an exact key
+// (Vector.AppendKey).
 type podRequests struct {
 	vector resources.Vector
 	text   string
@@ -287,7 +288,7 @@ func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
 	}
 	// An unreadable request was refused by the solve that placed the pod.
 	v, _ := resources.PodRequests(p)
-	r := podRequests{vector: v, text: v.String()}
+	r := podRequests{vector: v, text: string(v.AppendKey(nil))}
 	ls.requests[p] = r
 	return r
 }

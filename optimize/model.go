@@ -3,6 +3,7 @@ package optimize
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -159,6 +160,14 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		pod   *corev1.Pod
 	}
 	var pods []podShape
+	// last is the last pod read, and what it read as: a pod like it (the
+	// next replica of a Deployment, most often) reads the same.
+	var last struct {
+		pod      *corev1.Pod
+		shape    int // -1 when it was left out
+		repel    string
+		excluded string // why it was left out, after its key
+	}
 	for _, pod := range in.Pods {
 		if pod == nil {
 			continue
@@ -168,9 +177,19 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			m.excluded = append(m.excluded, key+": unschedulable in the plan")
 			continue
 		}
+		if last.pod != nil && sameReads(last.pod, pod) {
+			if last.shape < 0 {
+				m.excluded = append(m.excluded, key+last.excluded)
+			} else {
+				pods = append(pods, podShape{key: key, shape: last.shape, repel: last.repel, pod: pod})
+			}
+			continue
+		}
+		last.pod, last.shape, last.repel = pod, -1, ""
 		requests, err := resources.PodRequests(pod)
 		if err != nil {
-			m.excluded = append(m.excluded, fmt.Sprintf("%s: %v", key, err))
+			last.excluded = fmt.Sprintf(": %v", err)
+			m.excluded = append(m.excluded, key+last.excluded)
 			continue
 		}
 		sh := shape{requests: requests}
@@ -189,7 +208,8 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			}
 		}
 		if !any {
-			m.excluded = append(m.excluded, key+": no NodePool admits it")
+			last.excluded = ": no NodePool admits it"
+			m.excluded = append(m.excluded, key+last.excluded)
 			continue
 		}
 		i, ok := shapeIndex[sig.String()]
@@ -198,7 +218,8 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			shapeIndex[sig.String()] = i
 			shapes = append(shapes, sh)
 		}
-		pods = append(pods, podShape{key: key, shape: i, repel: repelKey(pod), pod: pod})
+		last.shape, last.repel = i, repelKey(pod)
+		pods = append(pods, podShape{key: key, shape: i, repel: last.repel, pod: pod})
 	}
 	m.dims = dimsOf(shapes)
 	m.every = allColumns(pools, m.pools, shapes, m.dims)
@@ -278,6 +299,13 @@ func (m *model) dropSlackLimits() {
 			l.nodes = -1
 		}
 	}
+}
+
+// sameReads reports whether the model reads the two pods alike: their
+// requests, their requirements in every pool and their anti-affinity set
+// come from their spec, namespace, labels and annotations only.
+func sameReads(a, b *corev1.Pod) bool {
+	return a.Namespace == b.Namespace && reflect.DeepEqual(a.Labels, b.Labels) && reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(&a.Spec, &b.Spec)
 }
 
 func podKey(pod *corev1.Pod) string {
@@ -470,10 +498,15 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(i, j int32) int {
+	// Ties keep the listing's order: the index breaks them, which makes
+	// the order total and the unstable sort's answer the stable one's.
+	slices.SortFunc(order, func(i, j int32) int {
 		a, b := &all[i], &all[j]
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
-			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType))
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
+			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType), cmp.Compare(i, j))
 	})
 	sorted := make([]column, len(all))
 	for k, i := range order {
