@@ -69,6 +69,13 @@ type localSearch struct {
 	// failed are the neighbourhoods solved in vain, by key (see
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
+	// classes are the pods' classes (see cannotImprove), classIndex each
+	// pod's, lastClass the last one found, and capacity the solvers'
+	// NodePools as a bound reads them.
+	classes    []podClass
+	classIndex map[*corev1.Pod]int
+	lastClass  int
+	capacity   map[*scheduling.Prepared][]scheduling.PoolCapacity
 }
 
 // solver is one way to solve a neighbourhood again: the input's
@@ -108,7 +115,8 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{},
+		classIndex: map[*corev1.Pod]int{}, capacity: map[*scheduling.Prepared][]scheduling.PoolCapacity{}}
 	for _, p := range in.Pods {
 		if p != nil {
 			ls.pods[apis.PodKey(p)] = p
@@ -353,25 +361,19 @@ const minGain = 0.1
 // other claims standing as full nodes, and takes the new claims when
 // they place every pod and cost less. It reports whether it did.
 func (ls *localSearch) try(members []int, s solver) bool {
-	sub := ls.in
-	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
-	old := 0.0
+	old, pods := 0.0, 0
 	for _, i := range members {
 		old += ls.claims[i].PricePerHour
-		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
-	}
-	for i, n := range ls.fixed {
-		if !slices.Contains(members, i) {
-			sub.Nodes = append(sub.Nodes, n)
-		}
+		pods += len(ls.fixed[i].Pods)
 	}
 	ls.solves--
-	ls.work -= len(sub.Pods) + len(ls.claims)
-	opts := ls.in.Options
-	opts.Packing, opts.StopAbovePrice = s.packing, old
-	// No type dearer than the claims it would replace can be part of a
-	// cheaper plan for their pods: only the others are offered.
-	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
+	ls.work -= pods + len(ls.claims)
+	// A solve that cannot place the pods for less than old is not run:
+	// it would fail.
+	if ls.cannotImprove(members, s, old) {
+		return false
+	}
+	r := ls.solve(members, s, old)
 	if r.Summary.UnschedulablePods > 0 || PlanPerHour(r) >= old*(1-1e-9) {
 		return false
 	}
@@ -394,6 +396,27 @@ func (ls *localSearch) try(members []int, s solver) bool {
 	}
 	ls.accept(members, r)
 	return true
+}
+
+// solve solves the pods of the member claims again with the packing,
+// the other claims standing as full nodes, given up above old.
+func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Result {
+	sub := ls.in
+	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
+	for _, i := range members {
+		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
+	}
+	for i, n := range ls.fixed {
+		if !slices.Contains(members, i) {
+			sub.Nodes = append(sub.Nodes, n)
+		}
+	}
+	opts := ls.in.Options
+	opts.Packing, opts.StopAbovePrice = s.packing, old
+	// No type dearer than the claims it would replace can be part of a
+	// cheaper plan for their pods: only the others are offered.
+	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
+	return r
 }
 
 // accept replaces the member claims with the new ones, named after the
