@@ -160,6 +160,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		pod   *corev1.Pod
 	}
 	var pods []podShape
+	var texts requirementTexts
 	// last is the last pod read, and what it read as: a pod like it (the
 	// next replica of a Deployment, most often) reads the same.
 	var last struct {
@@ -196,13 +197,14 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		var sig strings.Builder
 		sig.Write(requests.AppendKey(nil))
 		any := false
-		for _, pc := range pools {
+		for pi, pc := range pools {
 			reqs, err := pc.Requirements(pod)
 			sh.reqs = append(sh.reqs, reqs)
 			sh.ok = append(sh.ok, err == nil)
 			if err == nil {
 				any = true
-				sig.WriteString("|" + reqs.String())
+				sig.WriteByte('|')
+				sig.WriteString(texts.of(pi, reqs))
 			} else {
 				sig.WriteString("|-")
 			}
@@ -455,20 +457,48 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 		}
 	}
 	all := make([]column, 0, n)
+	// The columns' shape sets share one allocation, a set per offering.
+	width := len(newBitset(len(shapes)))
+	words := make([]uint64, n*width)
+	// typeOK is which shapes a type takes, whatever the offering.
+	typeOK := newBitset(len(shapes))
+	// same[si] is the first shape whose requirements in the pool are
+	// shapes[si]'s own set (requirements.SameSet), whose answer is
+	// shapes[si]'s: most shapes hold the pool's requirements unchanged.
+	same := make([]int, len(shapes))
 	for pi, pc := range pools {
+		for si := range shapes {
+			same[si] = si
+			for sj := range si {
+				if shapes[sj].ok[pi] && shapes[sj].reqs[pi].SameSet(shapes[si].reqs[pi]) {
+					same[si] = sj
+					break
+				}
+			}
+		}
 		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
 		for _, tc := range pc.Types {
 			it := tc.InstanceType
 			if limits[pi].exceeds(it.Capacity) {
 				continue
 			}
-			room := vectorIn(tc.Room, dims)
-			// Which shapes the type takes, whatever the offering.
-			typeOK := newBitset(len(shapes))
+			clear(typeOK)
 			anyShape := false
 			for si := range shapes {
 				s := &shapes[si]
-				if s.ok[pi] && s.requests.Fits(tc.Room) && it.Requirements.IntersectsFast(s.reqs[pi]) {
+				if !s.ok[pi] || !s.requests.Fits(tc.Room) {
+					continue
+				}
+				// An earlier shape of the same requirements that fits
+				// answered for this one; otherwise it is asked.
+				if sj := same[si]; sj < si && shapes[sj].requests.Fits(tc.Room) {
+					if typeOK.has(sj) {
+						typeOK.set(si)
+						anyShape = true
+					}
+					continue
+				}
+				if it.Requirements.IntersectsFast(s.reqs[pi]) {
 					typeOK.set(si)
 					anyShape = true
 				}
@@ -476,11 +506,13 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 			if !anyShape {
 				continue
 			}
+			room := vectorIn(tc.Room, dims)
 			for _, o := range it.Offerings {
 				if !o.Available || o.Price < 0 {
 					continue
 				}
-				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
+				k := len(all) * width
+				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: words[k : k+width : k+width]}
 				anyShape = false
 				for i, w := range compatible.of(it.LabelRules(), o) {
 					c.shapes[i] = w & typeOK[i]
@@ -488,6 +520,8 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 				}
 				if anyShape {
 					all = append(all, c)
+				} else {
+					clear(c.shapes)
 				}
 			}
 		}
@@ -519,9 +553,17 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 // dominates.
 func undominated(all []column, limits []poolLimits) []column {
 	var kept []column
-	for _, c := range all {
-		if !slices.ContainsFunc(kept, func(k column) bool { return dominates(&k, &c, limits) }) {
-			kept = append(kept, c)
+	for i := range all {
+		c := &all[i]
+		dominated := false
+		for j := range kept {
+			if dominates(&kept[j], c, limits) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			kept = append(kept, *c)
 		}
 	}
 	return kept
@@ -585,4 +627,22 @@ func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bi
 	}
 	s.known[k] = b
 	return b
+}
+
+// requirementTexts is, per pool, the last requirements printed
+// (Requirements.String) and their text: a pool's requirements handed on
+// to many pods (requirements.SameSet) are printed once.
+type requirementTexts struct {
+	last  []requirements.Requirements
+	texts []string
+}
+
+func (t *requirementTexts) of(pool int, r requirements.Requirements) string {
+	for len(t.last) <= pool {
+		t.last, t.texts = append(t.last, requirements.Requirements{}), append(t.texts, "")
+	}
+	if t.texts[pool] == "" || !r.SameSet(t.last[pool]) {
+		t.last[pool], t.texts[pool] = r, r.String()
+	}
+	return t.texts[pool]
 }
