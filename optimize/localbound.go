@@ -19,10 +19,10 @@ import (
 // improve the plan, and is not run: the search goes on as if it had
 // failed, so its plan is the same either way.
 
-// podClass is pods the local search reads alike (sameReads): the same
-// requests, and the same node kinds they may go on.
+// podClass is pods the local search reads alike (podReading.same): the
+// same requests, and the same node kinds they may go on.
 type podClass struct {
-	pod      *corev1.Pod
+	reading  podReading
 	requests resources.Vector
 	// options are, by solver's Prepared, the node kinds the class's pods
 	// may go on.
@@ -42,17 +42,21 @@ func (ls *localSearch) classOf(p *corev1.Pod) int {
 	if ci, ok := ls.classIndex[p]; ok {
 		return ci
 	}
+	read := readingOf(p, ls.scratch)
 	ci := -1
 	// The last class found comes first: a claim's pods are mostly one
 	// Deployment's.
-	if ls.lastClass < len(ls.classes) && sameReads(ls.classes[ls.lastClass].pod, p) {
+	if ls.lastClass < len(ls.classes) && read.same(ls.classes[ls.lastClass].reading) {
 		ci = ls.lastClass
 	} else {
-		ci = slices.IndexFunc(ls.classes, func(c podClass) bool { return sameReads(c.pod, p) })
+		ci = slices.IndexFunc(ls.classes, func(c podClass) bool { return read.same(c.reading) })
 	}
 	if ci < 0 {
 		ci = len(ls.classes)
-		ls.classes = append(ls.classes, podClass{pod: p, requests: ls.requestsOf(p).vector, options: map[*scheduling.Prepared][]nodeOption{}})
+		ls.classes = append(ls.classes, podClass{reading: read, requests: ls.requestsOf(p).vector, options: map[*scheduling.Prepared][]nodeOption{}})
+		ls.scratch = nil
+	} else {
+		ls.scratch = read.spec
 	}
 	ls.classIndex[p], ls.lastClass = ci, ci
 	return ci
@@ -72,7 +76,7 @@ func (ls *localSearch) optionsOf(ci int, prep *scheduling.Prepared) []nodeOption
 	}
 	opts := []nodeOption{}
 	for _, pc := range caps {
-		reqs, err := pc.Requirements(c.pod)
+		reqs, err := pc.Requirements(c.reading.pod)
 		if err != nil {
 			continue
 		}

@@ -70,11 +70,12 @@ type localSearch struct {
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
 	// classes are the pods' classes (see cannotImprove), classIndex each
-	// pod's, lastClass the last one found, and capacity the solvers'
-	// NodePools as a bound reads them.
+	// pod's, lastClass the last one found, scratch a buffer to read pods
+	// with, and capacity the solvers' NodePools as a bound reads them.
 	classes    []podClass
 	classIndex map[*corev1.Pod]int
 	lastClass  int
+	scratch    []byte
 	capacity   map[*scheduling.Prepared][]scheduling.PoolCapacity
 }
 

@@ -1,9 +1,10 @@
 package optimize
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
-	"reflect"
+	"maps"
 	"slices"
 	"strings"
 
@@ -162,13 +163,15 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 	var pods []podShape
 	var texts requirementTexts
 	// last is the last pod read, and what it read as: a pod like it (the
-	// next replica of a Deployment, most often) reads the same.
+	// next replica of a Deployment, most often) reads the same. read is
+	// the pod being read.
 	var last struct {
-		pod      *corev1.Pod
+		reading  podReading
 		shape    int // -1 when it was left out
 		repel    string
 		excluded string // why it was left out, after its key
 	}
+	var read podReading
 	for _, pod := range in.Pods {
 		if pod == nil {
 			continue
@@ -178,7 +181,8 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			m.excluded = append(m.excluded, key+": unschedulable in the plan")
 			continue
 		}
-		if last.pod != nil && sameReads(last.pod, pod) {
+		read = readingOf(pod, read.spec)
+		if read.same(last.reading) {
 			if last.shape < 0 {
 				m.excluded = append(m.excluded, key+last.excluded)
 			} else {
@@ -186,7 +190,9 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			}
 			continue
 		}
-		last.pod, last.shape, last.repel = pod, -1, ""
+		// The buffers swap: read's is free for the next pod.
+		last.reading, read = read, last.reading
+		last.shape, last.repel = -1, ""
 		requests, err := resources.PodRequests(pod)
 		if err != nil {
 			last.excluded = fmt.Sprintf(": %v", err)
@@ -303,11 +309,31 @@ func (m *model) dropSlackLimits() {
 	}
 }
 
-// sameReads reports whether the model reads the two pods alike: their
-// requests, their requirements in every pool and their anti-affinity set
-// come from their spec, namespace, labels and annotations only.
-func sameReads(a, b *corev1.Pod) bool {
-	return a.Namespace == b.Namespace && reflect.DeepEqual(a.Labels, b.Labels) && reflect.DeepEqual(a.Annotations, b.Annotations) && reflect.DeepEqual(&a.Spec, &b.Spec)
+// podReading is a pod with what the model and the local search read of
+// it encoded to compare pods: its requests, its requirements in every
+// pool and its anti-affinity set come from its spec, namespace, labels
+// and annotations only. The spec is compared protobuf-encoded, an
+// encoding of every field (TestPodSpecEncodesEveryField) with map keys
+// sorted, far cheaper than reflect.DeepEqual.
+type podReading struct {
+	pod  *corev1.Pod
+	spec []byte
+	ok   bool // the spec encoded
+}
+
+// readingOf reads the pod, encoding its spec into buf's storage.
+func readingOf(pod *corev1.Pod, buf []byte) podReading {
+	n := pod.Spec.Size()
+	buf = slices.Grow(buf[:0], n)[:n]
+	_, err := pod.Spec.MarshalToSizedBuffer(buf)
+	return podReading{pod: pod, spec: buf, ok: err == nil}
+}
+
+// same reports whether the two pods read alike: false when either was
+// not read.
+func (r podReading) same(o podReading) bool {
+	return r.ok && o.ok && r.pod.Namespace == o.pod.Namespace && maps.Equal(r.pod.Labels, o.pod.Labels) &&
+		maps.Equal(r.pod.Annotations, o.pod.Annotations) && bytes.Equal(r.spec, o.spec)
 }
 
 func podKey(pod *corev1.Pod) string {
