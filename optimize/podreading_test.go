@@ -77,9 +77,13 @@ func TestPodReadingSame(t *testing.T) {
 		{"another namespace", func(p *corev1.Pod) { p.Namespace = "other" }, false},
 		{"another label", func(p *corev1.Pod) { p.Labels["tier"] = "x" }, false},
 		{"an annotation", func(p *corev1.Pod) { p.Annotations = map[string]string{"k": "v"} }, false},
-		{"another request", func(p *corev1.Pod) { p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2") }, false},
+		{"another request", func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
+		}, false},
 		{"another selector value", func(p *corev1.Pod) { p.Spec.NodeSelector["a"] = "2" }, false},
-		{"a toleration", func(p *corev1.Pod) { p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}} }, false},
+		{"a toleration", func(p *corev1.Pod) {
+			p.Spec.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists}}
+		}, false},
 		{"a priority class", func(p *corev1.Pod) { p.Spec.PriorityClassName = "high" }, false},
 	} {
 		if got := readingOf(pod("b", c.change), nil).same(base); got != c.same {
