@@ -6,17 +6,23 @@ import (
 	"github.com/karpsim/karpsim/scheduling"
 )
 
-// CheckNeighbourhoodBounds solves, on the plan r of the input, every
+// CheckNeighbourhoodBounds solves, on the plan r of the input, with the
+// model Search builds (on Karpenter's plan, base), every
 // neighbourhood of the local search's first pass that cannotImprove
 // leaves unsolved, and fails when one of those solves places every pod
 // for less than the claims it would replace. It returns how many it
 // solved so.
-func CheckNeighbourhoodBounds(in scheduling.Input, r scheduling.Result) (int, error) {
+func CheckNeighbourhoodBounds(in scheduling.Input, base, r scheduling.Result) (int, error) {
 	ls, ok := newLocalSearch(in, r)
 	if !ok {
 		return 0, nil
 	}
-	s := solver{scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options), scheduling.PackCheapest}
+	prep := scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options)
+	m, err := buildModelWith(in, base, prep)
+	if err != nil {
+		return 0, err
+	}
+	s := solver{prep, scheduling.PackCheapest, m}
 	checked := 0
 	for _, members := range ls.neighbourhoods() {
 		old := 0.0

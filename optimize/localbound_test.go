@@ -33,10 +33,11 @@ func TestNeighbourhoodBoundNeverSkipsAnImprovement(t *testing.T) {
 				p.Spec.Containers[0].Resources.Requests = requests
 			}
 		}
+		base := scheduling.Solve(in)
 		for _, packing := range []scheduling.Packing{scheduling.PackFewestPods, scheduling.PackCheapest} {
 			trial := in
 			trial.Options.Packing = packing
-			n, err := optimize.CheckNeighbourhoodBounds(in, scheduling.Solve(trial))
+			n, err := optimize.CheckNeighbourhoodBounds(in, base, scheduling.Solve(trial))
 			if err != nil {
 				t.Fatalf("case %d, packing %v: %v", c, packing, err)
 			}

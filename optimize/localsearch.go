@@ -69,21 +69,16 @@ type localSearch struct {
 	// failed are the neighbourhoods solved in vain, by key (see
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
-	// classes are the pods' classes (see cannotImprove), classIndex each
-	// pod's, lastClass the last one found, scratch a buffer to read pods
-	// with, and capacity the solvers' NodePools as a bound reads them.
-	classes    []podClass
-	classIndex map[*corev1.Pod]int
-	lastClass  int
-	scratch    []byte
-	capacity   map[*scheduling.Prepared][]scheduling.PoolCapacity
 }
 
 // solver is one way to solve a neighbourhood again: the input's
-// NodePools, or some narrowed, compiled once, with a packing.
+// NodePools, or some narrowed, compiled once, with a packing; and the
+// model of the input with those NodePools, when built (see
+// cannotImprove).
 type solver struct {
 	prep    *scheduling.Prepared
 	packing scheduling.Packing
+	model   *model
 }
 
 // improve runs the local search over the plan r of the input, spending
@@ -116,8 +111,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{},
-		classIndex: map[*corev1.Pod]int{}, capacity: map[*scheduling.Prepared][]scheduling.PoolCapacity{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
 	for _, p := range in.Pods {
 		if p != nil {
 			ls.pods[apis.PodKey(p)] = p

@@ -43,6 +43,8 @@ type model struct {
 	// excluded are the pods left out of the bound, "namespace/name: why",
 	// sorted.
 	excluded []string
+	// groupOf is each pod's group, by index, for the pods in one.
+	groupOf map[*corev1.Pod]int
 }
 
 // group is pods with the same requests and the same node kinds they may
@@ -243,6 +245,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 	}
 	groupIndex := map[string]int{}
 	repelIndex := map[string]int{}
+	m.groupOf = make(map[*corev1.Pod]int, len(pods))
 	for _, p := range pods {
 		if !takes.has(p.shape) {
 			m.excluded = append(m.excluded, p.key+": no instance type of an admitting NodePool fits it")
@@ -267,6 +270,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			m.groups = append(m.groups, g)
 		}
 		m.groups[gi].count++
+		m.groupOf[p.pod] = gi
 	}
 	m.free, m.nodes = freeCapacity(in.Nodes, m.dims), len(in.Nodes)
 	m.dropSlackLimits()
