@@ -13,14 +13,14 @@ import (
 // for less than the claims it would replace. It returns how many it
 // solved so.
 func CheckNeighbourhoodBounds(in scheduling.Input, base, r scheduling.Result) (int, error) {
-	ls, ok := newLocalSearch(in, r)
-	if !ok {
-		return 0, nil
-	}
 	prep := scheduling.Prepare(in.NodePools, in.DaemonSets, in.Options)
 	m, err := buildModelWith(in, base, prep)
 	if err != nil {
 		return 0, err
+	}
+	ls, ok := newLocalSearch(in, r, m)
+	if !ok {
+		return 0, nil
 	}
 	s := solver{prep, scheduling.PackCheapest, m}
 	checked := 0

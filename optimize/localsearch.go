@@ -47,13 +47,21 @@ type localSearch struct {
 	claims []scheduling.NodeClaim
 	fixed  []*scheduling.Node
 	floor  []float64
-	// shapes name, per claim, its NodePool, launch and pods' requests:
-	// claims of one shape mostly fare alike in a neighbourhood.
-	shapes []string
+	// shapes name, per claim, its NodePool, launch and pods' requests,
+	// by index in shapeIndex: claims of one shape mostly fare alike in a
+	// neighbourhood.
+	shapes     []int
+	shapeIndex map[string]int
 	// rates caches podFloor by pool and requests; requests, each pod's
 	// requests and their text, read once.
 	rates    map[rateKey]float64
 	requests map[*corev1.Pod]podRequests
+	// model, when set, is a model of the input, whose groups' pods ask
+	// for the same: their requests are read once per group, in
+	// groupRequests (read says which are).
+	model         *model
+	groupRequests []podRequests
+	groupRead     []bool
 	// existing are the input's nodes with the pods the plan binds to
 	// them, bindings those bindings, by node name.
 	existing []*scheduling.Node
@@ -88,7 +96,12 @@ type solver struct {
 // improved. The budget counts work, not time: the same input always
 // gives the same plan.
 func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxWork int) (scheduling.Result, bool) {
-	ls, ok := newLocalSearch(in, r)
+	// Any model of the input has its pods' requests.
+	var m *model
+	if len(solvers) > 0 {
+		m = solvers[0].model
+	}
+	ls, ok := newLocalSearch(in, r, m)
 	if !ok {
 		return r, false
 	}
@@ -109,9 +122,12 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // newLocalSearch reads the plan; it returns false when the search cannot
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
-func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
+func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m}
+	if m != nil {
+		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
+	}
 	for _, p := range in.Pods {
 		if p != nil {
 			ls.pods[apis.PodKey(p)] = p
@@ -269,12 +285,12 @@ func (ls *localSearch) pass(solvers []solver) bool {
 // like one solved in vain, of the same claims or others of their shapes
 // (a uniform workload's many full claims), is not solved again.
 func (ls *localSearch) neighbourhoodKey(members []int) string {
-	var b strings.Builder
+	b := make([]byte, 0, 8*len(members))
 	for _, i := range members {
-		b.WriteString(ls.shapes[i])
-		b.WriteByte(';')
+		b = strconv.AppendInt(b, int64(ls.shapes[i]), 10)
+		b = append(b, ';')
 	}
-	return b.String()
+	return string(b)
 }
 
 // podRequests are a pod's requests and their text, an exact key
@@ -286,6 +302,15 @@ type podRequests struct {
 
 // requestsOf reads the pod's requests, once per pod.
 func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
+	if ls.model != nil {
+		if gi, ok := ls.model.groupOf[p]; ok {
+			if !ls.groupRead[gi] {
+				v, _ := resources.PodRequests(p)
+				ls.groupRequests[gi], ls.groupRead[gi] = podRequests{vector: v, text: string(v.AppendKey(nil))}, true
+			}
+			return ls.groupRequests[gi]
+		}
+	}
 	if r, ok := ls.requests[p]; ok {
 		return r
 	}
@@ -296,14 +321,21 @@ func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
 	return r
 }
 
-// claimShape names the claim's NodePool, launch and its pods' requests.
-func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
+// claimShape names the claim's NodePool, launch and its pods' requests,
+// by index in ls.shapeIndex.
+func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) int {
 	requests := make([]string, 0, len(n.Pods))
 	for _, p := range n.Pods {
 		requests = append(requests, ls.requestsOf(p).text)
 	}
 	slices.Sort(requests)
-	return fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+	name := fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+	i, ok := ls.shapeIndex[name]
+	if !ok {
+		i = len(ls.shapeIndex)
+		ls.shapeIndex[name] = i
+	}
+	return i
 }
 
 // neighbourhoods lists the sets of claims to solve again, by index, in
@@ -430,7 +462,7 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 	var claims []scheduling.NodeClaim
 	var fixed []*scheduling.Node
 	var floor []float64
-	var shapes []string
+	var shapes []int
 	for i := range ls.claims {
 		if !slices.Contains(members, i) {
 			claims, fixed, floor, shapes = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(floor, ls.floor[i]), append(shapes, ls.shapes[i])

@@ -479,15 +479,23 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 // packing of the dropped column then fits the one kept, for no more
 // money, so no bound below loses anything by the drop.
 func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
-	// A column per offering at most: allocated once.
+	// A column per offering at most. The columns are large: they are
+	// listed small first (offering), sorted, and built once, in order.
 	n := 0
 	for _, pc := range pools {
 		for _, tc := range pc.Types {
 			n += len(tc.InstanceType.Offerings)
 		}
 	}
-	all := make([]column, 0, n)
-	// The columns' shape sets share one allocation, a set per offering.
+	type offering struct {
+		price          float64
+		pool, typ, off int32 // indexes in pools, their Types, its Offerings
+		room           int32 // index in rooms
+	}
+	all := make([]offering, 0, n)
+	var rooms [][]float64
+	// The columns' shape sets share one allocation, a set per offering
+	// listed, in listing order.
 	width := len(newBitset(len(shapes)))
 	words := make([]uint64, n*width)
 	// typeOK is which shapes a type takes, whatever the offering.
@@ -507,7 +515,7 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 			}
 		}
 		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
-		for _, tc := range pc.Types {
+		for ti, tc := range pc.Types {
 			it := tc.InstanceType
 			if limits[pi].exceeds(it.Capacity) {
 				continue
@@ -536,32 +544,35 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 			if !anyShape {
 				continue
 			}
-			room := vectorIn(tc.Room, dims)
-			for _, o := range it.Offerings {
+			room := int32(-1)
+			for oi, o := range it.Offerings {
 				if !o.Available || o.Price < 0 {
 					continue
 				}
 				k := len(all) * width
-				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: words[k : k+width : k+width]}
+				set := words[k : k+width]
 				anyShape = false
 				for i, w := range compatible.of(it.LabelRules(), o) {
-					c.shapes[i] = w & typeOK[i]
-					anyShape = anyShape || c.shapes[i] != 0
+					set[i] = w & typeOK[i]
+					anyShape = anyShape || set[i] != 0
 				}
-				if anyShape {
-					all = append(all, c)
-				} else {
-					clear(c.shapes)
+				if !anyShape {
+					clear(set)
+					continue
 				}
+				if room < 0 {
+					room = int32(len(rooms))
+					rooms = append(rooms, vectorIn(tc.Room, dims))
+				}
+				all = append(all, offering{price: o.Price, pool: int32(pi), typ: int32(ti), off: int32(oi), room: room})
 			}
 		}
 	}
-	// The columns are large: their indexes are sorted, and the columns
-	// moved once.
 	order := make([]int32, len(all))
 	for i := range order {
 		order[i] = int32(i)
 	}
+	it := func(o *offering) *instancetypes.InstanceType { return pools[o.pool].Types[o.typ].InstanceType }
 	// Ties keep the listing's order: the index breaks them, which makes
 	// the order total and the unstable sort's answer the stable one's.
 	slices.SortFunc(order, func(i, j int32) int {
@@ -569,14 +580,23 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 		if c := cmp.Compare(a.price, b.price); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
-			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType), cmp.Compare(i, j))
+		if c := cmp.Compare(a.pool, b.pool); c != 0 {
+			return c
+		}
+		ta, tb := it(a), it(b)
+		oa, ob := &ta.Offerings[a.off], &tb.Offerings[b.off]
+		return cmp.Or(cmp.Compare(ta.Name, tb.Name), cmp.Compare(oa.Zone, ob.Zone), cmp.Compare(oa.CapacityType, ob.CapacityType), cmp.Compare(i, j))
 	})
-	sorted := make([]column, len(all))
+	columns := make([]column, len(all))
 	for k, i := range order {
-		sorted[k] = all[i]
+		o := &all[i]
+		t := it(o)
+		off := &t.Offerings[o.off]
+		w := int(i) * width
+		columns[k] = column{pool: int(o.pool), name: t.Name, it: t, zone: off.Zone, capType: off.CapacityType, price: o.price,
+			room: rooms[o.room], capacity: t.Capacity, shapes: words[w : w+width : w+width]}
 	}
-	return sorted
+	return columns
 }
 
 // undominated are the columns, in price order, less those a kept one
