@@ -67,8 +67,8 @@ type column struct {
 	capType  string
 	price    float64
 	it       *instancetypes.InstanceType
-	room     []float64 // per dim: allocatable less DaemonSet overhead
-	capacity resources.Vector
+	room     []float64         // per dim: allocatable less DaemonSet overhead
+	capacity *resources.Vector // the type's, shared
 	// shapes is which pod shapes may go on it, by shape index.
 	shapes bitset
 }
@@ -514,7 +514,7 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 				}
 			}
 		}
-		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
+		compatible := offeringShapes{pool: pi, shapes: shapes}
 		for ti, tc := range pc.Types {
 			it := tc.InstanceType
 			if limits[pi].exceeds(it.Capacity) {
@@ -594,7 +594,7 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 		off := &t.Offerings[o.off]
 		w := int(i) * width
 		columns[k] = column{pool: int(o.pool), name: t.Name, it: t, zone: off.Zone, capType: off.CapacityType, price: o.price,
-			room: rooms[o.room], capacity: t.Capacity, shapes: words[w : w+width : w+width]}
+			room: rooms[o.room], capacity: &t.Capacity, shapes: words[w : w+width : w+width]}
 	}
 	return columns
 }
@@ -603,20 +603,49 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 // dominates.
 func undominated(all []column, limits []poolLimits) []column {
 	var kept []column
+	// roomiest is the kept columns' largest room in each dimension: a
+	// column with more room in one than every kept column is not
+	// dominated.
+	var roomiest []float64
 	for i := range all {
 		c := &all[i]
 		dominated := false
-		for j := range kept {
-			if dominates(&kept[j], c, limits) {
-				dominated = true
-				break
+		if fitsIn(c.room, roomiest) {
+			// The kept columns are tried latest first: as the price
+			// rises so does the room, most often, and a roomier
+			// column is likelier to dominate.
+			for j := len(kept) - 1; j >= 0; j-- {
+				if dominates(&kept[j], c, limits) {
+					dominated = true
+					break
+				}
 			}
 		}
 		if !dominated {
 			kept = append(kept, *c)
+			if roomiest == nil {
+				roomiest = slices.Clone(c.room)
+			}
+			for d, v := range c.room {
+				roomiest[d] = max(roomiest[d], v)
+			}
 		}
 	}
 	return kept
+}
+
+// fitsIn reports whether room is at most roomiest in every dimension
+// (false for a nil roomiest).
+func fitsIn(room, roomiest []float64) bool {
+	if roomiest == nil {
+		return false
+	}
+	for d, v := range room {
+		if v > roomiest[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // dominates reports whether column a is at least as good as b for every
@@ -657,17 +686,19 @@ type offeringKey struct {
 
 // offeringShapes says which shapes' requirements in one pool allow an
 // offering, worked out once per distinct offeringKey: a catalog's
-// offerings come in a few zones and capacity types.
+// offerings come in a few zones and capacity types, found by a scan
+// cheaper than a map's hash of their strings.
 type offeringShapes struct {
 	pool   int
 	shapes []shape
-	known  map[offeringKey]bitset
+	keys   []offeringKey
+	known  []bitset
 }
 
 func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bitset {
 	k := offeringKey{o.Zone, o.CapacityType, o.ReservationID, o.ReservationType, o.Interruptible, o.Label, rules}
-	if b, ok := s.known[k]; ok {
-		return b
+	if i := slices.Index(s.keys, k); i >= 0 {
+		return s.known[i]
 	}
 	b := newBitset(len(s.shapes))
 	for si := range s.shapes {
@@ -675,7 +706,7 @@ func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bi
 			b.set(si)
 		}
 	}
-	s.known[k] = b
+	s.keys, s.known = append(s.keys, k), append(s.known, b)
 	return b
 }
 
