@@ -139,7 +139,7 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 		}
 		ls.pools[np.NodePool.Name] = np
 		for _, it := range np.InstanceTypes {
-			if it != nil && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved }) {
+			if it != nil && reserves(it) {
 				return nil, false
 			}
 		}
@@ -169,6 +169,17 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 	}
 	ls.pinned = pinnedPods(in)
 	return ls, true
+}
+
+// reserves reports whether the type has a capacity reservation's
+// offering (read in place: an offering is large).
+func reserves(it *instancetypes.InstanceType) bool {
+	for i := range it.Offerings {
+		if it.Offerings[i].CapacityType == apis.CapacityTypeReserved {
+			return true
+		}
+	}
+	return false
 }
 
 // withPods is the node with the pods bound to it as well, a new *Node
@@ -239,8 +250,8 @@ func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 			continue
 		}
 		price := math.Inf(1)
-		for _, o := range it.Offerings {
-			if o.Available {
+		for i := range it.Offerings {
+			if o := &it.Offerings[i]; o.Available {
 				price = min(price, o.Price)
 			}
 		}
