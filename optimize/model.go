@@ -157,7 +157,6 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 	var shapes []shape
 	shapeIndex := map[string]int{}
 	type podShape struct {
-		key   string
 		shape int
 		repel string
 		pod   *corev1.Pod
@@ -178,17 +177,17 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		if pod == nil {
 			continue
 		}
-		key := podKey(pod)
-		if unschedulable[key] {
-			m.excluded = append(m.excluded, key+": unschedulable in the plan")
+		// The pod's key is only read when it is needed.
+		if len(unschedulable) > 0 && unschedulable[podKey(pod)] {
+			m.excluded = append(m.excluded, podKey(pod)+": unschedulable in the plan")
 			continue
 		}
 		read = readingOf(pod, read.spec)
 		if read.same(last.reading) {
 			if last.shape < 0 {
-				m.excluded = append(m.excluded, key+last.excluded)
+				m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			} else {
-				pods = append(pods, podShape{key: key, shape: last.shape, repel: last.repel, pod: pod})
+				pods = append(pods, podShape{shape: last.shape, repel: last.repel, pod: pod})
 			}
 			continue
 		}
@@ -198,7 +197,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		requests, err := resources.PodRequests(pod)
 		if err != nil {
 			last.excluded = fmt.Sprintf(": %v", err)
-			m.excluded = append(m.excluded, key+last.excluded)
+			m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			continue
 		}
 		sh := shape{requests: requests}
@@ -219,7 +218,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 		}
 		if !any {
 			last.excluded = ": no NodePool admits it"
-			m.excluded = append(m.excluded, key+last.excluded)
+			m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			continue
 		}
 		i, ok := shapeIndex[sig.String()]
@@ -229,7 +228,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			shapes = append(shapes, sh)
 		}
 		last.shape, last.repel = i, repelKey(pod)
-		pods = append(pods, podShape{key: key, shape: i, repel: last.repel, pod: pod})
+		pods = append(pods, podShape{shape: i, repel: last.repel, pod: pod})
 	}
 	m.dims = dimsOf(shapes)
 	m.every = allColumns(pools, m.pools, shapes, m.dims)
@@ -243,20 +242,24 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			takes[i] |= c.shapes[i]
 		}
 	}
-	groupIndex := map[string]int{}
+	type groupKey struct {
+		shape int
+		repel string
+	}
+	groupIndex := map[groupKey]int{}
 	repelIndex := map[string]int{}
 	m.groupOf = make(map[*corev1.Pod]int, len(pods))
 	for _, p := range pods {
 		if !takes.has(p.shape) {
-			m.excluded = append(m.excluded, p.key+": no instance type of an admitting NodePool fits it")
+			m.excluded = append(m.excluded, podKey(p.pod)+": no instance type of an admitting NodePool fits it")
 			continue
 		}
-		gk := fmt.Sprintf("%d|%s", p.shape, p.repel)
+		gk := groupKey{p.shape, p.repel}
 		gi, ok := groupIndex[gk]
 		if !ok {
 			gi = len(m.groups)
 			groupIndex[gk] = gi
-			g := group{shape: p.shape, req: vectorIn(shapes[p.shape].requests, m.dims), repel: -1, example: p.key}
+			g := group{shape: p.shape, req: vectorIn(shapes[p.shape].requests, m.dims), repel: -1, example: podKey(p.pod)}
 			if p.repel != "" {
 				ri, ok := repelIndex[p.repel]
 				if !ok {
@@ -481,8 +484,9 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
 	// A column per offering at most. The columns are large: they are
 	// listed small first (offering), sorted, and built once, in order.
-	n := 0
+	n, types := 0, 0
 	for _, pc := range pools {
+		types += len(pc.Types)
 		for _, tc := range pc.Types {
 			n += len(tc.InstanceType.Offerings)
 		}
@@ -493,7 +497,9 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 		room           int32 // index in rooms
 	}
 	all := make([]offering, 0, n)
+	// The types' rooms share one allocation, large enough for all.
 	var rooms [][]float64
+	roomWords := make([]float64, 0, types*len(dims))
 	// The columns' shape sets share one allocation, a set per offering
 	// listed, in listing order.
 	width := len(newBitset(len(shapes)))
@@ -562,7 +568,11 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 				}
 				if room < 0 {
 					room = int32(len(rooms))
-					rooms = append(rooms, vectorIn(tc.Room, dims))
+					k := len(roomWords)
+					for _, name := range dims {
+						roomWords = append(roomWords, float64(tc.Room.Get(name)))
+					}
+					rooms = append(rooms, roomWords[k:len(roomWords):len(roomWords)])
 				}
 				all = append(all, offering{price: o.Price, pool: int32(pi), typ: int32(ti), off: int32(oi), room: room})
 			}
