@@ -39,6 +39,8 @@ type localSearch struct {
 	in    scheduling.Input
 	pods  map[string]*corev1.Pod
 	pools map[string]scheduling.Pool
+	// types index each pool's instance types by name (see typeIndex).
+	types map[string]map[string]int
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by).
 	// floor is, per claim, what its pods could cost at the least (see
@@ -124,7 +126,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
 	}
@@ -202,8 +204,8 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	if !ok {
 		return nil, 0, false
 	}
-	i := slices.IndexFunc(pool.InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType })
-	if i < 0 {
+	i, ok := ls.typeIndex(pool)[c.InstanceType]
+	if !ok {
 		return nil, 0, false
 	}
 	it := pool.InstanceTypes[i]
@@ -224,6 +226,25 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	}
 	n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
 	return n, floor, true
+}
+
+// typeIndex is, by name, the index of the pool's first instance type of
+// that name, worked out once per pool.
+func (ls *localSearch) typeIndex(pool scheduling.Pool) map[string]int {
+	if index, ok := ls.types[pool.NodePool.Name]; ok {
+		return index
+	}
+	index := make(map[string]int, len(pool.InstanceTypes))
+	for i, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		if _, ok := index[it.Name]; !ok {
+			index[it.Name] = i
+		}
+	}
+	ls.types[pool.NodePool.Name] = index
+	return index
 }
 
 // rateKey is a pod's requests in a pool.
