@@ -39,8 +39,10 @@ type localSearch struct {
 	in    scheduling.Input
 	pods  map[string]*corev1.Pod
 	pools map[string]scheduling.Pool
-	// types index each pool's instance types by name (see typeIndex).
-	types map[string]map[string]int
+	// types index each pool's instance types by name (see typeIndex),
+	// and typeRate reads them for podFloor (see typeRates).
+	types    map[string]map[string]int
+	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by).
 	// floor is, per claim, what its pods could cost at the least (see
@@ -126,7 +128,7 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
 	}
@@ -266,30 +268,57 @@ func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 		return rate
 	}
 	rate := math.Inf(1)
-	for _, it := range pool.InstanceTypes {
-		if it == nil {
-			continue
-		}
-		price := math.Inf(1)
-		for i := range it.Offerings {
-			if o := &it.Offerings[i]; o.Available {
-				price = min(price, o.Price)
-			}
-		}
-		room := it.Allocatable()
+	for _, t := range ls.typeRates(pool) {
 		share := 0.0
-		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
-			if r := room.Slot(slot); r > 0 {
+		for i, slot := range floorSlots {
+			if r := t.room[i]; r > 0 {
 				share = max(share, float64(requests.Slot(slot))/float64(r))
 			}
 		}
-		rate = min(rate, price*share)
+		rate = min(rate, t.price*share)
 	}
 	if math.IsInf(rate, 1) {
 		rate = 0
 	}
 	ls.rates[key] = rate
 	return rate
+}
+
+// floorSlots are the resources podFloor reads.
+var floorSlots = [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods}
+
+// typeRate is what podFloor reads of an instance type: its cheapest
+// available offering's price and its allocatable floorSlots.
+type typeRate struct {
+	price float64
+	room  [len(floorSlots)]int64
+}
+
+// typeRates are the pool's types as podFloor reads them, read once per
+// pool.
+func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
+	if rates, ok := ls.typeRate[pool.NodePool.Name]; ok {
+		return rates
+	}
+	rates := make([]typeRate, 0, len(pool.InstanceTypes))
+	for _, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		t := typeRate{price: math.Inf(1)}
+		for i := range it.Offerings {
+			if o := &it.Offerings[i]; o.Available {
+				t.price = min(t.price, o.Price)
+			}
+		}
+		room := it.Allocatable()
+		for i, slot := range floorSlots {
+			t.room[i] = room.Slot(slot)
+		}
+		rates = append(rates, t)
+	}
+	ls.typeRate[pool.NodePool.Name] = rates
+	return rates
 }
 
 // pass tries the neighbourhoods of the plan in order until one improves
