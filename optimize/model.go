@@ -183,7 +183,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			continue
 		}
 		read = readingOf(pod, read.spec)
-		if read.same(last.reading) {
+		if read.same(&last.reading) {
 			if last.shape < 0 {
 				m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			} else {
@@ -316,31 +316,45 @@ func (m *model) dropSlackLimits() {
 	}
 }
 
-// podReading is a pod with what the model and the local search read of
-// it encoded to compare pods: its requests, its requirements in every
-// pool and its anti-affinity set come from its spec, namespace, labels
-// and annotations only. The spec is compared protobuf-encoded, an
-// encoding of every field (TestPodSpecEncodesEveryField) with map keys
-// sorted, far cheaper than reflect.DeepEqual.
+// podReading is a pod with what the model reads of it encoded to
+// compare pods: its requests, its requirements in every pool and its
+// anti-affinity set come from its spec, namespace, labels and
+// annotations only. The spec is compared protobuf-encoded, an encoding
+// of every field (TestPodSpecEncodesEveryField) with map keys sorted, far
+// cheaper than reflect.DeepEqual; it is encoded only once compared with
+// a pod of the same metadata.
 type podReading struct {
-	pod  *corev1.Pod
-	spec []byte
-	ok   bool // the spec encoded
+	pod     *corev1.Pod
+	spec    []byte
+	encoded bool // spec holds the encoding, if ok
+	ok      bool
 }
 
-// readingOf reads the pod, encoding its spec into buf's storage.
+// readingOf reads the pod, to encode its spec into buf's storage.
 func readingOf(pod *corev1.Pod, buf []byte) podReading {
-	n := pod.Spec.Size()
-	buf = slices.Grow(buf[:0], n)[:n]
-	_, err := pod.Spec.MarshalToSizedBuffer(buf)
-	return podReading{pod: pod, spec: buf, ok: err == nil}
+	return podReading{pod: pod, spec: buf[:0]}
 }
 
-// same reports whether the two pods read alike: false when either was
-// not read.
-func (r podReading) same(o podReading) bool {
-	return r.ok && o.ok && r.pod.Namespace == o.pod.Namespace && maps.Equal(r.pod.Labels, o.pod.Labels) &&
-		maps.Equal(r.pod.Annotations, o.pod.Annotations) && bytes.Equal(r.spec, o.spec)
+func (r *podReading) encode() {
+	if r.encoded {
+		return
+	}
+	n := r.pod.Spec.Size()
+	r.spec = slices.Grow(r.spec[:0], n)[:n]
+	_, err := r.pod.Spec.MarshalToSizedBuffer(r.spec)
+	r.encoded, r.ok = true, err == nil
+}
+
+// same reports whether the two pods read alike: false when either is
+// not a pod or its spec did not encode.
+func (r *podReading) same(o *podReading) bool {
+	if r.pod == nil || o.pod == nil || r.pod.Namespace != o.pod.Namespace || !maps.Equal(r.pod.Labels, o.pod.Labels) ||
+		!maps.Equal(r.pod.Annotations, o.pod.Annotations) {
+		return false
+	}
+	r.encode()
+	o.encode()
+	return r.ok && o.ok && bytes.Equal(r.spec, o.spec)
 }
 
 func podKey(pod *corev1.Pod) string {

@@ -86,7 +86,8 @@ func TestPodReadingSame(t *testing.T) {
 		}, false},
 		{"a priority class", func(p *corev1.Pod) { p.Spec.PriorityClassName = "high" }, false},
 	} {
-		if got := readingOf(pod("b", c.change), nil).same(base); got != c.same {
+		read := readingOf(pod("b", c.change), nil)
+		if got := read.same(&base); got != c.same {
 			t.Errorf("%s: same %v, want %v", c.name, got, c.same)
 		}
 	}
