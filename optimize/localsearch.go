@@ -39,6 +39,10 @@ type localSearch struct {
 	in    scheduling.Input
 	pods  map[string]*corev1.Pod
 	pools map[string]scheduling.Pool
+	// types index each pool's instance types by name (see typeIndex),
+	// and typeRate reads them for podFloor (see typeRates).
+	types    map[string]map[string]int
+	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by).
 	// floor is, per claim, what its pods could cost at the least (see
@@ -47,13 +51,21 @@ type localSearch struct {
 	claims []scheduling.NodeClaim
 	fixed  []*scheduling.Node
 	floor  []float64
-	// shapes name, per claim, its NodePool, launch and pods' requests:
-	// claims of one shape mostly fare alike in a neighbourhood.
-	shapes []string
+	// shapes name, per claim, its NodePool, launch and pods' requests,
+	// by index in shapeIndex: claims of one shape mostly fare alike in a
+	// neighbourhood.
+	shapes     []int
+	shapeIndex map[string]int
 	// rates caches podFloor by pool and requests; requests, each pod's
 	// requests and their text, read once.
 	rates    map[rateKey]float64
 	requests map[*corev1.Pod]podRequests
+	// model, when set, is a model of the input, whose groups' pods ask
+	// for the same: their requests are read once per group, in
+	// groupRequests (read says which are).
+	model         *model
+	groupRequests []podRequests
+	groupRead     []bool
 	// existing are the input's nodes with the pods the plan binds to
 	// them, bindings those bindings, by node name.
 	existing []*scheduling.Node
@@ -72,10 +84,13 @@ type localSearch struct {
 }
 
 // solver is one way to solve a neighbourhood again: the input's
-// NodePools, or some narrowed, compiled once, with a packing.
+// NodePools, or some narrowed, compiled once, with a packing; and the
+// model of the input with those NodePools, when built (see
+// cannotImprove).
 type solver struct {
 	prep    *scheduling.Prepared
 	packing scheduling.Packing
+	model   *model
 }
 
 // improve runs the local search over the plan r of the input, spending
@@ -85,7 +100,12 @@ type solver struct {
 // improved. The budget counts work, not time: the same input always
 // gives the same plan.
 func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolves, maxWork int) (scheduling.Result, bool) {
-	ls, ok := newLocalSearch(in, r)
+	// Any model of the input has its pods' requests.
+	var m *model
+	if len(solvers) > 0 {
+		m = solvers[0].model
+	}
+	ls, ok := newLocalSearch(in, r, m)
 	if !ok {
 		return r, false
 	}
@@ -106,9 +126,12 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // newLocalSearch reads the plan; it returns false when the search cannot
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
-func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, bool) {
+func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
 	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
+	if m != nil {
+		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
+	}
 	for _, p := range in.Pods {
 		if p != nil {
 			ls.pods[apis.PodKey(p)] = p
@@ -120,7 +143,7 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, boo
 		}
 		ls.pools[np.NodePool.Name] = np
 		for _, it := range np.InstanceTypes {
-			if it != nil && slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CapacityType == apis.CapacityTypeReserved }) {
+			if it != nil && reserves(it) {
 				return nil, false
 			}
 		}
@@ -152,6 +175,17 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result) (*localSearch, boo
 	return ls, true
 }
 
+// reserves reports whether the type has a capacity reservation's
+// offering (read in place: an offering is large).
+func reserves(it *instancetypes.InstanceType) bool {
+	for i := range it.Offerings {
+		if it.Offerings[i].CapacityType == apis.CapacityTypeReserved {
+			return true
+		}
+	}
+	return false
+}
+
 // withPods is the node with the pods bound to it as well, a new *Node
 // (the input's is not changed), or n itself when there are none.
 func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
@@ -172,8 +206,8 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	if !ok {
 		return nil, 0, false
 	}
-	i := slices.IndexFunc(pool.InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == c.InstanceType })
-	if i < 0 {
+	i, ok := ls.typeIndex(pool)[c.InstanceType]
+	if !ok {
 		return nil, 0, false
 	}
 	it := pool.InstanceTypes[i]
@@ -196,6 +230,25 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	return n, floor, true
 }
 
+// typeIndex is, by name, the index of the pool's first instance type of
+// that name, worked out once per pool.
+func (ls *localSearch) typeIndex(pool scheduling.Pool) map[string]int {
+	if index, ok := ls.types[pool.NodePool.Name]; ok {
+		return index
+	}
+	index := make(map[string]int, len(pool.InstanceTypes))
+	for i, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		if _, ok := index[it.Name]; !ok {
+			index[it.Name] = i
+		}
+	}
+	ls.types[pool.NodePool.Name] = index
+	return index
+}
+
 // rateKey is a pod's requests in a pool.
 type rateKey struct {
 	pool     string
@@ -215,30 +268,57 @@ func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 		return rate
 	}
 	rate := math.Inf(1)
-	for _, it := range pool.InstanceTypes {
-		if it == nil {
-			continue
-		}
-		price := math.Inf(1)
-		for _, o := range it.Offerings {
-			if o.Available {
-				price = min(price, o.Price)
-			}
-		}
-		room := it.Allocatable()
+	for _, t := range ls.typeRates(pool) {
 		share := 0.0
-		for _, slot := range [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods} {
-			if r := room.Slot(slot); r > 0 {
+		for i, slot := range floorSlots {
+			if r := t.room[i]; r > 0 {
 				share = max(share, float64(requests.Slot(slot))/float64(r))
 			}
 		}
-		rate = min(rate, price*share)
+		rate = min(rate, t.price*share)
 	}
 	if math.IsInf(rate, 1) {
 		rate = 0
 	}
 	ls.rates[key] = rate
 	return rate
+}
+
+// floorSlots are the resources podFloor reads.
+var floorSlots = [...]int{resources.SlotCPU, resources.SlotMemory, resources.SlotPods}
+
+// typeRate is what podFloor reads of an instance type: its cheapest
+// available offering's price and its allocatable floorSlots.
+type typeRate struct {
+	price float64
+	room  [len(floorSlots)]int64
+}
+
+// typeRates are the pool's types as podFloor reads them, read once per
+// pool.
+func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
+	if rates, ok := ls.typeRate[pool.NodePool.Name]; ok {
+		return rates
+	}
+	rates := make([]typeRate, 0, len(pool.InstanceTypes))
+	for _, it := range pool.InstanceTypes {
+		if it == nil {
+			continue
+		}
+		t := typeRate{price: math.Inf(1)}
+		for i := range it.Offerings {
+			if o := &it.Offerings[i]; o.Available {
+				t.price = min(t.price, o.Price)
+			}
+		}
+		room := it.Allocatable()
+		for i, slot := range floorSlots {
+			t.room[i] = room.Slot(slot)
+		}
+		rates = append(rates, t)
+	}
+	ls.typeRate[pool.NodePool.Name] = rates
+	return rates
 }
 
 // pass tries the neighbourhoods of the plan in order until one improves
@@ -266,15 +346,16 @@ func (ls *localSearch) pass(solvers []solver) bool {
 // like one solved in vain, of the same claims or others of their shapes
 // (a uniform workload's many full claims), is not solved again.
 func (ls *localSearch) neighbourhoodKey(members []int) string {
-	var b strings.Builder
+	b := make([]byte, 0, 8*len(members))
 	for _, i := range members {
-		b.WriteString(ls.shapes[i])
-		b.WriteByte(';')
+		b = strconv.AppendInt(b, int64(ls.shapes[i]), 10)
+		b = append(b, ';')
 	}
-	return b.String()
+	return string(b)
 }
 
-// podRequests are a pod's requests and their text.
+// podRequests are a pod's requests and their text, an exact key
+// (Vector.AppendKey).
 type podRequests struct {
 	vector resources.Vector
 	text   string
@@ -282,24 +363,40 @@ type podRequests struct {
 
 // requestsOf reads the pod's requests, once per pod.
 func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
+	if ls.model != nil {
+		if gi, ok := ls.model.groupOf[p]; ok {
+			if !ls.groupRead[gi] {
+				v, _ := resources.PodRequests(p)
+				ls.groupRequests[gi], ls.groupRead[gi] = podRequests{vector: v, text: string(v.AppendKey(nil))}, true
+			}
+			return ls.groupRequests[gi]
+		}
+	}
 	if r, ok := ls.requests[p]; ok {
 		return r
 	}
 	// An unreadable request was refused by the solve that placed the pod.
 	v, _ := resources.PodRequests(p)
-	r := podRequests{vector: v, text: v.String()}
+	r := podRequests{vector: v, text: string(v.AppendKey(nil))}
 	ls.requests[p] = r
 	return r
 }
 
-// claimShape names the claim's NodePool, launch and its pods' requests.
-func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) string {
+// claimShape names the claim's NodePool, launch and its pods' requests,
+// by index in ls.shapeIndex.
+func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) int {
 	requests := make([]string, 0, len(n.Pods))
 	for _, p := range n.Pods {
 		requests = append(requests, ls.requestsOf(p).text)
 	}
 	slices.Sort(requests)
-	return fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+	name := fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
+	i, ok := ls.shapeIndex[name]
+	if !ok {
+		i = len(ls.shapeIndex)
+		ls.shapeIndex[name] = i
+	}
+	return i
 }
 
 // neighbourhoods lists the sets of claims to solve again, by index, in
@@ -352,25 +449,19 @@ const minGain = 0.1
 // other claims standing as full nodes, and takes the new claims when
 // they place every pod and cost less. It reports whether it did.
 func (ls *localSearch) try(members []int, s solver) bool {
-	sub := ls.in
-	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
-	old := 0.0
+	old, pods := 0.0, 0
 	for _, i := range members {
 		old += ls.claims[i].PricePerHour
-		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
-	}
-	for i, n := range ls.fixed {
-		if !slices.Contains(members, i) {
-			sub.Nodes = append(sub.Nodes, n)
-		}
+		pods += len(ls.fixed[i].Pods)
 	}
 	ls.solves--
-	ls.work -= len(sub.Pods) + len(ls.claims)
-	opts := ls.in.Options
-	opts.Packing, opts.StopAbovePrice = s.packing, old
-	// No type dearer than the claims it would replace can be part of a
-	// cheaper plan for their pods: only the others are offered.
-	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
+	ls.work -= pods + len(ls.claims)
+	// A solve that cannot place the pods for less than old is not run:
+	// it would fail.
+	if ls.cannotImprove(members, s, old) {
+		return false
+	}
+	r := ls.solve(members, s, old)
 	if r.Summary.UnschedulablePods > 0 || PlanPerHour(r) >= old*(1-1e-9) {
 		return false
 	}
@@ -395,6 +486,27 @@ func (ls *localSearch) try(members []int, s solver) bool {
 	return true
 }
 
+// solve solves the pods of the member claims again with the packing,
+// the other claims standing as full nodes, given up above old.
+func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Result {
+	sub := ls.in
+	sub.Pods, sub.Nodes = nil, slices.Clone(ls.existing)
+	for _, i := range members {
+		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
+	}
+	for i, n := range ls.fixed {
+		if !slices.Contains(members, i) {
+			sub.Nodes = append(sub.Nodes, n)
+		}
+	}
+	opts := ls.in.Options
+	opts.Packing, opts.StopAbovePrice = s.packing, old
+	// No type dearer than the claims it would replace can be part of a
+	// cheaper plan for their pods: only the others are offered.
+	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
+	return r
+}
+
 // accept replaces the member claims with the new ones, named after the
 // claims they replace (then after the pool's last), and binds the pods
 // the solve bound to existing nodes.
@@ -411,7 +523,7 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 	var claims []scheduling.NodeClaim
 	var fixed []*scheduling.Node
 	var floor []float64
-	var shapes []string
+	var shapes []int
 	for i := range ls.claims {
 		if !slices.Contains(members, i) {
 			claims, fixed, floor, shapes = append(claims, ls.claims[i]), append(fixed, ls.fixed[i]), append(floor, ls.floor[i]), append(shapes, ls.shapes[i])

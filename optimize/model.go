@@ -1,8 +1,10 @@
 package optimize
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -41,6 +43,8 @@ type model struct {
 	// excluded are the pods left out of the bound, "namespace/name: why",
 	// sorted.
 	excluded []string
+	// groupOf is each pod's group, by index, for the pods in one.
+	groupOf map[*corev1.Pod]int
 }
 
 // group is pods with the same requests and the same node kinds they may
@@ -63,8 +67,8 @@ type column struct {
 	capType  string
 	price    float64
 	it       *instancetypes.InstanceType
-	room     []float64 // per dim: allocatable less DaemonSet overhead
-	capacity resources.Vector
+	room     []float64         // per dim: allocatable less DaemonSet overhead
+	capacity *resources.Vector // the type's, shared
 	// shapes is which pod shapes may go on it, by shape index.
 	shapes bitset
 }
@@ -153,43 +157,68 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 	var shapes []shape
 	shapeIndex := map[string]int{}
 	type podShape struct {
-		key   string
 		shape int
 		repel string
 		pod   *corev1.Pod
 	}
 	var pods []podShape
+	var texts requirementTexts
+	// last is the last pod read, and what it read as: a pod like it (the
+	// next replica of a Deployment, most often) reads the same. read is
+	// the pod being read.
+	var last struct {
+		reading  podReading
+		shape    int // -1 when it was left out
+		repel    string
+		excluded string // why it was left out, after its key
+	}
+	var read podReading
 	for _, pod := range in.Pods {
 		if pod == nil {
 			continue
 		}
-		key := podKey(pod)
-		if unschedulable[key] {
-			m.excluded = append(m.excluded, key+": unschedulable in the plan")
+		// The pod's key is only read when it is needed.
+		if len(unschedulable) > 0 && unschedulable[podKey(pod)] {
+			m.excluded = append(m.excluded, podKey(pod)+": unschedulable in the plan")
 			continue
 		}
+		read = readingOf(pod, read.spec)
+		if read.same(&last.reading) {
+			if last.shape < 0 {
+				m.excluded = append(m.excluded, podKey(pod)+last.excluded)
+			} else {
+				pods = append(pods, podShape{shape: last.shape, repel: last.repel, pod: pod})
+			}
+			continue
+		}
+		// The buffers swap: read's is free for the next pod.
+		last.reading, read = read, last.reading
+		last.shape, last.repel = -1, ""
 		requests, err := resources.PodRequests(pod)
 		if err != nil {
-			m.excluded = append(m.excluded, fmt.Sprintf("%s: %v", key, err))
+			last.excluded = fmt.Sprintf(": %v", err)
+			m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			continue
 		}
 		sh := shape{requests: requests}
 		var sig strings.Builder
 		sig.Write(requests.AppendKey(nil))
 		any := false
-		for _, pc := range pools {
+		for pi, pc := range pools {
 			reqs, err := pc.Requirements(pod)
 			sh.reqs = append(sh.reqs, reqs)
 			sh.ok = append(sh.ok, err == nil)
 			if err == nil {
 				any = true
-				sig.WriteString("|" + reqs.String())
+				sig.WriteByte('|')
+				sig.WriteString(texts.of(pi, reqs))
 			} else {
 				sig.WriteString("|-")
 			}
 		}
 		if !any {
-			m.excluded = append(m.excluded, key+": no NodePool admits it")
+			last.excluded = ": no NodePool admits it"
+			m.excluded = append(m.excluded, podKey(pod)+last.excluded)
 			continue
 		}
 		i, ok := shapeIndex[sig.String()]
@@ -198,7 +227,8 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			shapeIndex[sig.String()] = i
 			shapes = append(shapes, sh)
 		}
-		pods = append(pods, podShape{key: key, shape: i, repel: repelKey(pod), pod: pod})
+		last.shape, last.repel = i, repelKey(pod)
+		pods = append(pods, podShape{shape: i, repel: last.repel, pod: pod})
 	}
 	m.dims = dimsOf(shapes)
 	m.every = allColumns(pools, m.pools, shapes, m.dims)
@@ -212,19 +242,24 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			takes[i] |= c.shapes[i]
 		}
 	}
-	groupIndex := map[string]int{}
+	type groupKey struct {
+		shape int
+		repel string
+	}
+	groupIndex := map[groupKey]int{}
 	repelIndex := map[string]int{}
+	m.groupOf = make(map[*corev1.Pod]int, len(pods))
 	for _, p := range pods {
 		if !takes.has(p.shape) {
-			m.excluded = append(m.excluded, p.key+": no instance type of an admitting NodePool fits it")
+			m.excluded = append(m.excluded, podKey(p.pod)+": no instance type of an admitting NodePool fits it")
 			continue
 		}
-		gk := fmt.Sprintf("%d|%s", p.shape, p.repel)
+		gk := groupKey{p.shape, p.repel}
 		gi, ok := groupIndex[gk]
 		if !ok {
 			gi = len(m.groups)
 			groupIndex[gk] = gi
-			g := group{shape: p.shape, req: vectorIn(shapes[p.shape].requests, m.dims), repel: -1, example: p.key}
+			g := group{shape: p.shape, req: vectorIn(shapes[p.shape].requests, m.dims), repel: -1, example: podKey(p.pod)}
 			if p.repel != "" {
 				ri, ok := repelIndex[p.repel]
 				if !ok {
@@ -238,6 +273,7 @@ func buildModelWith(in scheduling.Input, r scheduling.Result, prep *scheduling.P
 			m.groups = append(m.groups, g)
 		}
 		m.groups[gi].count++
+		m.groupOf[p.pod] = gi
 	}
 	m.free, m.nodes = freeCapacity(in.Nodes, m.dims), len(in.Nodes)
 	m.dropSlackLimits()
@@ -278,6 +314,47 @@ func (m *model) dropSlackLimits() {
 			l.nodes = -1
 		}
 	}
+}
+
+// podReading is a pod with what the model reads of it encoded to
+// compare pods: its requests, its requirements in every pool and its
+// anti-affinity set come from its spec, namespace, labels and
+// annotations only. The spec is compared protobuf-encoded, an encoding
+// of every field (TestPodSpecEncodesEveryField) with map keys sorted, far
+// cheaper than reflect.DeepEqual; it is encoded only once compared with
+// a pod of the same metadata.
+type podReading struct {
+	pod     *corev1.Pod
+	spec    []byte
+	encoded bool // spec holds the encoding, if ok
+	ok      bool
+}
+
+// readingOf reads the pod, to encode its spec into buf's storage.
+func readingOf(pod *corev1.Pod, buf []byte) podReading {
+	return podReading{pod: pod, spec: buf[:0]}
+}
+
+func (r *podReading) encode() {
+	if r.encoded {
+		return
+	}
+	n := r.pod.Spec.Size()
+	r.spec = slices.Grow(r.spec[:0], n)[:n]
+	_, err := r.pod.Spec.MarshalToSizedBuffer(r.spec)
+	r.encoded, r.ok = true, err == nil
+}
+
+// same reports whether the two pods read alike: false when either is
+// not a pod or its spec did not encode.
+func (r *podReading) same(o *podReading) bool {
+	if r.pod == nil || o.pod == nil || r.pod.Namespace != o.pod.Namespace || !maps.Equal(r.pod.Labels, o.pod.Labels) ||
+		!maps.Equal(r.pod.Annotations, o.pod.Annotations) {
+		return false
+	}
+	r.encode()
+	o.encode()
+	return r.ok && o.ok && bytes.Equal(r.spec, o.spec)
 }
 
 func podKey(pod *corev1.Pod) string {
@@ -419,28 +496,67 @@ func freeCapacity(nodes []*scheduling.Node, dims []corev1.ResourceName) []float6
 // packing of the dropped column then fits the one kept, for no more
 // money, so no bound below loses anything by the drop.
 func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []shape, dims []corev1.ResourceName) []column {
-	// A column per offering at most: allocated once.
-	n := 0
+	// A column per offering at most. The columns are large: they are
+	// listed small first (offering), sorted, and built once, in order.
+	n, types := 0, 0
 	for _, pc := range pools {
+		types += len(pc.Types)
 		for _, tc := range pc.Types {
 			n += len(tc.InstanceType.Offerings)
 		}
 	}
-	all := make([]column, 0, n)
+	type offering struct {
+		price          float64
+		pool, typ, off int32 // indexes in pools, their Types, its Offerings
+		room           int32 // index in rooms
+	}
+	all := make([]offering, 0, n)
+	// The types' rooms share one allocation, large enough for all.
+	var rooms [][]float64
+	roomWords := make([]float64, 0, types*len(dims))
+	// The columns' shape sets share one allocation, a set per offering
+	// listed, in listing order.
+	width := len(newBitset(len(shapes)))
+	words := make([]uint64, n*width)
+	// typeOK is which shapes a type takes, whatever the offering.
+	typeOK := newBitset(len(shapes))
+	// same[si] is the first shape whose requirements in the pool are
+	// shapes[si]'s own set (requirements.SameSet), whose answer is
+	// shapes[si]'s: most shapes hold the pool's requirements unchanged.
+	same := make([]int, len(shapes))
 	for pi, pc := range pools {
-		compatible := offeringShapes{pool: pi, shapes: shapes, known: map[offeringKey]bitset{}}
-		for _, tc := range pc.Types {
+		for si := range shapes {
+			same[si] = si
+			for sj := range si {
+				if shapes[sj].ok[pi] && shapes[sj].reqs[pi].SameSet(shapes[si].reqs[pi]) {
+					same[si] = sj
+					break
+				}
+			}
+		}
+		compatible := offeringShapes{pool: pi, shapes: shapes}
+		for ti, tc := range pc.Types {
 			it := tc.InstanceType
 			if limits[pi].exceeds(it.Capacity) {
 				continue
 			}
-			room := vectorIn(tc.Room, dims)
-			// Which shapes the type takes, whatever the offering.
-			typeOK := newBitset(len(shapes))
+			clear(typeOK)
 			anyShape := false
 			for si := range shapes {
 				s := &shapes[si]
-				if s.ok[pi] && s.requests.Fits(tc.Room) && it.Requirements.IntersectsFast(s.reqs[pi]) {
+				if !s.ok[pi] || !s.requests.Fits(tc.Room) {
+					continue
+				}
+				// An earlier shape of the same requirements that fits
+				// answered for this one; otherwise it is asked.
+				if sj := same[si]; sj < si && shapes[sj].requests.Fits(tc.Room) {
+					if typeOK.has(sj) {
+						typeOK.set(si)
+						anyShape = true
+					}
+					continue
+				}
+				if it.Requirements.IntersectsFast(s.reqs[pi]) {
 					typeOK.set(si)
 					anyShape = true
 				}
@@ -448,50 +564,112 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 			if !anyShape {
 				continue
 			}
-			for _, o := range it.Offerings {
+			room := int32(-1)
+			for oi, o := range it.Offerings {
 				if !o.Available || o.Price < 0 {
 					continue
 				}
-				c := column{pool: pi, name: it.Name, it: it, zone: o.Zone, capType: o.CapacityType, price: o.Price, room: room, capacity: it.Capacity, shapes: newBitset(len(shapes))}
+				k := len(all) * width
+				set := words[k : k+width]
 				anyShape = false
 				for i, w := range compatible.of(it.LabelRules(), o) {
-					c.shapes[i] = w & typeOK[i]
-					anyShape = anyShape || c.shapes[i] != 0
+					set[i] = w & typeOK[i]
+					anyShape = anyShape || set[i] != 0
 				}
-				if anyShape {
-					all = append(all, c)
+				if !anyShape {
+					clear(set)
+					continue
 				}
+				if room < 0 {
+					room = int32(len(rooms))
+					k := len(roomWords)
+					for _, name := range dims {
+						roomWords = append(roomWords, float64(tc.Room.Get(name)))
+					}
+					rooms = append(rooms, roomWords[k:len(roomWords):len(roomWords)])
+				}
+				all = append(all, offering{price: o.Price, pool: int32(pi), typ: int32(ti), off: int32(oi), room: room})
 			}
 		}
 	}
-	// The columns are large: their indexes are sorted, and the columns
-	// moved once.
 	order := make([]int32, len(all))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(i, j int32) int {
+	it := func(o *offering) *instancetypes.InstanceType { return pools[o.pool].Types[o.typ].InstanceType }
+	// Ties keep the listing's order: the index breaks them, which makes
+	// the order total and the unstable sort's answer the stable one's.
+	slices.SortFunc(order, func(i, j int32) int {
 		a, b := &all[i], &all[j]
-		return cmp.Or(cmp.Compare(a.price, b.price), cmp.Compare(a.pool, b.pool), cmp.Compare(a.name, b.name),
-			cmp.Compare(a.zone, b.zone), cmp.Compare(a.capType, b.capType))
+		if c := cmp.Compare(a.price, b.price); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.pool, b.pool); c != 0 {
+			return c
+		}
+		ta, tb := it(a), it(b)
+		oa, ob := &ta.Offerings[a.off], &tb.Offerings[b.off]
+		return cmp.Or(cmp.Compare(ta.Name, tb.Name), cmp.Compare(oa.Zone, ob.Zone), cmp.Compare(oa.CapacityType, ob.CapacityType), cmp.Compare(i, j))
 	})
-	sorted := make([]column, len(all))
+	columns := make([]column, len(all))
 	for k, i := range order {
-		sorted[k] = all[i]
+		o := &all[i]
+		t := it(o)
+		off := &t.Offerings[o.off]
+		w := int(i) * width
+		columns[k] = column{pool: int(o.pool), name: t.Name, it: t, zone: off.Zone, capType: off.CapacityType, price: o.price,
+			room: rooms[o.room], capacity: &t.Capacity, shapes: words[w : w+width : w+width]}
 	}
-	return sorted
+	return columns
 }
 
 // undominated are the columns, in price order, less those a kept one
 // dominates.
 func undominated(all []column, limits []poolLimits) []column {
 	var kept []column
-	for _, c := range all {
-		if !slices.ContainsFunc(kept, func(k column) bool { return dominates(&k, &c, limits) }) {
-			kept = append(kept, c)
+	// roomiest is the kept columns' largest room in each dimension: a
+	// column with more room in one than every kept column is not
+	// dominated.
+	var roomiest []float64
+	for i := range all {
+		c := &all[i]
+		dominated := false
+		if fitsIn(c.room, roomiest) {
+			// The kept columns are tried latest first: as the price
+			// rises so does the room, most often, and a roomier
+			// column is likelier to dominate.
+			for j := len(kept) - 1; j >= 0; j-- {
+				if dominates(&kept[j], c, limits) {
+					dominated = true
+					break
+				}
+			}
+		}
+		if !dominated {
+			kept = append(kept, *c)
+			if roomiest == nil {
+				roomiest = slices.Clone(c.room)
+			}
+			for d, v := range c.room {
+				roomiest[d] = max(roomiest[d], v)
+			}
 		}
 	}
 	return kept
+}
+
+// fitsIn reports whether room is at most roomiest in every dimension
+// (false for a nil roomiest).
+func fitsIn(room, roomiest []float64) bool {
+	if roomiest == nil {
+		return false
+	}
+	for d, v := range room {
+		if v > roomiest[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // dominates reports whether column a is at least as good as b for every
@@ -532,17 +710,19 @@ type offeringKey struct {
 
 // offeringShapes says which shapes' requirements in one pool allow an
 // offering, worked out once per distinct offeringKey: a catalog's
-// offerings come in a few zones and capacity types.
+// offerings come in a few zones and capacity types, found by a scan
+// cheaper than a map's hash of their strings.
 type offeringShapes struct {
 	pool   int
 	shapes []shape
-	known  map[offeringKey]bitset
+	keys   []offeringKey
+	known  []bitset
 }
 
 func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bitset {
 	k := offeringKey{o.Zone, o.CapacityType, o.ReservationID, o.ReservationType, o.Interruptible, o.Label, rules}
-	if b, ok := s.known[k]; ok {
-		return b
+	if i := slices.Index(s.keys, k); i >= 0 {
+		return s.known[i]
 	}
 	b := newBitset(len(s.shapes))
 	for si := range s.shapes {
@@ -550,6 +730,24 @@ func (s *offeringShapes) of(rules *apis.LabelRules, o instancetypes.Offering) bi
 			b.set(si)
 		}
 	}
-	s.known[k] = b
+	s.keys, s.known = append(s.keys, k), append(s.known, b)
 	return b
+}
+
+// requirementTexts is, per pool, the last requirements printed
+// (Requirements.String) and their text: a pool's requirements handed on
+// to many pods (requirements.SameSet) are printed once.
+type requirementTexts struct {
+	last  []requirements.Requirements
+	texts []string
+}
+
+func (t *requirementTexts) of(pool int, r requirements.Requirements) string {
+	for len(t.last) <= pool {
+		t.last, t.texts = append(t.last, requirements.Requirements{}), append(t.texts, "")
+	}
+	if t.texts[pool] == "" || !r.SameSet(t.last[pool]) {
+		t.last[pool], t.texts[pool] = r, r.String()
+	}
+	return t.texts[pool]
 }

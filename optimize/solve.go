@@ -204,7 +204,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		trial := in
 		trial.Options.Packing = c.packing
 		if !consider(c.strategy, trial, nil, prep) {
-			return o.improve(in, prep, chosenPools, opts), nil
+			return o.improve(in, prep, nil, chosenPools, opts), nil
 		}
 	}
 	m, err := buildModelWith(in, base, prep)
@@ -241,7 +241,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 				preps[i].RememberNodes()
 			}
 			if !consider(c.strategy, trial, n.narrowed, preps[i]) {
-				return o.improve(in, prep, chosenPools, opts), nil
+				return o.improve(in, prep, m, chosenPools, opts), nil
 			}
 			won[i] = won[i] || o.Candidates[len(o.Candidates)-1].Chosen
 		}
@@ -271,24 +271,24 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 			}
 		}
 	}
-	return o.improve(in, prep, chosenPools, opts), nil
+	return o.improve(in, prep, m, chosenPools, opts), nil
 }
 
 // improve runs the local search on the chosen plan, packing each
 // neighbourhood by price (PackCheapest, which splits and shrinks claims
 // where PackEfficient mostly rebuilds the claim it had), and finishes the
 // outcome. The search solves with the input's NodePools (compiled in
-// prep), even for a plan of narrowed ones (narrowed): the part-filled
-// claims a packing leaves are most often cheapest on types the narrowing
-// took away. Outcome.NodePools, a change users can make, then names the
+// prep, of which m is the model when built), even for a plan of narrowed
+// ones (narrowed): the part-filled claims a packing leaves are most often
+// cheapest on types the narrowing took away. Outcome.NodePools, a change users can make, then names the
 // narrowing only if the improved plan still launches none of those.
-func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, narrowed []scheduling.Pool, opts SolveOptions) Outcome {
+func (o Outcome) improve(in scheduling.Input, prep *scheduling.Prepared, m *model, narrowed []scheduling.Pool, opts SolveOptions) Outcome {
 	limit := opts.LocalSearch
 	if limit == 0 {
 		limit = DefaultLocalSearch
 	}
 	if limit > 0 {
-		solvers := []solver{{prep, scheduling.PackCheapest}}
+		solvers := []solver{{prep, scheduling.PackCheapest, m}}
 		if r, ok := improve(in, o.Result, solvers, limit, max(len(in.Pods)/2, minLocalWork)); ok {
 			cost := PlanPerHour(r)
 			o.Result, o.PerHour, o.Strategy = r, cost, o.Strategy+"+"+StrategyLocalSearch
