@@ -50,7 +50,7 @@ func (r *claimRanks) extraPrice(c *claim, p *podInfo, s *solver) float64 {
 		c.priceCheapest(&s.scratch)
 	}
 	options, ok := keyOf(c.options)
-	if !c.shared || !ok || len(c.prices) == 0 || c.cheapest == len(c.options) || p.requests.Fits(c.slack) {
+	if !c.shared || !ok || len(c.prices) == 0 || len(c.pods) > alikePods || c.cheapest == len(c.options) || p.requests.Fits(c.slack) {
 		return c.extraPrice(p, s)
 	}
 	key := scanKey{options: options, prices: &c.prices[0], cheapest: c.cheapest, requests: c.requests.Slots()}

@@ -333,9 +333,11 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 	}
 	c.cheapest, c.extra.valid = len(c.options), false
 	// Claims sharing their options and prices, with the same requests,
-	// find the same (cheapestAnswer).
+	// find the same (cheapestAnswer). Claims alike are claims of a few
+	// pods, which packings open many of: a claim of many has requests
+	// of its own.
 	options, ok := keyOf(c.options)
-	if !c.shared || !ok || len(c.prices) == 0 || !shareWork {
+	if !c.shared || !ok || len(c.prices) == 0 || len(c.pods) > alikePods || !shareWork {
 		c.findCheapest()
 		return
 	}
@@ -352,6 +354,10 @@ func (c *claim) priceCheapest(scratch *scratchSpace) {
 	}
 	scratch.cheapest[key] = append(scratch.cheapest[key], cheapestAnswer{requests: c.requests, cheapest: c.cheapest, slack: c.slack, floor: c.floor})
 }
+
+// alikePods is the most pods a claim holds for its work to be shared with
+// claims alike (cheapestAnswer, scanAnswer).
+const alikePods = 8
 
 // cheapestKey is what findCheapest reads of a claim but its requests.
 type cheapestKey struct {
