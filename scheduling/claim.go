@@ -602,7 +602,10 @@ func minDaemons(options []*typeOption) resources.Vector {
 	}
 	m := options[0].daemons
 	for _, o := range options[1:] {
-		m = m.Min(o.daemons)
+		if o.daemons != m {
+			lower := m.Min(*o.daemons)
+			m = &lower
+		}
 	}
-	return m
+	return *m
 }

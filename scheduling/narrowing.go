@@ -66,6 +66,7 @@ func (t *template) offeringLabelKeys() []string {
 func (t *template) narrowOptions(from *template, filter requirements.Requirements, daemons []*podInfo, catalogSize int) {
 	slab := make([]typeOption, 0, len(from.options))
 	var fromIndex []int
+	var shared overheads
 	for _, fo := range from.options {
 		it := fo.it
 		if !it.Requirements.IntersectsFast(filter) {
@@ -81,11 +82,11 @@ func (t *template) narrowOptions(from *template, filter requirements.Requirement
 		}
 		t.daemonPorts = t.daemonPorts || len(ports) > 0
 		t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
-		room := fo.room
-		if !overhead.Equal(fo.daemons) {
-			room = it.Allocatable().Sub(overhead)
+		room, daemons := fo.room, fo.daemons
+		if !overhead.Equal(*fo.daemons) {
+			room, daemons = it.Allocatable().Sub(overhead), shared.of(overhead)
 		}
-		slab = append(slab, typeOption{it: it, daemons: overhead, room: room, daemonPorts: ports, exotic: fo.exotic, price: fo.price, index: len(slab)})
+		slab = append(slab, typeOption{it: it, daemons: daemons, room: room, daemonPorts: ports, exotic: fo.exotic, price: fo.price, index: len(slab)})
 		t.options = append(t.options, &slab[len(slab)-1])
 		fromIndex = append(fromIndex, fo.index)
 		t.largest.Raise(&it.Capacity)

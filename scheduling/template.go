@@ -101,8 +101,9 @@ type template struct {
 // typeOption is an instance type as a pool would launch it.
 type typeOption struct {
 	it *instancetypes.InstanceType
-	// daemons is the DaemonSet overhead the type would carry in this pool.
-	daemons resources.Vector
+	// daemons is the DaemonSet overhead the type would carry in this pool,
+	// shared by the options that carry the same (overheads).
+	daemons *resources.Vector
 	// room is what pods may use: allocatable less daemons.
 	room resources.Vector
 	// daemonPorts are the host ports of the DaemonSet pods the type would
@@ -199,6 +200,7 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 	}
 	// The options are allocated together: most types make one.
 	slab := make([]typeOption, 0, len(types))
+	var shared overheads
 	for _, it := range types {
 		if !it.Requirements.IntersectsFast(filter) || !offerings.hasOffering(it) {
 			continue
@@ -213,7 +215,7 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 		}
 		t.daemonPorts = t.daemonPorts || len(ports) > 0
 		t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
-		slab = append(slab, typeOption{it: it, daemons: overhead, room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
+		slab = append(slab, typeOption{it: it, daemons: shared.of(overhead), room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
 		t.options = append(t.options, &slab[len(slab)-1])
 	}
 	if len(t.options) == 0 {
@@ -375,4 +377,19 @@ func (t *template) largestOf(options []*typeOption, shared bool) resources.Vecto
 		t.run.at, t.run.n, t.run.largest = &options[0], len(options), largest
 	}
 	return largest
+}
+
+// overheads are the DaemonSet overheads of a template's options, each
+// kept once: most types carry the same, and an option is read often.
+type overheads []*resources.Vector
+
+// of returns the overhead equal to v, kept on first use.
+func (o *overheads) of(v resources.Vector) *resources.Vector {
+	for _, known := range *o {
+		if known.Equal(v) {
+			return known
+		}
+	}
+	*o = append(*o, &v)
+	return &v
 }
