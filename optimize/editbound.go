@@ -49,6 +49,8 @@ type editBounds struct {
 	// leave the same columns have the same program.
 	admits map[string]editAdmits
 	values map[string]float64
+	// groups are the types by their requirement of a key (keyGroups).
+	groups map[string]typeGroups
 	// primals are solutions of the programs solved, and seeded is set
 	// once the program of every column was (see skips).
 	primals []primalSolution
@@ -73,7 +75,8 @@ type editAdmits struct {
 }
 
 func newEditBounds(in scheduling.Input, m *model) *editBounds {
-	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m), admits: map[string]editAdmits{}, values: map[string]float64{}}
+	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m), admits: map[string]editAdmits{}, values: map[string]float64{},
+		groups: map[string]typeGroups{}}
 	for i, p := range m.pools {
 		b.pools[p.name] = i
 	}
@@ -338,11 +341,67 @@ func (b *editBounds) admittedBy(edits []Edit) editAdmits {
 		return editAdmits{}
 	}
 	a := editAdmits{ok: make([]bool, len(b.types)), narrows: true}
+	// A type meets requirements of one key as every type whose
+	// requirement of that key is the same does: each is checked once.
+	type groupPass struct {
+		of   []int
+		pass []bool
+	}
+	grouped := map[int]groupPass{}
+	for pi, reqs := range narrowed {
+		if keys := reqs.Keys(); len(keys) == 1 {
+			g := b.keyGroups(keys[0])
+			gp := groupPass{of: g.of, pass: make([]bool, len(g.reps))}
+			for k, it := range g.reps {
+				gp.pass[k] = it.Requirements.IntersectsFast(reqs)
+			}
+			grouped[pi] = gp
+		}
+	}
 	for i, t := range b.types {
 		reqs, ok := narrowed[t.pool]
-		a.ok[i] = !ok || t.it.Requirements.IntersectsFast(reqs)
+		if !ok {
+			a.ok[i] = true
+		} else if gp, ok := grouped[t.pool]; ok {
+			a.ok[i] = gp.pass[gp.of[i]]
+		} else {
+			a.ok[i] = t.it.Requirements.IntersectsFast(reqs)
+		}
 	}
 	return a
+}
+
+// typeGroups are editBounds.types grouped by their requirement of one
+// key: of is, per type, its group, and reps a type of each group.
+type typeGroups struct {
+	of   []int
+	reps []*instancetypes.InstanceType
+}
+
+// keyGroups groups b.types by their requirement of the key (those without
+// one form a group of their own), once per key.
+func (b *editBounds) keyGroups(key string) typeGroups {
+	if g, done := b.groups[key]; done {
+		return g
+	}
+	g := typeGroups{of: make([]int, len(b.types))}
+	index := map[string]int{}
+	var buf []byte
+	for i, t := range b.types {
+		buf = buf[:0]
+		if r, ok := t.it.Requirements.Lookup(key); ok {
+			buf = r.AppendKey(append(buf, 1))
+		}
+		k, seen := index[string(buf)]
+		if !seen {
+			k = len(g.reps)
+			index[string(buf)] = k
+			g.reps = append(g.reps, t.it)
+		}
+		g.of[i] = k
+	}
+	b.groups[key] = g
+	return g
 }
 
 // undominated is undominated of the columns of b.columns at the
