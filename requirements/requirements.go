@@ -246,6 +246,13 @@ func (r Requirements) Intersects(other Requirements) error {
 
 // IntersectsFast is Intersects without building an error, for hot loops.
 func (r Requirements) IntersectsFast(other Requirements) bool {
+	if len(other.items) == 1 && len(r.items) > 4 {
+		// One key, as a narrowing's changed requirements mostly are: it
+		// is looked up rather than walked to.
+		b := &other.items[0]
+		k, ok := r.index(b.key)
+		return !ok || !r.items[k].intersectionIsEmpty(*b) || r.items[k].isNegative() && b.isNegative()
+	}
 	i, j := 0, 0
 	for i < len(r.items) && j < len(other.items) {
 		a, b := &r.items[i], &other.items[j]
