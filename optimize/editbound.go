@@ -51,6 +51,10 @@ type editBounds struct {
 	values map[string]float64
 	// groups are the types by their requirement of a key (keyGroups).
 	groups map[string]typeGroups
+	// droppedBy is, per column, the first column before it that
+	// undominated keeps of all the columns and that dominates it, -1
+	// when none does (see undominated).
+	droppedBy []int
 	// primals are solutions of the programs solved, and seeded is set
 	// once the program of every column was (see skips).
 	primals []primalSolution
@@ -405,12 +409,39 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 }
 
 // undominated is undominated of the columns of b.columns at the
-// indexes, by index.
+// indexes, in increasing order, by index: each column unless one kept
+// before it dominates it. Dominance is transitive, so that is each
+// column unless one before it dominates it: a column no column before it
+// in b.columns dominates is kept, and one the first kept column that
+// dominates it there (droppedBy) still dominates is not, without looking
+// at the others.
 func (b *editBounds) undominated(index []int) []int {
+	if b.droppedBy == nil {
+		b.droppedBy = make([]int, len(b.columns))
+		var kept []int
+		for i := range b.columns {
+			c := &b.columns[i]
+			k := slices.IndexFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) })
+			if k < 0 {
+				kept = append(kept, i)
+				b.droppedBy[i] = -1
+			} else {
+				b.droppedBy[i] = kept[k]
+			}
+		}
+	}
+	in := newBitset(len(b.columns))
+	for _, i := range index {
+		in.set(i)
+	}
 	var kept []int
 	for _, i := range index {
+		d := b.droppedBy[i]
+		if d >= 0 && in.has(d) {
+			continue
+		}
 		c := &b.columns[i]
-		if !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
+		if d < 0 || !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
 			kept = append(kept, i)
 		}
 	}
