@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/scheduling"
@@ -383,30 +384,49 @@ type typeGroups struct {
 }
 
 // keyGroups groups b.types by their requirement of the key (those without
-// one form a group of their own), once per key.
+// one form a group of their own), once per key. The keys of the
+// narrowing edits (NarrowingEdits) are grouped with the first of them
+// asked for, in one pass over the types: a type's requirements are read
+// once for all of them.
 func (b *editBounds) keyGroups(key string) typeGroups {
 	if g, done := b.groups[key]; done {
 		return g
 	}
-	g := typeGroups{of: make([]int, len(b.types))}
-	index := map[string]int{}
+	keys := []string{key}
+	for _, k := range narrowingKeys {
+		if _, done := b.groups[k]; !done && k != key {
+			keys = append(keys, k)
+		}
+	}
+	groups := make([]typeGroups, len(keys))
+	index := make([]map[string]int, len(keys))
+	for n := range keys {
+		groups[n].of, index[n] = make([]int, len(b.types)), map[string]int{}
+	}
 	var buf []byte
 	for i, t := range b.types {
-		buf = buf[:0]
-		if r, ok := t.it.Requirements.Lookup(key); ok {
-			buf = r.AppendKey(append(buf, 1))
+		for n, k := range keys {
+			buf = buf[:0]
+			if r, ok := t.it.Requirements.Lookup(k); ok {
+				buf = r.AppendKey(append(buf, 1))
+			}
+			g, seen := index[n][string(buf)]
+			if !seen {
+				g = len(groups[n].reps)
+				index[n][string(buf)] = g
+				groups[n].reps = append(groups[n].reps, t.it)
+			}
+			groups[n].of[i] = g
 		}
-		k, seen := index[string(buf)]
-		if !seen {
-			k = len(g.reps)
-			index[string(buf)] = k
-			g.reps = append(g.reps, t.it)
-		}
-		g.of[i] = k
 	}
-	b.groups[key] = g
-	return g
+	for n, k := range keys {
+		b.groups[k] = groups[n]
+	}
+	return groups[0]
 }
+
+// narrowingKeys are the type labels NarrowingEdits restricts.
+var narrowingKeys = []string{apis.LabelInstanceCPU, apis.LabelInstanceSize, apis.LabelInstanceFamily, apis.LabelInstanceGeneration}
 
 // undominated is undominated of the columns of b.columns at the
 // indexes, in increasing order, by index: each column unless one kept
