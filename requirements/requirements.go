@@ -246,12 +246,16 @@ func (r Requirements) Intersects(other Requirements) error {
 
 // IntersectsFast is Intersects without building an error, for hot loops.
 func (r Requirements) IntersectsFast(other Requirements) bool {
-	if len(other.items) == 1 && len(r.items) > 4 {
-		// One key, as a narrowing's changed requirements mostly are: it
-		// is looked up rather than walked to.
-		b := &other.items[0]
-		k, ok := r.index(b.key)
-		return !ok || !r.items[k].intersectionIsEmpty(*b) || r.items[k].isNegative() && b.isNegative()
+	if n := len(other.items); n > 0 && n <= 3 && len(r.items) > 4*n {
+		// A few keys, as a narrowing's changed requirements mostly are:
+		// each is looked up rather than walked to.
+		for j := range other.items {
+			b := &other.items[j]
+			if k, ok := r.index(b.key); ok && r.items[k].intersectionIsEmpty(*b) && !(r.items[k].isNegative() && b.isNegative()) {
+				return false
+			}
+		}
+		return true
 	}
 	i, j := 0, 0
 	for i < len(r.items) && j < len(other.items) {
