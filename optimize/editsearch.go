@@ -46,8 +46,10 @@ type EditSearch struct {
 	committed   map[string]int
 	solved      map[string]editTrial
 	// compiler compiles each set's NodePools, the ones the set leaves
-	// alone once for all the sets.
+	// alone once for all the sets; compiled are the NodePools each set
+	// compiled changed, by EditsKey.
 	compiler *scheduling.Compiler
+	compiled map[string][]PoolChange
 	// skip, when set, says which sets need no solve: Search skips those
 	// whose plan cannot beat its best, or costs more than limit (+Inf:
 	// none), the most a plan the run needs may cost (editBounds).
@@ -77,7 +79,7 @@ type editTrial struct {
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
 	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{},
-		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
+		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options), compiled: map[string][]PoolChange{}}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
 	}
@@ -229,7 +231,7 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	if stop := limit * (1 + 1e-9); stop < s.basePerHour {
 		trial.Options.StopAbovePrice = stop
 	}
-	r := s.prepare(trial.NodePools, edits, changes).WithOptions(trial.Options).Solve(trial)
+	r := s.prepare(trial.NodePools, key, edits, changes).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		if trial.Options.StopAbovePrice < s.basePerHour {
 			s.solved[key] = editTrial{above: limit}
@@ -249,11 +251,13 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	return *p, true
 }
 
-// prepare compiles the NodePools of a set of edits. Edits that only
-// restrict a type label or reweight a pool admit no type the pool did not
-// and leave its offerings' keys alone, so each pool they change is
-// compiled from the options of the pool as it is.
-func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
+// prepare compiles the NodePools of a set of edits (named key). Edits
+// that only restrict a type label or reweight a pool admit no type the
+// pool did not and leave its offerings' keys alone, so each pool they
+// change is compiled from the options of the pool as it is, or, when the
+// set less one of its edits was compiled, from the options of the pool
+// as that set left it, fewer.
+func (s *EditSearch) prepare(pools []scheduling.Pool, key string, edits []Edit, changes []PoolChange) *scheduling.Prepared {
 	for _, e := range edits {
 		switch {
 		case e.Op.Action == ActionWeight:
@@ -266,6 +270,19 @@ func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []Po
 	for _, c := range changes {
 		narrows[c.After] = c.Before
 	}
+	for i := range edits {
+		compiled, ok := s.compiled[EditsKey(slices.Delete(slices.Clone(edits), i, i+1))]
+		if !ok || len(edits) < 2 {
+			continue
+		}
+		for _, c := range changes {
+			k := slices.IndexFunc(compiled, func(d PoolChange) bool { return d.After.Name == c.After.Name })
+			if k >= 0 && narrows[c.After] == c.Before {
+				narrows[c.After] = compiled[k].After
+			}
+		}
+	}
+	s.compiled[key] = changes
 	return s.compiler.PrepareNarrowing(pools, narrows)
 }
 

@@ -63,7 +63,6 @@ func TestEditSearchCheapestGivesTheWholeRunsFirstPlan(t *testing.T) {
 		whole, _, _ := run(false, PlanPerHour(base), DefaultMaxEdits)
 		bests := []float64{PlanPerHour(base)}
 		if len(whole) > 0 {
-			t.Logf("%s: %d plans, first %q %v", name, len(whole), EditsKey(whole[0].Edits), whole[0].PerHour)
 			bests = append(bests, whole[0].PerHour, whole[0].PerHour*1.02)
 		}
 		for _, best := range bests {
@@ -98,4 +97,29 @@ func replicas(n int, cpu, memory string) []*corev1.Pod {
 		out[i] = boundTestPod(fmt.Sprintf("app-%d", i), cpu, memory)
 	}
 	return out
+}
+
+// Every plan a run keeps, its sets of several edits compiled from the
+// NodePools a set of fewer left, is scheduling.Solve's plan of the input
+// with its edits.
+func TestEditSearchPlansAreKarpentersUnderTheEdits(t *testing.T) {
+	inputs := editBoundInputs(t)
+	inputs["1000 pods of one shape"] = scheduling.Input{Pods: replicas(1000, "1", "2Gi"), NodePools: inputs["mixed"].NodePools}
+	combined := 0
+	for name, in := range inputs {
+		base := scheduling.Solve(in)
+		s := NewEditSearch(in, base)
+		for _, p := range s.Run(NarrowingEdits(in, base, DefaultMaxEditCandidates), DefaultMaxEdits, nil) {
+			trial, _ := ApplyEdits(in, p.Edits)
+			if want := scheduling.Solve(trial); !reflect.DeepEqual(p.Result, want) {
+				t.Errorf("%s: %q: the search's plan costs %v, scheduling.Solve's %v", name, EditsKey(p.Edits), p.PerHour, PlanPerHour(want))
+			}
+			if len(p.Edits) > 1 {
+				combined++
+			}
+		}
+	}
+	if combined == 0 {
+		t.Error("no set of several edits was kept: the test weighs no compile from a set of fewer")
+	}
 }
