@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/scheduling"
@@ -46,10 +49,10 @@ type EditSearch struct {
 	committed   map[string]int
 	solved      map[string]editTrial
 	// compiler compiles each set's NodePools, the ones the set leaves
-	// alone once for all the sets; compiled are the NodePools each set
-	// compiled changed, by EditsKey.
+	// alone once for all the sets; compiled are the sets it compiled
+	// NodePools of, in order.
 	compiler *scheduling.Compiler
-	compiled map[string][]PoolChange
+	compiled []compiledSet
 	// skip, when set, says which sets need no solve: Search skips those
 	// whose plan cannot beat its best, or costs more than limit (+Inf:
 	// none), the most a plan the run needs may cost (editBounds).
@@ -65,6 +68,8 @@ type EditSearch struct {
 	Tried, Rejected int
 	// Skipped counts the sets skip spared a solve.
 	Skipped int
+	// unskipped are the sets skip did not spare, with the limit asked.
+	unskipped map[string]float64
 }
 
 // editTrial is what a set's solve found: its plan when kept; otherwise
@@ -78,8 +83,8 @@ type editTrial struct {
 // NewEditSearch returns a search of edits to in, whose plan by
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
-	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{},
-		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options), compiled: map[string][]PoolChange{}}
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{}, unskipped: map[string]float64{},
+		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
 	}
@@ -120,8 +125,16 @@ func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
 // cheapest plan so far is not the cheapest; and the chain takes a set
 // only when it costs less than the chain's plan.
 func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
-	var kept []EditPlan
+	// The bound weighs the singles in their order, which its memo of
+	// solutions suits best (a cap's solution is one of every looser
+	// cap's), and they are solved in another, which the compiles suit.
 	for _, e := range singles {
+		if key := EditsKey([]Edit{e}); s.solved[key] == (editTrial{}) {
+			s.skips(key, []Edit{e}, math.Inf(1))
+		}
+	}
+	var kept []EditPlan
+	for _, e := range compileOrder(singles) {
 		if p, ok := s.tryBelow([]Edit{e}, s.singlesLimit(kept)); ok {
 			kept = append(kept, p)
 		}
@@ -164,6 +177,48 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 	return slices.CompactFunc(found, func(a, b EditPlan) bool { return EditsKey(a.Edits) == EditsKey(b.Edits) })
 }
 
+// compileOrder is the single edits in the order Run solves them, which
+// changes none of its plans: the vCPU caps of a pool loosest first and
+// its floors lowest first, each then compiled from the pool the one
+// before it left (EditSearch.prepare), with fewer types.
+func compileOrder(singles []Edit) []Edit {
+	type bound struct {
+		pool, key string
+		op        corev1.NodeSelectorOperator
+	}
+	out := slices.Clone(singles)
+	at := map[bound][]int{}
+	var bounds []bound
+	for i, e := range singles {
+		if _, err := strconv.Atoi(e.Op.Value); err != nil || e.Op.Action != ActionRestrict || e.Op.Operator != corev1.NodeSelectorOpLt && e.Op.Operator != corev1.NodeSelectorOpGt {
+			continue
+		}
+		b := bound{e.NodePool, e.Op.Key, e.Op.Operator}
+		if at[b] == nil {
+			bounds = append(bounds, b)
+		}
+		at[b] = append(at[b], i)
+	}
+	for _, b := range bounds {
+		edits := make([]Edit, len(at[b]))
+		for k, i := range at[b] {
+			edits[k] = singles[i]
+		}
+		slices.SortStableFunc(edits, func(x, y Edit) int {
+			v, _ := strconv.Atoi(x.Op.Value)
+			w, _ := strconv.Atoi(y.Op.Value)
+			if b.op == corev1.NodeSelectorOpLt {
+				return cmp.Compare(w, v)
+			}
+			return cmp.Compare(v, w)
+		})
+		for k, i := range at[b] {
+			out[i] = edits[k]
+		}
+	}
+	return out
+}
+
 // limit is the most a plan the run needs may cost, when the search wants
 // only the cheapest plan: v then, +Inf otherwise.
 func (s *EditSearch) limit(v float64) float64 {
@@ -199,6 +254,26 @@ func (s *EditSearch) cheapestLimit(found []EditPlan) float64 {
 	return s.limit(slices.MinFunc(found, func(a, b EditPlan) int { return cmp.Compare(a.PerHour, b.PerHour) }).PerHour)
 }
 
+// skips reports whether skip spares the set (named key) a solve below
+// limit, and remembers it when so. Asked again at a limit no lower than
+// one it answered no at, it answers no again without asking: a lower
+// limit only spares more.
+func (s *EditSearch) skips(key string, edits []Edit, limit float64) bool {
+	if s.skip == nil {
+		return false
+	}
+	if at, asked := s.unskipped[key]; asked && limit >= at {
+		return false
+	}
+	if !s.skip(edits, limit) {
+		s.unskipped[key] = limit
+		return false
+	}
+	s.Skipped++
+	s.solved[key] = editTrial{above: limit}
+	return true
+}
+
 // Try solves Karpenter's plan with the edits applied, and returns it when
 // the search keeps it.
 func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
@@ -217,9 +292,7 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 		return *t.plan, true
 	}
 	s.solved[key] = editTrial{above: math.Inf(1)}
-	if s.skip != nil && s.skip(edits, limit) {
-		s.Skipped++
-		s.solved[key] = editTrial{above: limit}
+	if s.skips(key, edits, limit) {
 		return EditPlan{}, false
 	}
 	trial, changes := ApplyEdits(s.in, edits)
@@ -231,7 +304,7 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	if stop := limit * (1 + 1e-9); stop < s.basePerHour {
 		trial.Options.StopAbovePrice = stop
 	}
-	r := s.prepare(trial.NodePools, key, edits, changes).WithOptions(trial.Options).Solve(trial)
+	r := s.prepare(trial.NodePools, edits, changes).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		if trial.Options.StopAbovePrice < s.basePerHour {
 			s.solved[key] = editTrial{above: limit}
@@ -254,10 +327,10 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 // prepare compiles the NodePools of a set of edits (named key). Edits
 // that only restrict a type label or reweight a pool admit no type the
 // pool did not and leave its offerings' keys alone, so each pool they
-// change is compiled from the options of the pool as it is, or, when the
-// set less one of its edits was compiled, from the options of the pool
-// as that set left it, fewer.
-func (s *EditSearch) prepare(pools []scheduling.Pool, key string, edits []Edit, changes []PoolChange) *scheduling.Prepared {
+// change is compiled from the options of the pool as it is, or from those
+// of the pool as a set compiled before left it, when the edits narrow
+// that further (narrowsFurther): fewer, most often.
+func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
 	for _, e := range edits {
 		switch {
 		case e.Op.Action == ActionWeight:
@@ -269,21 +342,71 @@ func (s *EditSearch) prepare(pools []scheduling.Pool, key string, edits []Edit, 
 	narrows := make(map[*apis.NodePool]*apis.NodePool, len(changes))
 	for _, c := range changes {
 		narrows[c.After] = c.Before
-	}
-	for i := range edits {
-		compiled, ok := s.compiled[EditsKey(slices.Delete(slices.Clone(edits), i, i+1))]
-		if !ok || len(edits) < 2 {
-			continue
-		}
-		for _, c := range changes {
-			k := slices.IndexFunc(compiled, func(d PoolChange) bool { return d.After.Name == c.After.Name })
-			if k >= 0 && narrows[c.After] == c.Before {
-				narrows[c.After] = compiled[k].After
+		// The set compiled last whose pool these edits narrow further,
+		// of those that restrict it most.
+		most := 0
+		for _, done := range slices.Backward(s.compiled) {
+			k := slices.IndexFunc(done.changes, func(d PoolChange) bool { return d.After.Name == c.After.Name })
+			if n := restrictions(done.edits, c.After.Name); k >= 0 && n > most && narrowsFurther(edits, done.edits, c.After.Name) {
+				narrows[c.After], most = done.changes[k].After, n
 			}
 		}
 	}
-	s.compiled[key] = changes
+	s.compiled = append(s.compiled, compiledSet{edits: edits, changes: changes})
 	return s.compiler.PrepareNarrowing(pools, narrows)
+}
+
+// compiledSet is a set of edits the search compiled and the NodePools it
+// changed.
+type compiledSet struct {
+	edits   []Edit
+	changes []PoolChange
+}
+
+// restrictions counts the edits that restrict the pool.
+func restrictions(edits []Edit, pool string) int {
+	n := 0
+	for _, e := range edits {
+		if e.NodePool == pool && e.Op.Action == ActionRestrict {
+			n++
+		}
+	}
+	return n
+}
+
+// narrowsFurther reports whether the edits, applied to a pool, leave it
+// requirements that admit no instance type those of the pool under the
+// other edits do not: each restriction of the other edits is one of
+// these or looser than one (NotIn the same value, Lt a bound no lower, Gt
+// a bound no higher, by Edit.Apply). Weights are left out.
+func narrowsFurther(edits, other []Edit, pool string) bool {
+	for _, o := range other {
+		if o.NodePool != pool || o.Op.Action != ActionRestrict {
+			continue
+		}
+		if !slices.ContainsFunc(edits, func(e Edit) bool {
+			if e.NodePool != pool || e.Op.Action != ActionRestrict || e.Op.Key != o.Op.Key || e.Op.Operator != o.Op.Operator {
+				return false
+			}
+			if e.Op.Value == o.Op.Value {
+				return true
+			}
+			v, err1 := strconv.Atoi(e.Op.Value)
+			w, err2 := strconv.Atoi(o.Op.Value)
+			switch {
+			case err1 != nil || err2 != nil:
+				return false
+			case e.Op.Operator == corev1.NodeSelectorOpLt:
+				return v <= w
+			case e.Op.Operator == corev1.NodeSelectorOpGt:
+				return v >= w
+			}
+			return false
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // keeps reports whether r schedules as many pods as base, leaves pending
