@@ -324,12 +324,12 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	return *p, true
 }
 
-// prepare compiles the NodePools of a set of edits (named key). Edits
-// that only restrict a type label or reweight a pool admit no type the
-// pool did not and leave its offerings' keys alone, so each pool they
-// change is compiled from the options of the pool as it is, or from those
-// of the pool as a set compiled before left it, when the edits narrow
-// that further (narrowsFurther): fewer, most often.
+// prepare compiles the NodePools of a set of edits. Edits that only
+// restrict a type label or reweight a pool admit no type the pool did not
+// and leave its offerings' keys alone, so each pool they change is
+// compiled from the options of the pool as it is, or from those of the
+// pool as a set compiled before left it, when the edits narrow that
+// further (narrowsFurther): fewer, most often.
 func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
 	for _, e := range edits {
 		switch {
