@@ -246,17 +246,6 @@ func (r Requirements) Intersects(other Requirements) error {
 
 // IntersectsFast is Intersects without building an error, for hot loops.
 func (r Requirements) IntersectsFast(other Requirements) bool {
-	if n := len(other.items); n > 0 && n <= 3 && len(r.items) > 4*n {
-		// A few keys, as a narrowing's changed requirements mostly are:
-		// each is looked up rather than walked to.
-		for j := range other.items {
-			b := &other.items[j]
-			if k, ok := r.index(b.key); ok && r.items[k].intersectionIsEmpty(*b) && !(r.items[k].isNegative() && b.isNegative()) {
-				return false
-			}
-		}
-		return true
-	}
 	i, j := 0, 0
 	for i < len(r.items) && j < len(other.items) {
 		a, b := &r.items[i], &other.items[j]
