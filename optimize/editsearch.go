@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/scheduling"
@@ -49,10 +46,8 @@ type EditSearch struct {
 	committed   map[string]int
 	solved      map[string]editTrial
 	// compiler compiles each set's NodePools, the ones the set leaves
-	// alone once for all the sets; compiled are the sets it compiled
-	// NodePools of, in order.
+	// alone once for all the sets.
 	compiler *scheduling.Compiler
-	compiled []compiledSet
 	// skip, when set, says which sets need no solve: Search skips those
 	// whose plan cannot beat its best, or costs more than limit (+Inf:
 	// none), the most a plan the run needs may cost (editBounds).
@@ -125,16 +120,8 @@ func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
 // cheapest plan so far is not the cheapest; and the chain takes a set
 // only when it costs less than the chain's plan.
 func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
-	// The bound weighs the singles in their order, which its memo of
-	// solutions suits best (a cap's solution is one of every looser
-	// cap's), and they are solved in another, which the compiles suit.
-	for _, e := range singles {
-		if key := EditsKey([]Edit{e}); s.solved[key] == (editTrial{}) {
-			s.skips(key, []Edit{e}, math.Inf(1))
-		}
-	}
 	var kept []EditPlan
-	for _, e := range compileOrder(singles) {
+	for _, e := range singles {
 		if p, ok := s.tryBelow([]Edit{e}, s.singlesLimit(kept)); ok {
 			kept = append(kept, p)
 		}
@@ -175,48 +162,6 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 	}
 	SortEditPlans(found)
 	return slices.CompactFunc(found, func(a, b EditPlan) bool { return EditsKey(a.Edits) == EditsKey(b.Edits) })
-}
-
-// compileOrder is the single edits in the order Run solves them, which
-// changes none of its plans: the vCPU caps of a pool loosest first and
-// its floors lowest first, each then compiled from the pool the one
-// before it left (EditSearch.prepare), with fewer types.
-func compileOrder(singles []Edit) []Edit {
-	type bound struct {
-		pool, key string
-		op        corev1.NodeSelectorOperator
-	}
-	out := slices.Clone(singles)
-	at := map[bound][]int{}
-	var bounds []bound
-	for i, e := range singles {
-		if _, err := strconv.Atoi(e.Op.Value); err != nil || e.Op.Action != ActionRestrict || e.Op.Operator != corev1.NodeSelectorOpLt && e.Op.Operator != corev1.NodeSelectorOpGt {
-			continue
-		}
-		b := bound{e.NodePool, e.Op.Key, e.Op.Operator}
-		if at[b] == nil {
-			bounds = append(bounds, b)
-		}
-		at[b] = append(at[b], i)
-	}
-	for _, b := range bounds {
-		edits := make([]Edit, len(at[b]))
-		for k, i := range at[b] {
-			edits[k] = singles[i]
-		}
-		slices.SortStableFunc(edits, func(x, y Edit) int {
-			v, _ := strconv.Atoi(x.Op.Value)
-			w, _ := strconv.Atoi(y.Op.Value)
-			if b.op == corev1.NodeSelectorOpLt {
-				return cmp.Compare(w, v)
-			}
-			return cmp.Compare(v, w)
-		})
-		for k, i := range at[b] {
-			out[i] = edits[k]
-		}
-	}
-	return out
 }
 
 // limit is the most a plan the run needs may cost, when the search wants
@@ -327,9 +272,10 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 // prepare compiles the NodePools of a set of edits. Edits that only
 // restrict a type label or reweight a pool admit no type the pool did not
 // and leave its offerings' keys alone, so each pool they change is
-// compiled from the options of the pool as it is, or from those of the
-// pool as a set compiled before left it, when the edits narrow that
-// further (narrowsFurther): fewer, most often.
+// compiled from the options of the pool as it is. (Compiling it from a
+// pool another set narrowed, with fewer options, measured no faster: the
+// solves then price the options again, which they share among all the
+// narrowings of one pool.)
 func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
 	for _, e := range edits {
 		switch {
@@ -342,71 +288,8 @@ func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []Po
 	narrows := make(map[*apis.NodePool]*apis.NodePool, len(changes))
 	for _, c := range changes {
 		narrows[c.After] = c.Before
-		// The set compiled last whose pool these edits narrow further,
-		// of those that restrict it most.
-		most := 0
-		for _, done := range slices.Backward(s.compiled) {
-			k := slices.IndexFunc(done.changes, func(d PoolChange) bool { return d.After.Name == c.After.Name })
-			if n := restrictions(done.edits, c.After.Name); k >= 0 && n > most && narrowsFurther(edits, done.edits, c.After.Name) {
-				narrows[c.After], most = done.changes[k].After, n
-			}
-		}
 	}
-	s.compiled = append(s.compiled, compiledSet{edits: edits, changes: changes})
 	return s.compiler.PrepareNarrowing(pools, narrows)
-}
-
-// compiledSet is a set of edits the search compiled and the NodePools it
-// changed.
-type compiledSet struct {
-	edits   []Edit
-	changes []PoolChange
-}
-
-// restrictions counts the edits that restrict the pool.
-func restrictions(edits []Edit, pool string) int {
-	n := 0
-	for _, e := range edits {
-		if e.NodePool == pool && e.Op.Action == ActionRestrict {
-			n++
-		}
-	}
-	return n
-}
-
-// narrowsFurther reports whether the edits, applied to a pool, leave it
-// requirements that admit no instance type those of the pool under the
-// other edits do not: each restriction of the other edits is one of
-// these or looser than one (NotIn the same value, Lt a bound no lower, Gt
-// a bound no higher, by Edit.Apply). Weights are left out.
-func narrowsFurther(edits, other []Edit, pool string) bool {
-	for _, o := range other {
-		if o.NodePool != pool || o.Op.Action != ActionRestrict {
-			continue
-		}
-		if !slices.ContainsFunc(edits, func(e Edit) bool {
-			if e.NodePool != pool || e.Op.Action != ActionRestrict || e.Op.Key != o.Op.Key || e.Op.Operator != o.Op.Operator {
-				return false
-			}
-			if e.Op.Value == o.Op.Value {
-				return true
-			}
-			v, err1 := strconv.Atoi(e.Op.Value)
-			w, err2 := strconv.Atoi(o.Op.Value)
-			switch {
-			case err1 != nil || err2 != nil:
-				return false
-			case e.Op.Operator == corev1.NodeSelectorOpLt:
-				return v <= w
-			case e.Op.Operator == corev1.NodeSelectorOpGt:
-				return v >= w
-			}
-			return false
-		}) {
-			return false
-		}
-	}
-	return true
 }
 
 // keeps reports whether r schedules as many pods as base, leaves pending

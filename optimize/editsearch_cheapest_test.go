@@ -99,9 +99,9 @@ func replicas(n int, cpu, memory string) []*corev1.Pod {
 	return out
 }
 
-// Every plan a run keeps, its sets of several edits compiled from the
-// NodePools a set of fewer left, is scheduling.Solve's plan of the input
-// with its edits.
+// Every plan a run keeps, of single edits and of sets of several, is
+// scheduling.Solve's plan of the input with its edits: compiling the
+// edited NodePools from the pools as they are changes no plan.
 func TestEditSearchPlansAreKarpentersUnderTheEdits(t *testing.T) {
 	inputs := editBoundInputs(t)
 	inputs["1000 pods of one shape"] = scheduling.Input{Pods: replicas(1000, "1", "2Gi"), NodePools: inputs["mixed"].NodePools}
@@ -120,6 +120,6 @@ func TestEditSearchPlansAreKarpentersUnderTheEdits(t *testing.T) {
 		}
 	}
 	if combined == 0 {
-		t.Error("no set of several edits was kept: the test weighs no compile from a set of fewer")
+		t.Error("no set of several edits was kept: the test weighs only single edits")
 	}
 }
