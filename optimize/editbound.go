@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/scheduling"
@@ -49,6 +50,12 @@ type editBounds struct {
 	// leave the same columns have the same program.
 	admits map[string]editAdmits
 	values map[string]float64
+	// groups are the types by their requirement of a key (keyGroups).
+	groups map[string]typeGroups
+	// droppedBy is, per column, the first column before it that
+	// undominated keeps of all the columns and that dominates it, -1
+	// when none does (see undominated).
+	droppedBy []int
 	// primals are solutions of the programs solved, and seeded is set
 	// once the program of every column was (see skips).
 	primals []primalSolution
@@ -73,7 +80,8 @@ type editAdmits struct {
 }
 
 func newEditBounds(in scheduling.Input, m *model) *editBounds {
-	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m), admits: map[string]editAdmits{}, values: map[string]float64{}}
+	b := &editBounds{in: in, m: m, pools: map[string]int{}, artificial: artificialPrice(m), admits: map[string]editAdmits{}, values: map[string]float64{},
+		groups: map[string]typeGroups{}}
 	for i, p := range m.pools {
 		b.pools[p.name] = i
 	}
@@ -338,20 +346,122 @@ func (b *editBounds) admittedBy(edits []Edit) editAdmits {
 		return editAdmits{}
 	}
 	a := editAdmits{ok: make([]bool, len(b.types)), narrows: true}
+	// A type meets requirements of one key as every type whose
+	// requirement of that key is the same does: each is checked once.
+	type groupPass struct {
+		of   []int
+		pass []bool
+	}
+	grouped := map[int]groupPass{}
+	for pi, reqs := range narrowed {
+		if keys := reqs.Keys(); len(keys) == 1 {
+			g := b.keyGroups(keys[0])
+			gp := groupPass{of: g.of, pass: make([]bool, len(g.reps))}
+			for k, it := range g.reps {
+				gp.pass[k] = it.Requirements.IntersectsFast(reqs)
+			}
+			grouped[pi] = gp
+		}
+	}
 	for i, t := range b.types {
 		reqs, ok := narrowed[t.pool]
-		a.ok[i] = !ok || t.it.Requirements.IntersectsFast(reqs)
+		if !ok {
+			a.ok[i] = true
+		} else if gp, ok := grouped[t.pool]; ok {
+			a.ok[i] = gp.pass[gp.of[i]]
+		} else {
+			a.ok[i] = t.it.Requirements.IntersectsFast(reqs)
+		}
 	}
 	return a
 }
 
+// typeGroups are editBounds.types grouped by their requirement of one
+// key: of is, per type, its group, and reps a type of each group.
+type typeGroups struct {
+	of   []int
+	reps []*instancetypes.InstanceType
+}
+
+// keyGroups groups b.types by their requirement of the key (those without
+// one form a group of their own), once per key. The keys of the
+// narrowing edits (NarrowingEdits) are grouped with the first of them
+// asked for, in one pass over the types: a type's requirements are read
+// once for all of them.
+func (b *editBounds) keyGroups(key string) typeGroups {
+	if g, done := b.groups[key]; done {
+		return g
+	}
+	keys := []string{key}
+	for _, k := range narrowingKeys {
+		if _, done := b.groups[k]; !done && k != key {
+			keys = append(keys, k)
+		}
+	}
+	groups := make([]typeGroups, len(keys))
+	index := make([]map[string]int, len(keys))
+	for n := range keys {
+		groups[n].of, index[n] = make([]int, len(b.types)), map[string]int{}
+	}
+	var buf []byte
+	for i, t := range b.types {
+		for n, k := range keys {
+			buf = buf[:0]
+			if r, ok := t.it.Requirements.Lookup(k); ok {
+				buf = r.AppendKey(append(buf, 1))
+			}
+			g, seen := index[n][string(buf)]
+			if !seen {
+				g = len(groups[n].reps)
+				index[n][string(buf)] = g
+				groups[n].reps = append(groups[n].reps, t.it)
+			}
+			groups[n].of[i] = g
+		}
+	}
+	for n, k := range keys {
+		b.groups[k] = groups[n]
+	}
+	return groups[0]
+}
+
+// narrowingKeys are the type labels NarrowingEdits restricts.
+var narrowingKeys = []string{apis.LabelInstanceCPU, apis.LabelInstanceSize, apis.LabelInstanceFamily, apis.LabelInstanceGeneration}
+
 // undominated is undominated of the columns of b.columns at the
-// indexes, by index.
+// indexes, in increasing order, by index: each column unless one kept
+// before it dominates it. Dominance is transitive, so that is each
+// column unless one before it dominates it: a column no column before it
+// in b.columns dominates is kept, and one the first kept column that
+// dominates it there (droppedBy) still dominates is not, without looking
+// at the others.
 func (b *editBounds) undominated(index []int) []int {
+	if b.droppedBy == nil {
+		b.droppedBy = make([]int, len(b.columns))
+		var kept []int
+		for i := range b.columns {
+			c := &b.columns[i]
+			k := slices.IndexFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) })
+			if k < 0 {
+				kept = append(kept, i)
+				b.droppedBy[i] = -1
+			} else {
+				b.droppedBy[i] = kept[k]
+			}
+		}
+	}
+	in := newBitset(len(b.columns))
+	for _, i := range index {
+		in.set(i)
+	}
 	var kept []int
 	for _, i := range index {
+		d := b.droppedBy[i]
+		if d >= 0 && in.has(d) {
+			continue
+		}
 		c := &b.columns[i]
-		if !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
+		if d < 0 || !slices.ContainsFunc(kept, func(k int) bool { return dominates(&b.columns[k], c, b.m.pools) }) {
 			kept = append(kept, i)
 		}
 	}

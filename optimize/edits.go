@@ -177,6 +177,11 @@ func NarrowingEdits(in scheduling.Input, base scheduling.Result, limit int) []Ed
 	var out []Edit
 	for _, np := range EditPools(in) {
 		launches := newPoolLaunches(np)
+		for _, it := range launched[np.NodePool.Name] {
+			if i := slices.Index(np.InstanceTypes, it); i >= 0 {
+				launches.hint = append(launches.hint, i)
+			}
+		}
 		var edits []Edit
 		if l := launched[np.NodePool.Name]; len(l) > 0 {
 			edits = append(edits, cpuEdits(np.NodePool.Name, l)...)
@@ -343,44 +348,92 @@ func tighter(op corev1.NodeSelectorOperator, value string, values []string) bool
 	return v > old
 }
 
-// poolLaunches is what a NodePool may launch as it is: every offering of
-// every type its requirements admit, one bit each, in catalog order, read
-// once for all the edits of the pool that ChangesLaunches weighs.
+// poolLaunches is what a NodePool may launch as it is, read once for all
+// the edits of the pool that ChangesLaunches weighs, and only as far as
+// they need: which types it admits (an offering of which its requirements
+// allow), type by type as an edit asks; and, for an edit that widens the
+// pool or restricts an offering's key, every offering of every type it
+// admits, one bit each, in catalog order.
 type poolLaunches struct {
 	np scheduling.Pool
-	// first is, per catalog index, the bit of the type's first offering.
-	first  []int
-	before bitset
-	// types are the catalog indexes of the types before admits.
-	types []int
 	// valid is false when the NodePool's requirements do not read: it
 	// launches nothing as it is.
 	valid bool
 	// reqs are the NodePool's requirements, when valid.
 	reqs requirements.Requirements
+	// admits is, per catalog index, whether the pool admits the type:
+	// admitUnread until asked (admitted).
+	admits []admitState
+	// hint are catalog indexes an edit is weighed on first: the types
+	// the pool launches, which the edits of NarrowingEdits take away or
+	// keep. The order changes no answer, only how soon it comes.
+	hint []int
+	// read is set once first, before and types are.
+	read bool
+	// first is, per catalog index, the bit of the type's first offering.
+	first  []int
+	before bitset
+	// types are the catalog indexes of the types before admits.
+	types []int
 }
 
+// admitState is whether a pool admits a type, once read.
+type admitState uint8
+
+const (
+	admitUnread admitState = iota
+	admitYes
+	admitNo
+)
+
 func newPoolLaunches(np scheduling.Pool) *poolLaunches {
-	l := &poolLaunches{np: np, first: make([]int, len(np.InstanceTypes))}
+	l := &poolLaunches{np: np, admits: make([]admitState, len(np.InstanceTypes))}
+	reqs, err := requirements.FromNodePool(np.NodePool.Spec.Template)
+	if err != nil {
+		return l
+	}
+	l.valid, l.reqs = true, reqs
+	return l
+}
+
+// readAll reads every offering the pool admits (first, before, types).
+func (l *poolLaunches) readAll() {
+	if l.read {
+		return
+	}
+	l.read = true
+	l.first = make([]int, len(l.np.InstanceTypes))
 	n := 0
-	for i, it := range np.InstanceTypes {
+	for i, it := range l.np.InstanceTypes {
 		l.first[i] = n
 		if it != nil {
 			n += len(it.Offerings)
 		}
 	}
 	l.before = newBitset(n)
-	reqs, err := requirements.FromNodePool(np.NodePool.Spec.Template)
-	if err != nil {
-		return l
+	if !l.valid {
+		return
 	}
-	l.valid, l.reqs = true, reqs
-	for i, it := range np.InstanceTypes {
-		if l.admit(l.before, i, it, reqs, true) {
+	for i, it := range l.np.InstanceTypes {
+		if l.admit(l.before, i, it, l.reqs, true) {
 			l.types = append(l.types, i)
 		}
 	}
-	return l
+}
+
+// admitted reports whether the pool as it is admits the type at catalog
+// index i: its requirements admit the type and one of its offerings.
+func (l *poolLaunches) admitted(i int) bool {
+	if l.admits[i] == admitUnread {
+		it := l.np.InstanceTypes[i]
+		ok := l.valid && it != nil && it.Requirements.IntersectsFast(l.reqs) &&
+			slices.ContainsFunc(it.Offerings, func(o instancetypes.Offering) bool { return o.CompatibleUnder(it.LabelRules(), l.reqs) })
+		l.admits[i] = admitNo
+		if ok {
+			l.admits[i] = admitYes
+		}
+	}
+	return l.admits[i] == admitYes
 }
 
 // admit sets the bits of the type's offerings the requirements admit, if
@@ -412,20 +465,22 @@ func (l *poolLaunches) changedBy(e Edit) bool {
 	if err != nil {
 		return false
 	}
+	if l.valid && e.Op.Action == ActionRestrict && !slices.Contains(offeringKeys, e.Op.Key) {
+		// A restriction of a type label only takes types away, each
+		// with all its offerings: the types admitted now meet every
+		// requirement the edit left alone, so only what it changed is
+		// checked (Requirements.ChangedFrom). It changes what the pool
+		// launches when it takes away a type the pool admits, and
+		// leaves it something when it keeps one.
+		return l.splits(reqs.ChangedFrom(l.reqs))
+	}
+	l.readAll()
 	after := newBitset(len(l.before) * 64)
 	if l.valid && e.Op.Action == ActionRestrict {
-		// A restriction only takes offerings away: only those the pool
-		// launches now are read again, and their zone, capacity type and
-		// reservation only if the edit restricts one of those.
-		offerings := slices.Contains(offeringKeys, e.Op.Key)
-		if !offerings {
-			// The types admitted now meet every requirement the edit
-			// left alone, and the offerings stay: only what it
-			// changed is checked (Requirements.ChangedFrom).
-			reqs = reqs.ChangedFrom(l.reqs)
-		}
+		// A restriction of an offering's key only takes offerings
+		// away: only those the pool launches now are read again.
 		for _, i := range l.types {
-			l.admit(after, i, l.np.InstanceTypes[i], reqs, offerings)
+			l.admit(after, i, l.np.InstanceTypes[i], reqs, true)
 		}
 	} else {
 		for i, it := range l.np.InstanceTypes {
@@ -433,6 +488,36 @@ func (l *poolLaunches) changedBy(e Edit) bool {
 		}
 	}
 	return !slices.Equal(after, l.before) && slices.ContainsFunc(after, func(w uint64) bool { return w != 0 })
+}
+
+// splits reports whether, of the types the pool admits, the requirements
+// take one away and keep one. Whether the pool admits a type is read
+// only of the types that could answer what is still open.
+func (l *poolLaunches) splits(changed requirements.Requirements) bool {
+	kept, lost := false, false
+	settles := func(i int) bool {
+		it := l.np.InstanceTypes[i]
+		if it == nil {
+			return false
+		}
+		pass := it.Requirements.IntersectsFast(changed)
+		if pass && kept || !pass && lost || !l.admitted(i) {
+			return false
+		}
+		kept, lost = kept || pass, lost || !pass
+		return kept && lost
+	}
+	for _, i := range l.hint {
+		if settles(i) {
+			return true
+		}
+	}
+	for i := range l.np.InstanceTypes {
+		if settles(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // offeringKeys are the labels an offering's compatibility reads.

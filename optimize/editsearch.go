@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -43,25 +44,41 @@ type EditSearch struct {
 	basePerHour float64
 	pending     map[string]bool
 	committed   map[string]int
-	solved      map[string]*EditPlan
+	solved      map[string]editTrial
 	// compiler compiles each set's NodePools, the ones the set leaves
 	// alone once for all the sets.
 	compiler *scheduling.Compiler
 	// skip, when set, says which sets need no solve: Search skips those
-	// whose plan cannot beat its best (editBounds).
-	skip func([]Edit) bool
+	// whose plan cannot beat its best, or costs more than limit (+Inf:
+	// none), the most a plan the run needs may cost (editBounds).
+	skip func(edits []Edit, limit float64) bool
+	// cheapest, when set, has Run solve only what its cheapest plan
+	// needs, as Search, which weighs no other, asks: the first plan it
+	// returns is the one it returns otherwise, and of the others it
+	// returns only some.
+	cheapest bool
 	// Tried counts the sets solved, and Rejected those whose plan would
 	// leave a pod pending that base schedules or launch less on a
 	// committed NodePool.
 	Tried, Rejected int
 	// Skipped counts the sets skip spared a solve.
 	Skipped int
+	// unskipped are the sets skip did not spare, with the limit asked.
+	unskipped map[string]float64
+}
+
+// editTrial is what a set's solve found: its plan when kept; otherwise
+// nil, and the set's plan is not kept or costs more than above (+Inf:
+// it is not kept).
+type editTrial struct {
+	plan  *EditPlan
+	above float64
 }
 
 // NewEditSearch returns a search of edits to in, whose plan by
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
-	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]*EditPlan{},
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{}, unskipped: map[string]float64{},
 		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
@@ -94,27 +111,35 @@ func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
 // is solved only when try, if not nil, accepts it. Run returns every kept
 // plan of the run, cheapest first, then by fewer edits, then by the
 // edits' names.
+//
+// When the search wants only the cheapest plan (cheapest), a set whose
+// plan certainly costs more than the run needs of it is given up (its
+// solve stopped, or skipped when the bound says so): a single edit
+// costing more than the combineFrom-th cheapest kept so far is not among
+// those combined and not the cheapest; a pair costing more than the
+// cheapest plan so far is not the cheapest; and the chain takes a set
+// only when it costs less than the chain's plan.
 func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
 	var kept []EditPlan
 	for _, e := range singles {
-		if p, ok := s.Try([]Edit{e}); ok {
+		if p, ok := s.tryBelow([]Edit{e}, s.singlesLimit(kept)); ok {
 			kept = append(kept, p)
 		}
 	}
 	SortEditPlans(kept)
 	found := slices.Clone(kept)
 	if maxEdits >= 2 && len(kept) > 0 {
-		attempt := func(edits []Edit) (EditPlan, bool) {
+		attempt := func(edits []Edit, limit float64) (EditPlan, bool) {
 			if try != nil && !try(edits) {
 				return EditPlan{}, false
 			}
-			return s.Try(edits)
+			return s.tryBelow(edits, limit)
 		}
 		top := kept[:min(len(kept), combineFrom)]
 		for i := range top {
 			for j := i + 1; j < len(top); j++ {
 				if edits, ok := joinEdits(top[i].Edits, top[j].Edits); ok {
-					if p, ok := attempt(edits); ok {
+					if p, ok := attempt(edits, s.cheapestLimit(found)); ok {
 						found = append(found, p)
 					}
 				}
@@ -129,7 +154,7 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 			if !ok {
 				continue
 			}
-			if p, ok := attempt(edits); ok && p.PerHour < chain.PerHour {
+			if p, ok := attempt(edits, s.limit(chain.PerHour)); ok && p.PerHour < chain.PerHour {
 				chain = p
 				found = append(found, p)
 			}
@@ -139,28 +164,96 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 	return slices.CompactFunc(found, func(a, b EditPlan) bool { return EditsKey(a.Edits) == EditsKey(b.Edits) })
 }
 
+// limit is the most a plan the run needs may cost, when the search wants
+// only the cheapest plan: v then, +Inf otherwise.
+func (s *EditSearch) limit(v float64) float64 {
+	if !s.cheapest {
+		return math.Inf(1)
+	}
+	return v
+}
+
+// singlesLimit is the most a single edit's plan may cost to be among the
+// combineFrom cheapest of kept and those to come: the combineFrom-th
+// cheapest of kept (a plan of the same cost may still come before it, by
+// its edit's name), +Inf while there are fewer.
+func (s *EditSearch) singlesLimit(kept []EditPlan) float64 {
+	if !s.cheapest || len(kept) < combineFrom {
+		return math.Inf(1)
+	}
+	costs := make([]float64, len(kept))
+	for i, p := range kept {
+		costs[i] = p.PerHour
+	}
+	slices.Sort(costs)
+	return costs[combineFrom-1]
+}
+
+// cheapestLimit is the most a set's plan may cost to be the cheapest of
+// found and those to come: the cheapest of found (a plan of the same
+// cost may still come first, by fewer edits or its edits' names).
+func (s *EditSearch) cheapestLimit(found []EditPlan) float64 {
+	if len(found) == 0 {
+		return math.Inf(1)
+	}
+	return s.limit(slices.MinFunc(found, func(a, b EditPlan) int { return cmp.Compare(a.PerHour, b.PerHour) }).PerHour)
+}
+
+// skips reports whether skip spares the set (named key) a solve below
+// limit, and remembers it when so. Asked again at a limit no lower than
+// one it answered no at, it answers no again without asking: a lower
+// limit only spares more.
+func (s *EditSearch) skips(key string, edits []Edit, limit float64) bool {
+	if s.skip == nil {
+		return false
+	}
+	if at, asked := s.unskipped[key]; asked && limit >= at {
+		return false
+	}
+	if !s.skip(edits, limit) {
+		s.unskipped[key] = limit
+		return false
+	}
+	s.Skipped++
+	s.solved[key] = editTrial{above: limit}
+	return true
+}
+
 // Try solves Karpenter's plan with the edits applied, and returns it when
 // the search keeps it.
 func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
+	return s.tryBelow(edits, math.Inf(1))
+}
+
+// tryBelow is Try for a run that needs the plan only when it costs at
+// most limit (+Inf: whatever it costs): it may give up a set whose plan
+// certainly costs more, and then reports it as not kept.
+func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	key := EditsKey(edits)
-	if p, done := s.solved[key]; done {
-		if p == nil {
+	if t, done := s.solved[key]; done && (t.plan != nil || t.above >= limit) {
+		if t.plan == nil {
 			return EditPlan{}, false
 		}
-		return *p, true
+		return *t.plan, true
 	}
-	s.solved[key] = nil
-	if s.skip != nil && s.skip(edits) {
-		s.Skipped++
+	s.solved[key] = editTrial{above: math.Inf(1)}
+	if s.skips(key, edits, limit) {
 		return EditPlan{}, false
 	}
 	trial, changes := ApplyEdits(s.in, edits)
 	s.Tried++
-	// A plan dearer than base is never kept: its solve stops as soon as
-	// it certainly is.
+	// A plan dearer than base is never kept, nor one dearer than limit
+	// needed: its solve stops as soon as it certainly is, and a plan
+	// stopped only by limit is not kept below it.
 	trial.Options.StopAbovePrice = s.basePerHour
+	if stop := limit * (1 + 1e-9); stop < s.basePerHour {
+		trial.Options.StopAbovePrice = stop
+	}
 	r := s.prepare(trial.NodePools, edits, changes).WithOptions(trial.Options).Solve(trial)
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
+		if trial.Options.StopAbovePrice < s.basePerHour {
+			s.solved[key] = editTrial{above: limit}
+		}
 		return EditPlan{}, false
 	}
 	if !s.keeps(r) {
@@ -172,14 +265,17 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 		return EditPlan{}, false
 	}
 	p := &EditPlan{Edits: edits, PerHour: cost, NodePools: changes, Result: r}
-	s.solved[key] = p
+	s.solved[key] = editTrial{plan: p}
 	return *p, true
 }
 
 // prepare compiles the NodePools of a set of edits. Edits that only
 // restrict a type label or reweight a pool admit no type the pool did not
 // and leave its offerings' keys alone, so each pool they change is
-// compiled from the options of the pool as it is.
+// compiled from the options of the pool as it is. (Compiling it from a
+// pool another set narrowed, with fewer options, measured no faster: the
+// solves then price the options again, which they share among all the
+// narrowings of one pool.)
 func (s *EditSearch) prepare(pools []scheduling.Pool, edits []Edit, changes []PoolChange) *scheduling.Prepared {
 	for _, e := range edits {
 		switch {

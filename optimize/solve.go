@@ -257,7 +257,11 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// plan so far is not solved: the sets the search combines with it
 		// narrow the NodePools further, and cost no less either.
 		bounds, best := newEditBounds(in, m), o.PerHour
-		s.skip = func(edits []Edit) bool { return bounds.skips(edits, best) }
+		// Search weighs only the cheapest plan of the run, so a set
+		// whose plan certainly costs more than the run needs of it is
+		// given up too (EditSearch.Run).
+		s.skip = func(edits []Edit, limit float64) bool { return bounds.skips(edits, min(best, limit*(1+1e-12))) }
+		s.cheapest = true
 		plans := s.Run(NarrowingEdits(in, base, limit), DefaultMaxEdits, nil)
 		if len(plans) > 0 {
 			p := plans[0]
