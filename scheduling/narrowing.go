@@ -64,10 +64,18 @@ func (t *template) offeringLabelKeys() []string {
 // requirements admit. The options come out as compileTemplate makes them
 // from the whole catalog.
 func (t *template) narrowOptions(from *template, filter requirements.Requirements, daemons []*podInfo, catalogSize int) {
-	slab := make([]typeOption, 0, len(from.options))
-	var fromIndex []int
-	var shared overheads
 	pass := from.passing(filter)
+	n := 0
+	for _, ok := range pass {
+		if ok {
+			n++
+		}
+	}
+	// The options kept are allocated together, and no more.
+	slab := make([]typeOption, 0, n)
+	fromIndex := make([]int, 0, n)
+	t.options = make([]*typeOption, 0, n)
+	var shared overheads
 	for i, fo := range from.options {
 		it := fo.it
 		if !pass[i] {
