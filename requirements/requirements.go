@@ -255,7 +255,7 @@ func (r Requirements) IntersectsFast(other Requirements) bool {
 		case c > 0:
 			j++
 		default:
-			if a.intersectionIsEmpty(*b) && !(a.isNegative() && b.isNegative()) {
+			if !a.MeetsFast(*b) {
 				return false
 			}
 			i++
@@ -263,6 +263,14 @@ func (r Requirements) IntersectsFast(other Requirements) bool {
 		}
 	}
 	return true
+}
+
+// MeetsFast reports whether two requirements on one key can both hold, as
+// IntersectsFast weighs each key both sets constrain: some value allowed
+// by both, or both only ruling values out. IntersectsFast of two sets is
+// MeetsFast on every key both constrain.
+func (r Requirement) MeetsFast(other Requirement) bool {
+	return !r.intersectionIsEmpty(other) || r.isNegative() && other.isNegative()
 }
 
 // Undefined says which keys Compatible lets the other side constrain when

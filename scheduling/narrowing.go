@@ -64,12 +64,21 @@ func (t *template) offeringLabelKeys() []string {
 // requirements admit. The options come out as compileTemplate makes them
 // from the whole catalog.
 func (t *template) narrowOptions(from *template, filter requirements.Requirements, daemons []*podInfo, catalogSize int) {
-	slab := make([]typeOption, 0, len(from.options))
-	var fromIndex []int
+	pass := from.passing(filter)
+	n := 0
+	for _, ok := range pass {
+		if ok {
+			n++
+		}
+	}
+	// The options kept are allocated together, and no more.
+	slab := make([]typeOption, 0, n)
+	fromIndex := make([]int, 0, n)
+	t.options = make([]*typeOption, 0, n)
 	var shared overheads
-	for _, fo := range from.options {
+	for i, fo := range from.options {
 		it := fo.it
-		if !it.Requirements.IntersectsFast(filter) {
+		if !pass[i] {
 			continue
 		}
 		var overhead resources.Vector
@@ -196,4 +205,68 @@ func (t *template) pricedOptions(key string, reqs requirements.Requirements) []p
 		}
 	}
 	return out
+}
+
+// keyGroups are a template's options grouped by their instance type's
+// requirement on one key: a pool's hundreds of types have a few dozen
+// distinct vCPU counts, families or generations between them.
+type keyGroups struct {
+	// reqs are the distinct requirements; of is, per option, the index
+	// of its type's, or -1 when its type does not constrain the key.
+	reqs []requirements.Requirement
+	of   []int32
+}
+
+// groupsOn returns the options' groups on the key, made on first use.
+func (t *template) groupsOn(key string) *keyGroups {
+	if g, ok := t.groups[key]; ok {
+		return g
+	}
+	g := &keyGroups{of: make([]int32, len(t.options))}
+	index := map[string]int32{}
+	var buf []byte
+	for i, o := range t.options {
+		r, ok := o.it.Requirements.Lookup(key)
+		if !ok {
+			g.of[i] = -1
+			continue
+		}
+		buf = r.AppendKey(buf[:0])
+		k, ok := index[string(buf)]
+		if !ok {
+			k = int32(len(g.reqs))
+			index[string(buf)] = k
+			g.reqs = append(g.reqs, r)
+		}
+		g.of[i] = k
+	}
+	if t.groups == nil {
+		t.groups = map[string]*keyGroups{}
+	}
+	t.groups[key] = g
+	return g
+}
+
+// passing reports, per option, whether its type's requirements intersect
+// the filter's (Requirements.IntersectsFast), weighing each of the
+// filter's requirements once per group of types (groupsOn), not once per
+// type: IntersectsFast is MeetsFast key by key.
+func (t *template) passing(filter requirements.Requirements) []bool {
+	pass := make([]bool, len(t.options))
+	for i := range pass {
+		pass[i] = true
+	}
+	for _, f := range filter.Items() {
+		g := t.groupsOn(f.Key())
+		meets := make([]bool, len(g.reqs))
+		for k, r := range g.reqs {
+			meets[k] = r.MeetsFast(f)
+		}
+		for i, k := range g.of {
+			if k >= 0 && !meets[k] {
+				pass[i] = false
+			}
+		}
+	}
+	return pass
 }

@@ -24,6 +24,9 @@ func TestPrepareNarrowingEqualsFreshCompile(t *testing.T) {
 		newPool("default", withWeight(50), withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpLt, "9")),
 		newPool("default", withRequirement(instancetypes.FakeLabelSize, corev1.NodeSelectorOpNotIn, "large")),
 		newPool("default", withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpGt, "1000")),
+		// Two keys (a pair of edits), and a key no type constrains.
+		newPool("default", withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpLt, "9"), withRequirement(instancetypes.FakeLabelSize, corev1.NodeSelectorOpNotIn, "large")),
+		newPool("default", withRequirement("example.com/team", corev1.NodeSelectorOpIn, "web"), withRequirement(instancetypes.FakeLabelInteger, corev1.NodeSelectorOpGt, "3")),
 	}
 	in := Input{Pods: append(pods(40, "web", "700m", "1Gi"), pods(7, "db", "2", "6Gi")...), Nodes: []*Node{makeNode("node-a", "default", true, "4", "8Gi")}}
 	for _, daemons := range [][]*corev1.Pod{nil, {daemonSet("logging", "100m", "64Mi")}} {

@@ -18,6 +18,9 @@ import (
 // every claim from it starts with, the instance types it may launch with the
 // DaemonSet overhead each would carry, and what its limits leave.
 type template struct {
+	// groups are its options grouped by a key's requirement, for the
+	// pools narrowing it (groupsOn).
+	groups       map[string]*keyGroups
 	name         string
 	weight       int32
 	requirements requirements.Requirements
