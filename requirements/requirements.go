@@ -512,7 +512,7 @@ func (r Requirements) IntersectsOn(other Requirements, keys []string) bool {
 		if !ok {
 			continue
 		}
-		if a.intersectionIsEmpty(b) && !(a.isNegative() && b.isNegative()) {
+		if !a.MeetsFast(b) {
 			return false
 		}
 	}
@@ -553,4 +553,26 @@ func (r Requirements) AppendKey(b []byte, without string) []byte {
 		}
 	}
 	return b
+}
+
+// EqualWithout reports whether r and o are equal sets but for their
+// requirements on the key left out, without allocating.
+func (r Requirements) EqualWithout(o Requirements, without string) bool {
+	i, j := 0, 0
+	for {
+		for i < len(r.items) && r.items[i].key == without {
+			i++
+		}
+		for j < len(o.items) && o.items[j].key == without {
+			j++
+		}
+		if i == len(r.items) || j == len(o.items) {
+			return i == len(r.items) && j == len(o.items)
+		}
+		if r.items[i].key != o.items[j].key || !r.items[i].equal(&o.items[j]) {
+			return false
+		}
+		i++
+		j++
+	}
 }

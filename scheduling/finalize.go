@@ -95,15 +95,14 @@ func (s *solver) finalize(c *claim) NodeClaim {
 	// Claims that ended alike launch alike (finalMemo).
 	key, memo := s.final.key(c)
 	if memo {
-		s.final.buf = c.requirements.AppendKey(s.final.buf[:0], apis.LabelHostname)
-		if out, ok := s.final.lookup(key, c, s.final.buf); ok {
+		if out, ok := s.final.lookup(key, c); ok {
 			out.Name, out.Pods, out.BufferPods = c.name, podKeys(c.pods), bufferPods(c.pods)
 			return out
 		}
 	}
 	out := s.finalizeClaim(c, c.requirements.Without(apis.LabelHostname))
 	if memo {
-		s.final.remember(key, c, slices.Clone(s.final.buf), out)
+		s.final.remember(key, c, out)
 	}
 	return out
 }

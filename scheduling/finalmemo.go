@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/karpsim/karpsim/apis"
+	"github.com/karpsim/karpsim/requirements"
 	"github.com/karpsim/karpsim/resources"
 )
 
@@ -21,8 +23,6 @@ var shareWork = true
 type finalMemo struct {
 	settled map[requestsKey][]settledOptions
 	claims  map[requestsKey][]finalClaim
-	// buf holds the key of the claim being finalized.
-	buf []byte
 }
 
 // optionsKey is a shared slice of options by its first element's address
@@ -54,7 +54,7 @@ type settledOptions struct {
 // finalClaim is what finalize made of a claim, less its name and pods.
 type finalClaim struct {
 	requests resources.Vector
-	reqs     []byte
+	reqs     requirements.Requirements
 	claim    NodeClaim
 }
 
@@ -95,21 +95,24 @@ func (m *finalMemo) key(c *claim) (requestsKey, bool) {
 }
 
 // lookup returns a copy of the claim finalize made of a claim like c.
-func (m *finalMemo) lookup(key requestsKey, c *claim, reqs []byte) (NodeClaim, bool) {
+func (m *finalMemo) lookup(key requestsKey, c *claim) (NodeClaim, bool) {
 	for _, e := range m.claims[key] {
-		if e.requests.Equal(c.requests) && string(e.reqs) == string(reqs) {
+		if e.requests.Equal(c.requests) && e.reqs.EqualWithout(c.requirements, apis.LabelHostname) {
 			return e.claim.copy(), true
 		}
 	}
 	return NodeClaim{}, false
 }
 
-func (m *finalMemo) remember(key requestsKey, c *claim, reqs []byte, nc NodeClaim) {
+// remember keeps what finalize made of c for the claims alike after it.
+// It keeps nc as it is, sharing its slices and maps: nothing changes them
+// before the solve's result is made, and lookup hands out copies.
+func (m *finalMemo) remember(key requestsKey, c *claim, nc NodeClaim) {
 	if m.claims == nil {
 		m.claims = map[requestsKey][]finalClaim{}
 	}
 	nc.Name, nc.Pods, nc.BufferPods = "", nil, 0
-	m.claims[key] = append(m.claims[key], finalClaim{requests: c.requests, reqs: reqs, claim: nc.copy()})
+	m.claims[key] = append(m.claims[key], finalClaim{requests: c.requests, reqs: c.requirements, claim: nc})
 }
 
 // copy returns the claim with slices and maps of its own, but for the
