@@ -1,12 +1,10 @@
 package scheduling
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/karpsim/karpsim/apis"
 	"github.com/karpsim/karpsim/requirements"
-	"github.com/karpsim/karpsim/resources"
 )
 
 // offeringRequirementKeys are the requirement keys an offeringFilter
@@ -81,28 +79,19 @@ func (t *template) narrowOptions(from *template, filter requirements.Requirement
 		if !pass[i] {
 			continue
 		}
-		var overhead resources.Vector
-		var ports []hostPort
-		for _, d := range daemons {
-			if t.daemonRuns(d, it) {
-				overhead = overhead.Add(*d.requests)
-				ports = append(ports, d.hostPorts...)
-			}
-		}
-		t.daemonPorts = t.daemonPorts || len(ports) > 0
-		t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
-		room, daemons := fo.room, fo.daemons
+		overhead, ports := t.carries(it, daemons)
+		room, carried := fo.room, fo.daemons
 		if !overhead.Equal(*fo.daemons) {
-			room, daemons = it.Allocatable().Sub(overhead), shared.of(overhead)
+			room, carried = it.Allocatable().Sub(overhead), shared.of(overhead)
 		}
-		slab = append(slab, typeOption{it: it, daemons: daemons, room: room, daemonPorts: ports, exotic: fo.exotic, price: fo.price, index: len(slab)})
+		slab = append(slab, typeOption{it: it, daemons: carried, room: room, daemonPorts: ports, exotic: fo.exotic, price: fo.price, index: len(slab)})
 		t.options = append(t.options, &slab[len(slab)-1])
 		fromIndex = append(fromIndex, fo.index)
 		t.largest.Raise(&it.Capacity)
 	}
 	t.shareWith(from, fromIndex)
 	if len(t.options) == 0 {
-		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", catalogSize, t.requirements)
+		t.refuseEmpty(catalogSize)
 	}
 }
 

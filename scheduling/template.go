@@ -208,21 +208,12 @@ func compileTemplate(p Pool, daemons []*podInfo, undefined requirements.Undefine
 		if !it.Requirements.IntersectsFast(filter) || !offerings.hasOffering(it) {
 			continue
 		}
-		var overhead resources.Vector
-		var ports []hostPort
-		for _, d := range compatibleDaemons {
-			if t.daemonRuns(d, it) {
-				overhead = overhead.Add(*d.requests)
-				ports = append(ports, d.hostPorts...)
-			}
-		}
-		t.daemonPorts = t.daemonPorts || len(ports) > 0
-		t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
+		overhead, ports := t.carries(it, compatibleDaemons)
 		slab = append(slab, typeOption{it: it, daemons: shared.of(overhead), room: it.Allocatable().Sub(overhead), daemonPorts: ports, exotic: it.Exotic()})
 		t.options = append(t.options, &slab[len(slab)-1])
 	}
 	if len(t.options) == 0 {
-		t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", len(p.InstanceTypes), t.requirements)
+		t.refuseEmpty(len(p.InstanceTypes))
 	}
 	// In price order, claims that keep the pool's offering requirements
 	// inherit their options already sorted (filtering keeps the order).
@@ -380,6 +371,28 @@ func (t *template) largestOf(options []*typeOption, shared bool) resources.Vecto
 		t.run.at, t.run.n, t.run.largest = &options[0], len(options), largest
 	}
 	return largest
+}
+
+// carries is the DaemonSet overhead and host ports the type would carry
+// in the pool, of the daemons that may run there; it notes on the template
+// whether any option carries ports or limits volumes.
+func (t *template) carries(it *instancetypes.InstanceType, daemons []*podInfo) (resources.Vector, []hostPort) {
+	var overhead resources.Vector
+	var ports []hostPort
+	for _, d := range daemons {
+		if t.daemonRuns(d, it) {
+			overhead = overhead.Add(*d.requests)
+			ports = append(ports, d.hostPorts...)
+		}
+	}
+	t.daemonPorts = t.daemonPorts || len(ports) > 0
+	t.volumeLimited = t.volumeLimited || len(it.VolumeAttachmentLimits) > 0
+	return overhead, ports
+}
+
+// refuseEmpty says why a pool left with no option launches nothing.
+func (t *template) refuseEmpty(catalogSize int) {
+	t.refused = fmt.Sprintf("no instance type of %d matches the NodePool's requirements (%s) with an available offering", catalogSize, t.requirements)
 }
 
 // overheads are the DaemonSet overheads of a template's options, each
