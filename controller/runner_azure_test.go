@@ -66,21 +66,28 @@ func newAzureWorld(t *testing.T, pods int) *world {
 	return w
 }
 
-// On a live cluster the runner stamps its NodeClaims as the Azure provider
-// does (AKSNodeClass hash, the class's node image), and a new node image
-// in the AKSNodeClass's status drifts the node, which is replaced.
-func TestRunnerReplacesAzureNodesOnANewNodeImage(t *testing.T) {
+// launchedOnAzure is newAzureWorld two minutes on, with the one NodeClaim
+// it launched for its three pods.
+func launchedOnAzure(t *testing.T) (*world, *apis.NodeClaim) {
+	t.Helper()
 	w := newAzureWorld(t, 3)
 	w.run(2 * time.Minute)
 	st := w.cluster.Snapshot()
 	if len(st.NodeClaims) != 1 {
 		t.Fatalf("%d NodeClaims: %s", len(st.NodeClaims), w.kinds())
 	}
-	claim := st.NodeClaims[0]
+	return w, st.NodeClaims[0]
+}
+
+// On a live cluster the runner stamps its NodeClaims as the Azure provider
+// does (AKSNodeClass hash, the class's node image), and a new node image
+// in the AKSNodeClass's status drifts the node, which is replaced.
+func TestRunnerReplacesAzureNodesOnANewNodeImage(t *testing.T) {
+	w, claim := launchedOnAzure(t)
 	if claim.Annotations[apis.AnnotationAKSNodeClassHash] == "" || !strings.HasSuffix(claim.Status.ImageID, "/versions/202511.01.0") {
 		t.Fatalf("the NodeClaim is not stamped as the Azure provider stamps it: annotations %v, image %q", claim.Annotations, claim.Status.ImageID)
 	}
-	nc := st.AKSNodeClasses[0]
+	nc := w.cluster.Snapshot().AKSNodeClasses[0]
 	nc.Status.Images[0].ID = "/CommunityGalleries/AKSUbuntu-x/images/2204gen2containerd/versions/202512.04.0"
 	if err := w.cluster.Apply(nc); err != nil {
 		t.Fatal(err)
@@ -92,7 +99,7 @@ func TestRunnerReplacesAzureNodesOnANewNodeImage(t *testing.T) {
 	if d := w.log[2]; !strings.HasPrefix(d.Reason, "ImageDrift") {
 		t.Errorf("drift %+v", d)
 	}
-	st = w.cluster.Snapshot()
+	st := w.cluster.Snapshot()
 	if len(st.NodeClaims) != 1 || !strings.HasSuffix(st.NodeClaims[0].Status.ImageID, "/versions/202512.04.0") {
 		t.Errorf("the replacement does not run the new image: %+v", st.NodeClaims)
 	}
