@@ -233,10 +233,12 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	var kept []*typeOption
 	hit := false
 	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
+		fresh = scratch.fresh[:0]
 		if met {
 			fresh = append(fresh, c.tmpl.memo.key...)
 		}
 		fresh = requests.AppendKey(append(fresh, '#'))
+		scratch.fresh = fresh
 		if f, ok := c.tmpl.memo.fresh[string(fresh)]; ok {
 			kept, room, witness, hit = f.options, f.room, f.witness, true
 			remaining, options = kept, nil
@@ -544,6 +546,9 @@ type scratchSpace struct {
 	// cheapest are priceCheapest's answers for claims that share their
 	// options and prices.
 	cheapest map[cheapestKey][]cheapestAnswer
+	// fresh is evaluateOptions' key of a new claim's first pod
+	// (freshOptions).
+	fresh []byte
 }
 
 // isOfferingKey reports whether a requirement on key narrows offerings.
