@@ -52,6 +52,10 @@ type editBounds struct {
 	values map[string]float64
 	// groups are the types by their requirement of a key (keyGroups).
 	groups map[string]typeGroups
+	// labels, when set, groups the types a pool offers on a key, as the
+	// compiler of the edit search's narrowings does
+	// (scheduling.Compiler.LabelGroups): keyGroups takes its groups.
+	labels func(scheduling.Pool, string) scheduling.LabelGroups
 	// droppedBy is, per column, the first column before it that
 	// undominated keeps of all the columns and that dominates it, -1
 	// when none does (see undominated).
@@ -392,6 +396,12 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 	if g, done := b.groups[key]; done {
 		return g
 	}
+	if b.labels != nil {
+		if g, ok := b.labelGroups(key); ok {
+			b.groups[key] = g
+			return g
+		}
+	}
 	keys := []string{key}
 	for _, k := range narrowingKeys {
 		if _, done := b.groups[k]; !done && k != key {
@@ -423,6 +433,43 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 		b.groups[k] = groups[n]
 	}
 	return groups[0]
+}
+
+// labelGroups is keyGroups from the groups of the types each pool offers
+// (labels), when each type is one its pool offers: types of one pool
+// group as their requirement of the key does.
+func (b *editBounds) labelGroups(key string) (typeGroups, bool) {
+	type group struct {
+		pool int
+		g    int32
+	}
+	out := typeGroups{of: make([]int, len(b.types))}
+	ids := map[group]int{}
+	byPool := map[int]scheduling.LabelGroups{}
+	for i, t := range b.types {
+		lg, ok := byPool[t.pool]
+		if !ok {
+			pi := slices.IndexFunc(b.in.NodePools, func(np scheduling.Pool) bool { return np.NodePool != nil && np.NodePool.Name == b.m.pools[t.pool].name })
+			if pi < 0 {
+				return typeGroups{}, false
+			}
+			lg = b.labels(b.in.NodePools[pi], key)
+			byPool[t.pool] = lg
+		}
+		oi, ok := lg.Index[t.it]
+		if !ok {
+			return typeGroups{}, false
+		}
+		k := group{t.pool, lg.Of[oi]}
+		id, seen := ids[k]
+		if !seen {
+			id = len(out.reps)
+			ids[k] = id
+			out.reps = append(out.reps, t.it)
+		}
+		out.of[i] = id
+	}
+	return out, true
 }
 
 // narrowingKeys are the type labels NarrowingEdits restricts.
