@@ -42,7 +42,7 @@ type offerRecord struct {
 
 // remember records a set solved, for asEarlier.
 func (s *EditSearch) remember(r *offerRecord) {
-	if s.cheapest && s.equalKeys(r.edits) {
+	if s.cheapest && narrowingOnly(r.edits) {
 		s.offers = append(s.offers, r)
 	}
 }
@@ -51,6 +51,14 @@ func (s *EditSearch) remember(r *offerRecord) {
 func (s *EditSearch) list(found []EditPlan, p EditPlan) []EditPlan {
 	s.listed[EditsKey(p.Edits)] = true
 	return append(found, p)
+}
+
+// narrowingOnly reports whether the edits only restrict type labels and
+// reweight pools.
+func narrowingOnly(edits []Edit) bool {
+	return !slices.ContainsFunc(edits, func(e Edit) bool {
+		return e.Op.Action != ActionWeight && (e.Op.Action != ActionRestrict || slices.Contains(offeringKeys, e.Op.Key))
+	})
 }
 
 // equalKeys reports whether the edits only restrict type labels and
@@ -99,11 +107,13 @@ func (s *EditSearch) equalKeys(edits []Edit) bool {
 //     name), the set is tryKeptAsEarlier: it is not Search's cheapest plan
 //     then, and Run needs only its cost.
 func (s *EditSearch) asEarlier(key string, edits []Edit, prep *scheduling.Prepared, stop, limit float64, asEarlierOK bool) (EditPlan, tryOutcome, bool) {
-	if !s.cheapest || len(s.offers) == 0 || !s.equalKeys(edits) {
+	if !s.cheapest || len(s.offers) == 0 || !narrowingOnly(edits) {
 		return EditPlan{}, tryNotKept, false
 	}
 	for _, e := range s.offers {
-		if !e.prep.SameOffers(prep) {
+		// The input is read for the labels only once two sets offer
+		// the same, which most never do.
+		if !e.prep.SameOffers(prep) || !s.equalKeys(edits) || !s.equalKeys(e.edits) {
 			continue
 		}
 		switch {
