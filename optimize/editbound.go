@@ -55,7 +55,7 @@ type editBounds struct {
 	// labels, when set, groups the types a pool offers on a key, as the
 	// compiler of the edit search's narrowings does
 	// (scheduling.Compiler.LabelGroups): keyGroups takes its groups.
-	labels func(scheduling.Pool, string) scheduling.LabelGroups
+	labels func(scheduling.Pool, ...string) []scheduling.LabelGroups
 	// droppedBy is, per column, the first column before it that
 	// undominated keeps of all the columns and that dominates it, -1
 	// when none does (see undominated).
@@ -398,7 +398,6 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 	}
 	if b.labels != nil {
 		if g, ok := b.labelGroups(key); ok {
-			b.groups[key] = g
 			return g
 		}
 	}
@@ -435,41 +434,59 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 	return groups[0]
 }
 
-// labelGroups is keyGroups from the groups of the types each pool offers
-// (labels), when each type is one its pool offers: types of one pool
-// group as their requirement of the key does.
+// labelGroups is keyGroups, and of the other narrowing keys, from the
+// groups of the types each pool offers (labels), when each type is one
+// its pool offers: types of one pool group as their requirement of a key
+// does.
 func (b *editBounds) labelGroups(key string) (typeGroups, bool) {
-	type group struct {
-		pool int
-		g    int32
+	keys := []string{key}
+	for _, k := range narrowingKeys {
+		if _, done := b.groups[k]; !done && k != key {
+			keys = append(keys, k)
+		}
 	}
-	out := typeGroups{of: make([]int, len(b.types))}
-	ids := map[group]int{}
-	byPool := map[int]scheduling.LabelGroups{}
+	out := make([]typeGroups, len(keys))
+	for n := range keys {
+		out[n].of = make([]int, len(b.types))
+	}
+	// ids are, per pool and key, each of its groups' id in out (its
+	// index + 1; 0 for the types without a requirement), -1 until seen.
+	type poolGroups struct {
+		lgs []scheduling.LabelGroups
+		ids [][]int
+	}
+	byPool := map[int]*poolGroups{}
 	for i, t := range b.types {
-		lg, ok := byPool[t.pool]
+		pg, ok := byPool[t.pool]
 		if !ok {
 			pi := slices.IndexFunc(b.in.NodePools, func(np scheduling.Pool) bool { return np.NodePool != nil && np.NodePool.Name == b.m.pools[t.pool].name })
 			if pi < 0 {
 				return typeGroups{}, false
 			}
-			lg = b.labels(b.in.NodePools[pi], key)
-			byPool[t.pool] = lg
+			pg = &poolGroups{lgs: b.labels(b.in.NodePools[pi], keys...), ids: make([][]int, len(keys))}
+			for n, lg := range pg.lgs {
+				pg.ids[n] = slices.Repeat([]int{-1}, len(lg.Reqs)+1)
+			}
+			byPool[t.pool] = pg
 		}
-		oi, ok := lg.Index[t.it]
+		// The pool's groups share one index of its options.
+		oi, ok := pg.lgs[0].Index[t.it]
 		if !ok {
 			return typeGroups{}, false
 		}
-		k := group{t.pool, lg.Of[oi]}
-		id, seen := ids[k]
-		if !seen {
-			id = len(out.reps)
-			ids[k] = id
-			out.reps = append(out.reps, t.it)
+		for n, lg := range pg.lgs {
+			id := &pg.ids[n][lg.Of[oi]+1]
+			if *id < 0 {
+				*id = len(out[n].reps)
+				out[n].reps = append(out[n].reps, t.it)
+			}
+			out[n].of[i] = *id
 		}
-		out.of[i] = id
 	}
-	return out, true
+	for n, k := range keys {
+		b.groups[k] = out[n]
+	}
+	return out[0], true
 }
 
 // narrowingKeys are the type labels NarrowingEdits restricts.

@@ -1,6 +1,8 @@
 package scheduling
 
 import (
+	"slices"
+
 	"github.com/karpsim/karpsim/instancetypes"
 	"github.com/karpsim/karpsim/requirements"
 )
@@ -21,13 +23,13 @@ type LabelGroups struct {
 }
 
 // LabelGroups returns the types the pool offers, compiled as Prepare
-// compiles it, grouped on the key: the groups its narrowings
+// compiles it, grouped on each of the keys: the groups its narrowings
 // (PrepareNarrowing) weigh their requirements by, worked out once for
-// them and the caller. The result is shared: the caller must not change
-// it.
-func (c *Compiler) LabelGroups(p Pool, key string) LabelGroups {
+// them and the caller, in one pass over the types. The groups are
+// shared: the caller must not change them.
+func (c *Compiler) LabelGroups(p Pool, keys ...string) []LabelGroups {
 	t := c.compile(p)
-	g := t.groupsOn(key)
+	t.groupsOnAll(keys)
 	if t.optionIndex == nil {
 		t.optionIndex = make(map[*instancetypes.InstanceType]int32, len(t.options))
 		for i, o := range t.options {
@@ -36,5 +38,55 @@ func (c *Compiler) LabelGroups(p Pool, key string) LabelGroups {
 			}
 		}
 	}
-	return LabelGroups{Of: g.of, Reqs: g.reqs, Index: t.optionIndex}
+	out := make([]LabelGroups, len(keys))
+	for n, key := range keys {
+		g := t.groupsOn(key)
+		out[n] = LabelGroups{Of: g.of, Reqs: g.reqs, Index: t.optionIndex}
+	}
+	return out
+}
+
+// groupsOnAll makes the options' groups on each key not grouped yet
+// (groupsOn), in one pass over the options: each type's requirements are
+// read once for all the keys.
+func (t *template) groupsOnAll(keys []string) {
+	var todo []string
+	for _, key := range keys {
+		if _, done := t.groups[key]; !done && !slices.Contains(todo, key) {
+			todo = append(todo, key)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	groups := make([]*keyGroups, len(todo))
+	index := make([]map[string]int32, len(todo))
+	for n := range todo {
+		groups[n], index[n] = &keyGroups{of: make([]int32, len(t.options))}, map[string]int32{}
+	}
+	var buf []byte
+	for i, o := range t.options {
+		for n, key := range todo {
+			g := groups[n]
+			r, ok := o.it.Requirements.Lookup(key)
+			if !ok {
+				g.of[i] = -1
+				continue
+			}
+			buf = r.AppendKey(buf[:0])
+			k, ok := index[n][string(buf)]
+			if !ok {
+				k = int32(len(g.reqs))
+				index[n][string(buf)] = k
+				g.reqs = append(g.reqs, r)
+			}
+			g.of[i] = k
+		}
+	}
+	if t.groups == nil {
+		t.groups = map[string]*keyGroups{}
+	}
+	for n, key := range todo {
+		t.groups[key] = groups[n]
+	}
 }
