@@ -20,7 +20,7 @@ import (
 
 // equalInputs are random workloads on the default NodePool, without its
 // limits (so that the edits' plans launch alike more often) and with
-// them: pods of a few shapes, some of them selecting, preferring or
+// them, some with a second NodePool: pods of a few shapes, some of them selecting, preferring or
 // spreading by a label the narrowing edits restrict, and some inputs with
 // a DaemonSet that runs only on some vCPU counts.
 func equalInputs(t *testing.T, n int) map[string]scheduling.Input {
@@ -47,6 +47,16 @@ func equalInputs(t *testing.T, n int) map[string]scheduling.Input {
 		in := scheduling.Input{Pods: pods, NodePools: unlimited}
 		if rng.IntN(3) == 0 {
 			in.NodePools = limited
+		}
+		if rng.IntN(3) == 0 {
+			// A second NodePool of the same types, weighed first: the
+			// edits then reweight pools too.
+			second := in.NodePools[0]
+			second.NodePool = second.NodePool.DeepCopy()
+			second.NodePool.Name = "second"
+			weight := int32(10)
+			second.NodePool.Spec.Weight = &weight
+			in.NodePools = append(slices.Clone(in.NodePools), second)
 		}
 		if rng.IntN(3) == 0 {
 			daemon := boundTestPod("daemon", "500m", "1Gi")
@@ -168,7 +178,7 @@ func restricted(sets ...[]Edit) []string {
 // Checked over random workloads, some of whose pods or DaemonSet read the
 // edited labels, and random sets of narrowing edits.
 func TestEqualOffersGiveTheSamePlan(t *testing.T) {
-	n := 24
+	n := 16
 	if testing.Short() {
 		n = 8
 	}
@@ -235,7 +245,7 @@ func stopped(r scheduling.Result) bool {
 // most pairs of edits offer what one of them does, and on the random
 // workloads.
 func TestEqualOffersSpareSolves(t *testing.T) {
-	inputs := equalInputs(t, 12)
+	inputs := equalInputs(t, 8)
 	_, pools := defaultPools(t)
 	inputs["500 pods of 3.5 vCPUs"] = scheduling.Input{Pods: replicas(500, "3500m", "3Gi"), NodePools: pools}
 	equal := map[string]int{}
