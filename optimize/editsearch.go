@@ -127,7 +127,10 @@ func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
 // costing more than the combineFrom-th cheapest kept so far is not among
 // those combined and not the cheapest; a pair costing more than the
 // cheapest plan so far is not the cheapest; and the chain takes a set
-// only when it costs less than the chain's plan.
+// only when it costs less than the chain's plan. A set whose compiled
+// NodePools offer what those of a set solved before offer takes that
+// set's verdict without a solve (asEarlier): one kept as an earlier set
+// that ranks before it is not returned.
 func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
 	var kept []EditPlan
 	clear(s.listed)
@@ -152,7 +155,7 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 		for i := range top {
 			for j := i + 1; j < len(top); j++ {
 				if edits, ok := joinEdits(top[i].Edits, top[j].Edits); ok {
-					// A set kept as an earlier one is (tryKeptAsEarlier)
+					// A set kept as an earlier one (tryKeptAsEarlier)
 					// ranks after it, which found holds.
 					if p, o := attempt(edits, s.cheapestLimit(found)); o == tryKept {
 						found = s.list(found, p)
@@ -272,13 +275,19 @@ func (s *EditSearch) tryOutcome(edits []Edit, limit float64, asEarlierOK bool) (
 	if stop := limit * (1 + 1e-9); stop < s.basePerHour {
 		trial.Options.StopAbovePrice = stop
 	}
+	// The price the solve stops above, +Inf when it does not stop (a
+	// StopAbovePrice of 0: base launches nothing, or limit is 0).
+	stop := trial.Options.StopAbovePrice
+	if stop <= 0 {
+		stop = math.Inf(1)
+	}
 	prep := s.prepare(trial.NodePools, edits, changes)
-	if p, o, decided := s.asEarlier(key, edits, prep, trial.Options.StopAbovePrice, limit, asEarlierOK); decided {
+	if p, o, decided := s.asEarlier(key, edits, prep, stop, limit, asEarlierOK); decided {
 		return p, o
 	}
 	s.Tried++
 	r := prep.WithOptions(trial.Options).Solve(trial)
-	solved := &offerRecord{edits: edits, key: key, prep: prep, stop: trial.Options.StopAbovePrice}
+	solved := &offerRecord{edits: edits, key: key, prep: prep, stop: stop}
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		if trial.Options.StopAbovePrice < s.basePerHour {
 			s.solved[key] = editTrial{above: limit}
