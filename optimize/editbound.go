@@ -52,6 +52,10 @@ type editBounds struct {
 	values map[string]float64
 	// groups are the types by their requirement of a key (keyGroups).
 	groups map[string]typeGroups
+	// labels, when set, groups the types a pool offers on a key, as the
+	// compiler of the edit search's narrowings does
+	// (scheduling.Compiler.LabelGroups): keyGroups takes its groups.
+	labels func(scheduling.Pool, ...string) []scheduling.LabelGroups
 	// droppedBy is, per column, the first column before it that
 	// undominated keeps of all the columns and that dominates it, -1
 	// when none does (see undominated).
@@ -392,6 +396,11 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 	if g, done := b.groups[key]; done {
 		return g
 	}
+	if b.labels != nil {
+		if g, ok := b.labelGroups(key); ok {
+			return g
+		}
+	}
 	keys := []string{key}
 	for _, k := range narrowingKeys {
 		if _, done := b.groups[k]; !done && k != key {
@@ -423,6 +432,61 @@ func (b *editBounds) keyGroups(key string) typeGroups {
 		b.groups[k] = groups[n]
 	}
 	return groups[0]
+}
+
+// labelGroups is keyGroups, and of the other narrowing keys, from the
+// groups of the types each pool offers (labels), when each type is one
+// its pool offers: types of one pool group as their requirement of a key
+// does.
+func (b *editBounds) labelGroups(key string) (typeGroups, bool) {
+	keys := []string{key}
+	for _, k := range narrowingKeys {
+		if _, done := b.groups[k]; !done && k != key {
+			keys = append(keys, k)
+		}
+	}
+	out := make([]typeGroups, len(keys))
+	for n := range keys {
+		out[n].of = make([]int, len(b.types))
+	}
+	// ids are, per pool and key, each of its groups' id in out (its
+	// index + 1; 0 for the types without a requirement), -1 until seen.
+	type poolGroups struct {
+		lgs []scheduling.LabelGroups
+		ids [][]int
+	}
+	byPool := map[int]*poolGroups{}
+	for i, t := range b.types {
+		pg, ok := byPool[t.pool]
+		if !ok {
+			pi := slices.IndexFunc(b.in.NodePools, func(np scheduling.Pool) bool { return np.NodePool != nil && np.NodePool.Name == b.m.pools[t.pool].name })
+			if pi < 0 {
+				return typeGroups{}, false
+			}
+			pg = &poolGroups{lgs: b.labels(b.in.NodePools[pi], keys...), ids: make([][]int, len(keys))}
+			for n, lg := range pg.lgs {
+				pg.ids[n] = slices.Repeat([]int{-1}, len(lg.Reqs)+1)
+			}
+			byPool[t.pool] = pg
+		}
+		// The pool's groups share one index of its options.
+		oi, ok := pg.lgs[0].Index[t.it]
+		if !ok {
+			return typeGroups{}, false
+		}
+		for n, lg := range pg.lgs {
+			id := &pg.ids[n][lg.Of[oi]+1]
+			if *id < 0 {
+				*id = len(out[n].reps)
+				out[n].reps = append(out[n].reps, t.it)
+			}
+			out[n].of[i] = *id
+		}
+	}
+	for n, k := range keys {
+		b.groups[k] = out[n]
+	}
+	return out[0], true
 }
 
 // narrowingKeys are the type labels NarrowingEdits restricts.

@@ -65,6 +65,15 @@ type EditSearch struct {
 	Skipped int
 	// unskipped are the sets skip did not spare, with the limit asked.
 	unskipped map[string]float64
+	// Equal counts the sets not solved because they offer what an
+	// earlier one does (asEarlier).
+	Equal int
+	// offers are the sets solved, for asEarlier; unread, per label key,
+	// whether the input reads it only from the NodePools; listed, the
+	// sets whose plans Run returns, by EditsKey.
+	offers []*offerRecord
+	unread map[string]bool
+	listed map[string]bool
 }
 
 // editTrial is what a set's solve found: its plan when kept; otherwise
@@ -78,7 +87,7 @@ type editTrial struct {
 // NewEditSearch returns a search of edits to in, whose plan by
 // scheduling.Solve is base.
 func NewEditSearch(in scheduling.Input, base scheduling.Result) *EditSearch {
-	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{}, unskipped: map[string]float64{},
+	s := &EditSearch{in: in, base: base, basePerHour: PlanPerHour(base), pending: map[string]bool{}, committed: map[string]int{}, solved: map[string]editTrial{}, unskipped: map[string]float64{}, unread: map[string]bool{}, listed: map[string]bool{},
 		compiler: scheduling.NewCompiler(in.DaemonSets, in.Options)}
 	for _, u := range base.Unschedulable {
 		s.pending[u.Pod] = true
@@ -118,9 +127,13 @@ func (s *EditSearch) committedLaunches(r scheduling.Result) map[string]int {
 // costing more than the combineFrom-th cheapest kept so far is not among
 // those combined and not the cheapest; a pair costing more than the
 // cheapest plan so far is not the cheapest; and the chain takes a set
-// only when it costs less than the chain's plan.
+// only when it costs less than the chain's plan. A set whose compiled
+// NodePools offer what those of a set solved before offer takes that
+// set's verdict without a solve (asEarlier): one kept as an earlier set
+// that ranks before it is not returned.
 func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []EditPlan {
 	var kept []EditPlan
+	clear(s.listed)
 	for _, e := range singles {
 		if p, ok := s.tryBelow([]Edit{e}, s.singlesLimit(kept)); ok {
 			kept = append(kept, p)
@@ -128,19 +141,24 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 	}
 	SortEditPlans(kept)
 	found := slices.Clone(kept)
+	for _, p := range kept {
+		s.listed[EditsKey(p.Edits)] = true
+	}
 	if maxEdits >= 2 && len(kept) > 0 {
-		attempt := func(edits []Edit, limit float64) (EditPlan, bool) {
+		attempt := func(edits []Edit, limit float64) (EditPlan, tryOutcome) {
 			if try != nil && !try(edits) {
-				return EditPlan{}, false
+				return EditPlan{}, tryNotKept
 			}
-			return s.tryBelow(edits, limit)
+			return s.tryOutcome(edits, limit, true)
 		}
 		top := kept[:min(len(kept), combineFrom)]
 		for i := range top {
 			for j := i + 1; j < len(top); j++ {
 				if edits, ok := joinEdits(top[i].Edits, top[j].Edits); ok {
-					if p, ok := attempt(edits, s.cheapestLimit(found)); ok {
-						found = append(found, p)
+					// A set kept as an earlier one (tryKeptAsEarlier)
+					// ranks after it, which found holds.
+					if p, o := attempt(edits, s.cheapestLimit(found)); o == tryKept {
+						found = s.list(found, p)
 					}
 				}
 			}
@@ -154,9 +172,11 @@ func (s *EditSearch) Run(singles []Edit, maxEdits int, try func([]Edit) bool) []
 			if !ok {
 				continue
 			}
-			if p, ok := attempt(edits, s.limit(chain.PerHour)); ok && p.PerHour < chain.PerHour {
+			if p, o := attempt(edits, s.limit(chain.PerHour)); o != tryNotKept && p.PerHour < chain.PerHour {
 				chain = p
-				found = append(found, p)
+				if o == tryKept {
+					found = s.list(found, p)
+				}
 			}
 		}
 	}
@@ -229,19 +249,25 @@ func (s *EditSearch) Try(edits []Edit) (EditPlan, bool) {
 // most limit (+Inf: whatever it costs): it may give up a set whose plan
 // certainly costs more, and then reports it as not kept.
 func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
+	p, o := s.tryOutcome(edits, limit, false)
+	return p, o == tryKept
+}
+
+// tryOutcome is tryBelow, which may, when asEarlierOK, answer that a set
+// not solved is tryKeptAsEarlier (asEarlier).
+func (s *EditSearch) tryOutcome(edits []Edit, limit float64, asEarlierOK bool) (EditPlan, tryOutcome) {
 	key := EditsKey(edits)
 	if t, done := s.solved[key]; done && (t.plan != nil || t.above >= limit) {
 		if t.plan == nil {
-			return EditPlan{}, false
+			return EditPlan{}, tryNotKept
 		}
-		return *t.plan, true
+		return *t.plan, tryKept
 	}
 	s.solved[key] = editTrial{above: math.Inf(1)}
 	if s.skips(key, edits, limit) {
-		return EditPlan{}, false
+		return EditPlan{}, tryNotKept
 	}
 	trial, changes := ApplyEdits(s.in, edits)
-	s.Tried++
 	// A plan dearer than base is never kept, nor one dearer than limit
 	// needed: its solve stops as soon as it certainly is, and a plan
 	// stopped only by limit is not kept below it.
@@ -249,24 +275,40 @@ func (s *EditSearch) tryBelow(edits []Edit, limit float64) (EditPlan, bool) {
 	if stop := limit * (1 + 1e-9); stop < s.basePerHour {
 		trial.Options.StopAbovePrice = stop
 	}
-	r := s.prepare(trial.NodePools, edits, changes).WithOptions(trial.Options).Solve(trial)
+	// The price the solve stops above, +Inf when it does not stop (a
+	// StopAbovePrice of 0: base launches nothing, or limit is 0).
+	stop := trial.Options.StopAbovePrice
+	if stop <= 0 {
+		stop = math.Inf(1)
+	}
+	prep := s.prepare(trial.NodePools, edits, changes)
+	if p, o, decided := s.asEarlier(key, edits, prep, stop, limit, asEarlierOK); decided {
+		return p, o
+	}
+	s.Tried++
+	r := prep.WithOptions(trial.Options).Solve(trial)
+	solved := &offerRecord{edits: edits, key: key, prep: prep, stop: stop}
 	if slices.ContainsFunc(r.Unschedulable, func(u scheduling.Unschedulable) bool { return u.Reason == scheduling.ErrStopped.Error() }) {
 		if trial.Options.StopAbovePrice < s.basePerHour {
 			s.solved[key] = editTrial{above: limit}
 		}
-		return EditPlan{}, false
+		solved.stopped = true
+		s.remember(solved)
+		return EditPlan{}, tryNotKept
 	}
+	s.remember(solved)
 	if !s.keeps(r) {
 		s.Rejected++
-		return EditPlan{}, false
+		return EditPlan{}, tryNotKept
 	}
 	cost := PlanPerHour(r)
 	if cost >= s.basePerHour*(1-1e-9) {
-		return EditPlan{}, false
+		return EditPlan{}, tryNotKept
 	}
 	p := &EditPlan{Edits: edits, PerHour: cost, NodePools: changes, Result: r}
 	s.solved[key] = editTrial{plan: p}
-	return *p, true
+	solved.plan = p
+	return *p, tryKept
 }
 
 // prepare compiles the NodePools of a set of edits. Edits that only

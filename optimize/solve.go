@@ -257,6 +257,7 @@ func Search(in scheduling.Input, opts SolveOptions) (Outcome, error) {
 		// plan so far is not solved: the sets the search combines with it
 		// narrow the NodePools further, and cost no less either.
 		bounds, best := newEditBounds(in, m), o.PerHour
+		bounds.labels = compiler.LabelGroups
 		// Search weighs only the cheapest plan of the run, so a set
 		// whose plan certainly costs more than the run needs of it is
 		// given up too (EditSearch.Run).

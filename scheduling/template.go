@@ -79,6 +79,10 @@ type template struct {
 		read bool
 		keys []string
 	}
+	// optionIndex is each option's index by its type, once asked for
+	// (Compiler.LabelGroups).
+	optionIndex map[*instancetypes.InstanceType]int32
+
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
 	// volumeLimited is set when some option's type limits the volumes of
