@@ -81,6 +81,11 @@ type localSearch struct {
 	// failed are the neighbourhoods solved in vain, by key (see
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
+	// apart is set when the claims outside a neighbourhood cannot change
+	// how its pods are placed (see standApart); limited are the NodePools
+	// with limits, which those claims still count against.
+	apart   bool
+	limited map[string]bool
 }
 
 // solver is one way to solve a neighbourhood again: the input's
@@ -127,7 +132,13 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
-	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
+	return newLocalSearchApart(in, r, m, standApart(in))
+}
+
+// newLocalSearchApart is newLocalSearch told whether the claims stand
+// apart from the neighbourhoods' pods (standApart).
+func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apart bool) (*localSearch, bool) {
+	ls := &localSearch{apart: apart, in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
@@ -137,11 +148,15 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 			ls.pods[apis.PodKey(p)] = p
 		}
 	}
+	ls.limited = map[string]bool{}
 	for _, np := range in.NodePools {
 		if np.NodePool == nil {
 			continue
 		}
 		ls.pools[np.NodePool.Name] = np
+		if len(np.NodePool.Spec.Limits) > 0 {
+			ls.limited[np.NodePool.Name] = true
+		}
 		for _, it := range np.InstanceTypes {
 			if it != nil && reserves(it) {
 				return nil, false
@@ -210,13 +225,7 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	if !ok {
 		return nil, 0, false
 	}
-	it := pool.InstanceTypes[i]
-	name := c.Name + fixedSuffix
-	labels := c.LaunchLabels(it, pool.NodePool)
-	labels[apis.LabelHostname] = name
-	n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels,
-		Taints: pool.NodePool.Spec.Template.Spec.Taints, StartupTaints: pool.NodePool.Spec.Template.Spec.StartupTaints,
-		Capacity: it.Capacity.List()}
+	n := &scheduling.Node{Name: c.Name + fixedSuffix, NodePool: c.NodePool, Pods: make([]*corev1.Pod, 0, len(c.Pods))}
 	floor := 0.0
 	for _, key := range c.Pods {
 		p, ok := ls.pods[key]
@@ -226,7 +235,15 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 		n.Pods = append(n.Pods, p)
 		floor += ls.podFloor(pool, p)
 	}
-	n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	// A node that never stands in a solve is its name and pods only.
+	if ls.stands(n) {
+		it := pool.InstanceTypes[i]
+		n.Labels = c.LaunchLabels(it, pool.NodePool)
+		n.Labels[apis.LabelHostname] = n.Name
+		n.Taints, n.StartupTaints = pool.NodePool.Spec.Template.Spec.Taints, pool.NodePool.Spec.Template.Spec.StartupTaints
+		n.Capacity = it.Capacity.List()
+		n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	}
 	return n, floor, true
 }
 
@@ -495,7 +512,7 @@ func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Re
 		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
 	}
 	for i, n := range ls.fixed {
-		if !slices.Contains(members, i) {
+		if !slices.Contains(members, i) && ls.stands(n) {
 			sub.Nodes = append(sub.Nodes, n)
 		}
 	}
@@ -505,6 +522,51 @@ func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Re
 	// cheaper plan for their pods: only the others are offered.
 	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
 	return r
+}
+
+// stands reports whether the claim's node stands in a neighbourhood's
+// solve: always, unless the claims stand apart from the neighbourhood's
+// pods, when only those of NodePools with limits do, counting against
+// them. A node that stands takes no pod (its pod count is full), so one
+// that counts for nothing else changes nothing of the solve but its
+// cost: reading the node and its pods.
+func (ls *localSearch) stands(n *scheduling.Node) bool {
+	return !ls.apart || ls.limited[n.NodePool]
+}
+
+// standApart reports whether a neighbourhood's pods are placed the same
+// with or without the rest of the plan's claims standing as full nodes
+// beside them: no pod, to place or bound, has a rule that counts other
+// pods or their nodes (pod affinity or anti-affinity, a spread
+// constraint, or a default spread constraint it would get), nor shares a
+// volume claim or device with another. Only NodePool limits still read
+// those nodes (see stands).
+func standApart(in scheduling.Input) bool {
+	if d := in.Options.DefaultSpread; d != nil && len(d.Constraints) > 0 || in.Options.Devices != nil {
+		return false
+	}
+	apart := func(p *corev1.Pod) bool {
+		if p == nil {
+			return true
+		}
+		if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+			return false
+		}
+		if len(p.Spec.TopologySpreadConstraints) > 0 || len(p.Spec.ResourceClaims) > 0 {
+			return false
+		}
+		return !slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil })
+	}
+	for _, n := range in.Nodes {
+		if n != nil && !allOf(n.Pods, apart) {
+			return false
+		}
+	}
+	return allOf(in.Pods, apart)
+}
+
+func allOf(pods []*corev1.Pod, ok func(*corev1.Pod) bool) bool {
+	return !slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return !ok(p) })
 }
 
 // accept replaces the member claims with the new ones, named after the
