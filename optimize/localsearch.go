@@ -2,7 +2,6 @@ package optimize
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -37,10 +36,10 @@ const fixedSuffix = ".fixed"
 // localSearch is the state of one search over a plan.
 type localSearch struct {
 	in    scheduling.Input
-	pods  map[string]*corev1.Pod
+	pods  map[podName]*corev1.Pod
 	pools map[string]scheduling.Pool
 	// types index each pool's instance types by name (see typeIndex),
-	// and typeRate reads them for podFloor (see typeRates).
+	// and typeRate reads them for podFloor (see readRates).
 	types    map[string]map[string]int
 	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
@@ -138,14 +137,14 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 // newLocalSearchApart is newLocalSearch told whether the claims stand
 // apart from the neighbourhoods' pods (standApart).
 func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apart bool) (*localSearch, bool) {
-	ls := &localSearch{apart: apart, in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
+	ls := &localSearch{apart: apart, in: in, pods: make(map[podName]*corev1.Pod, len(in.Pods)), pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
 	}
 	for _, p := range in.Pods {
 		if p != nil {
-			ls.pods[apis.PodKey(p)] = p
+			ls.pods[podName{apis.NamespaceOf(p.Namespace), p.Name}] = p
 		}
 	}
 	ls.limited = map[string]bool{}
@@ -157,11 +156,11 @@ func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apa
 		if len(np.NodePool.Spec.Limits) > 0 {
 			ls.limited[np.NodePool.Name] = true
 		}
-		for _, it := range np.InstanceTypes {
-			if it != nil && reserves(it) {
-				return nil, false
-			}
+		rates, reserved := readRates(np.InstanceTypes)
+		if reserved {
+			return nil, false
 		}
+		ls.typeRate[np.NodePool.Name] = rates
 	}
 	for _, w := range r.Warnings {
 		ls.warnings[w] = true
@@ -175,7 +174,7 @@ func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apa
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
-		p, ok := ls.pods[b.Pod]
+		p, ok := ls.pod(b.Pod)
 		if !ok {
 			return nil, false
 		}
@@ -190,15 +189,15 @@ func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apa
 	return ls, true
 }
 
-// reserves reports whether the type has a capacity reservation's
-// offering (read in place: an offering is large).
-func reserves(it *instancetypes.InstanceType) bool {
-	for i := range it.Offerings {
-		if it.Offerings[i].CapacityType == apis.CapacityTypeReserved {
-			return true
-		}
-	}
-	return false
+// podName is a pod's namespace (defaulted) and name: its key
+// (apis.PodKey) without the string built.
+type podName struct{ namespace, name string }
+
+// pod is the input's pod of the key.
+func (ls *localSearch) pod(key string) (*corev1.Pod, bool) {
+	namespace, name, _ := strings.Cut(key, "/")
+	p, ok := ls.pods[podName{namespace, name}]
+	return p, ok
 }
 
 // withPods is the node with the pods bound to it as well, a new *Node
@@ -228,7 +227,7 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	n := &scheduling.Node{Name: c.Name + fixedSuffix, NodePool: c.NodePool, Pods: make([]*corev1.Pod, 0, len(c.Pods))}
 	floor := 0.0
 	for _, key := range c.Pods {
-		p, ok := ls.pods[key]
+		p, ok := ls.pod(key)
 		if !ok {
 			return nil, 0, false
 		}
@@ -285,7 +284,7 @@ func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 		return rate
 	}
 	rate := math.Inf(1)
-	for _, t := range ls.typeRates(pool) {
+	for _, t := range ls.typeRate[pool.NodePool.Name] {
 		share := 0.0
 		for i, slot := range floorSlots {
 			if r := t.room[i]; r > 0 {
@@ -311,20 +310,23 @@ type typeRate struct {
 	room  [len(floorSlots)]int64
 }
 
-// typeRates are the pool's types as podFloor reads them, read once per
-// pool.
-func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
-	if rates, ok := ls.typeRate[pool.NodePool.Name]; ok {
-		return rates
-	}
-	rates := make([]typeRate, 0, len(pool.InstanceTypes))
-	for _, it := range pool.InstanceTypes {
+// readRates reads a pool's types as podFloor reads them, and whether
+// one has a capacity reservation's offering (then the rates are not all
+// read).
+func readRates(types instancetypes.Catalog) ([]typeRate, bool) {
+	rates := make([]typeRate, 0, len(types))
+	for _, it := range types {
 		if it == nil {
 			continue
 		}
 		t := typeRate{price: math.Inf(1)}
+		// Offerings are read in place: an offering is large.
 		for i := range it.Offerings {
-			if o := &it.Offerings[i]; o.Available {
+			o := &it.Offerings[i]
+			if o.CapacityType == apis.CapacityTypeReserved {
+				return nil, true
+			}
+			if o.Available {
 				t.price = min(t.price, o.Price)
 			}
 		}
@@ -334,8 +336,7 @@ func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
 		}
 		rates = append(rates, t)
 	}
-	ls.typeRate[pool.NodePool.Name] = rates
-	return rates
+	return rates, false
 }
 
 // pass tries the neighbourhoods of the plan in order until one improves
@@ -407,11 +408,22 @@ func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) in
 		requests = append(requests, ls.requestsOf(p).text)
 	}
 	slices.Sort(requests)
-	name := fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
-	i, ok := ls.shapeIndex[name]
+	// The name is fmt.Sprint(c.NodePool, c.InstanceType, c.Zone,
+	// c.CapacityType, requests), built without fmt.
+	name := make([]byte, 0, 64+len(requests)*16)
+	name = append(append(append(append(name, c.NodePool...), c.InstanceType...), c.Zone...), c.CapacityType...)
+	name = append(name, '[')
+	for k, r := range requests {
+		if k > 0 {
+			name = append(name, ' ')
+		}
+		name = append(name, r...)
+	}
+	name = append(name, ']')
+	i, ok := ls.shapeIndex[string(name)]
 	if !ok {
 		i = len(ls.shapeIndex)
-		ls.shapeIndex[name] = i
+		ls.shapeIndex[string(name)] = i
 	}
 	return i
 }
@@ -610,7 +622,8 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
-		bound[b.Node] = append(bound[b.Node], ls.pods[b.Pod])
+		p, _ := ls.pod(b.Pod)
+		bound[b.Node] = append(bound[b.Node], p)
 		ls.bindings = append(ls.bindings, b)
 	}
 	for i, n := range ls.existing {

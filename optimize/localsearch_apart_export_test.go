@@ -42,3 +42,10 @@ func CheckApart(in scheduling.Input, r scheduling.Result) (int, error) {
 	}
 	return checked, nil
 }
+
+// LocalSearchReads reports whether the local search can work on the plan
+// r of the input (newLocalSearch).
+func LocalSearchReads(in scheduling.Input, r scheduling.Result) bool {
+	_, ok := newLocalSearch(in, r, nil)
+	return ok
+}
