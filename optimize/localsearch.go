@@ -43,7 +43,8 @@ type localSearch struct {
 	types    map[string]map[string]int
 	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
-	// as (kept by pointer, which the Prepared remembers nodes by).
+	// as (kept by pointer, which the Prepared remembers nodes by; see
+	// fixedNode).
 	// floor is, per claim, what its pods could cost at the least (see
 	// podFloor): the claim's price above it is what the search may
 	// recover by solving it again.
@@ -213,8 +214,9 @@ func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
 
 // fixedNode is the node the claim stands as in a neighbourhood's solve:
 // launched as the plan launches it, with its pods bound, and room for no
-// other pod (its allocatable pod count is the pods it holds); and what
-// its pods could cost at the least (podFloor).
+// other pod (its allocatable pod count is the pods it holds), or only
+// its name and pods when it never stands (see stands); and what its pods
+// could cost at the least (podFloor).
 func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, float64, bool) {
 	pool, ok := ls.pools[c.NodePool]
 	if !ok {
