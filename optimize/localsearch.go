@@ -2,7 +2,6 @@ package optimize
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -37,14 +36,15 @@ const fixedSuffix = ".fixed"
 // localSearch is the state of one search over a plan.
 type localSearch struct {
 	in    scheduling.Input
-	pods  map[string]*corev1.Pod
+	pods  map[podName]*corev1.Pod
 	pools map[string]scheduling.Pool
 	// types index each pool's instance types by name (see typeIndex),
-	// and typeRate reads them for podFloor (see typeRates).
+	// and typeRate reads them for podFloor (see readRates).
 	types    map[string]map[string]int
 	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
-	// as (kept by pointer, which the Prepared remembers nodes by).
+	// as (kept by pointer, which the Prepared remembers nodes by; see
+	// fixedNode).
 	// floor is, per claim, what its pods could cost at the least (see
 	// podFloor): the claim's price above it is what the search may
 	// recover by solving it again.
@@ -81,6 +81,11 @@ type localSearch struct {
 	// failed are the neighbourhoods solved in vain, by key (see
 	// neighbourhoodKey), which a later pass does not solve again.
 	failed map[string]bool
+	// apart is set when the claims outside a neighbourhood cannot change
+	// how its pods are placed (see standApart); limited are the NodePools
+	// with limits, which those claims still count against.
+	apart   bool
+	limited map[string]bool
 }
 
 // solver is one way to solve a neighbourhood again: the input's
@@ -127,26 +132,36 @@ func improve(in scheduling.Input, r scheduling.Result, solvers []solver, maxSolv
 // work on it: an instance type it cannot find, or capacity reservations,
 // which a claim standing as a node would not hold.
 func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localSearch, bool) {
-	ls := &localSearch{in: in, pods: map[string]*corev1.Pod{}, pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
+	return newLocalSearchApart(in, r, m, standApart(in))
+}
+
+// newLocalSearchApart is newLocalSearch told whether the claims stand
+// apart from the neighbourhoods' pods (standApart).
+func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apart bool) (*localSearch, bool) {
+	ls := &localSearch{apart: apart, in: in, pods: make(map[podName]*corev1.Pod, len(in.Pods)), pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
 		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
 	}
 	for _, p := range in.Pods {
 		if p != nil {
-			ls.pods[apis.PodKey(p)] = p
+			ls.pods[podName{apis.NamespaceOf(p.Namespace), p.Name}] = p
 		}
 	}
+	ls.limited = map[string]bool{}
 	for _, np := range in.NodePools {
 		if np.NodePool == nil {
 			continue
 		}
 		ls.pools[np.NodePool.Name] = np
-		for _, it := range np.InstanceTypes {
-			if it != nil && reserves(it) {
-				return nil, false
-			}
+		if len(np.NodePool.Spec.Limits) > 0 {
+			ls.limited[np.NodePool.Name] = true
 		}
+		rates, reserved := readRates(np.InstanceTypes)
+		if reserved {
+			return nil, false
+		}
+		ls.typeRate[np.NodePool.Name] = rates
 	}
 	for _, w := range r.Warnings {
 		ls.warnings[w] = true
@@ -160,7 +175,7 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
-		p, ok := ls.pods[b.Pod]
+		p, ok := ls.pod(b.Pod)
 		if !ok {
 			return nil, false
 		}
@@ -175,15 +190,15 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 	return ls, true
 }
 
-// reserves reports whether the type has a capacity reservation's
-// offering (read in place: an offering is large).
-func reserves(it *instancetypes.InstanceType) bool {
-	for i := range it.Offerings {
-		if it.Offerings[i].CapacityType == apis.CapacityTypeReserved {
-			return true
-		}
-	}
-	return false
+// podName is a pod's namespace (defaulted) and name: its key
+// (apis.PodKey) without the string built.
+type podName struct{ namespace, name string }
+
+// pod is the input's pod of the key.
+func (ls *localSearch) pod(key string) (*corev1.Pod, bool) {
+	namespace, name, _ := strings.Cut(key, "/")
+	p, ok := ls.pods[podName{namespace, name}]
+	return p, ok
 }
 
 // withPods is the node with the pods bound to it as well, a new *Node
@@ -199,8 +214,9 @@ func withPods(n *scheduling.Node, pods []*corev1.Pod) *scheduling.Node {
 
 // fixedNode is the node the claim stands as in a neighbourhood's solve:
 // launched as the plan launches it, with its pods bound, and room for no
-// other pod (its allocatable pod count is the pods it holds); and what
-// its pods could cost at the least (podFloor).
+// other pod (its allocatable pod count is the pods it holds), or only
+// its name and pods when it never stands (see stands); and what its pods
+// could cost at the least (podFloor).
 func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, float64, bool) {
 	pool, ok := ls.pools[c.NodePool]
 	if !ok {
@@ -210,23 +226,25 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	if !ok {
 		return nil, 0, false
 	}
-	it := pool.InstanceTypes[i]
-	name := c.Name + fixedSuffix
-	labels := c.LaunchLabels(it, pool.NodePool)
-	labels[apis.LabelHostname] = name
-	n := &scheduling.Node{Name: name, NodePool: c.NodePool, Labels: labels,
-		Taints: pool.NodePool.Spec.Template.Spec.Taints, StartupTaints: pool.NodePool.Spec.Template.Spec.StartupTaints,
-		Capacity: it.Capacity.List()}
+	n := &scheduling.Node{Name: c.Name + fixedSuffix, NodePool: c.NodePool, Pods: make([]*corev1.Pod, 0, len(c.Pods))}
 	floor := 0.0
 	for _, key := range c.Pods {
-		p, ok := ls.pods[key]
+		p, ok := ls.pod(key)
 		if !ok {
 			return nil, 0, false
 		}
 		n.Pods = append(n.Pods, p)
 		floor += ls.podFloor(pool, p)
 	}
-	n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	// A node that never stands in a solve is its name and pods only.
+	if ls.stands(n) {
+		it := pool.InstanceTypes[i]
+		n.Labels = c.LaunchLabels(it, pool.NodePool)
+		n.Labels[apis.LabelHostname] = n.Name
+		n.Taints, n.StartupTaints = pool.NodePool.Spec.Template.Spec.Taints, pool.NodePool.Spec.Template.Spec.StartupTaints
+		n.Capacity = it.Capacity.List()
+		n.Allocatable = it.Allocatable().With(corev1.ResourcePods, int64(len(n.Pods))).List()
+	}
 	return n, floor, true
 }
 
@@ -268,7 +286,7 @@ func (ls *localSearch) podFloor(pool scheduling.Pool, p *corev1.Pod) float64 {
 		return rate
 	}
 	rate := math.Inf(1)
-	for _, t := range ls.typeRates(pool) {
+	for _, t := range ls.typeRate[pool.NodePool.Name] {
 		share := 0.0
 		for i, slot := range floorSlots {
 			if r := t.room[i]; r > 0 {
@@ -294,20 +312,23 @@ type typeRate struct {
 	room  [len(floorSlots)]int64
 }
 
-// typeRates are the pool's types as podFloor reads them, read once per
-// pool.
-func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
-	if rates, ok := ls.typeRate[pool.NodePool.Name]; ok {
-		return rates
-	}
-	rates := make([]typeRate, 0, len(pool.InstanceTypes))
-	for _, it := range pool.InstanceTypes {
+// readRates reads a pool's types as podFloor reads them, and whether
+// one has a capacity reservation's offering (then the rates are not all
+// read).
+func readRates(types instancetypes.Catalog) ([]typeRate, bool) {
+	rates := make([]typeRate, 0, len(types))
+	for _, it := range types {
 		if it == nil {
 			continue
 		}
 		t := typeRate{price: math.Inf(1)}
+		// Offerings are read in place: an offering is large.
 		for i := range it.Offerings {
-			if o := &it.Offerings[i]; o.Available {
+			o := &it.Offerings[i]
+			if o.CapacityType == apis.CapacityTypeReserved {
+				return nil, true
+			}
+			if o.Available {
 				t.price = min(t.price, o.Price)
 			}
 		}
@@ -317,8 +338,7 @@ func (ls *localSearch) typeRates(pool scheduling.Pool) []typeRate {
 		}
 		rates = append(rates, t)
 	}
-	ls.typeRate[pool.NodePool.Name] = rates
-	return rates
+	return rates, false
 }
 
 // pass tries the neighbourhoods of the plan in order until one improves
@@ -390,11 +410,22 @@ func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) in
 		requests = append(requests, ls.requestsOf(p).text)
 	}
 	slices.Sort(requests)
-	name := fmt.Sprint(c.NodePool, c.InstanceType, c.Zone, c.CapacityType, requests)
-	i, ok := ls.shapeIndex[name]
+	// The name is fmt.Sprint(c.NodePool, c.InstanceType, c.Zone,
+	// c.CapacityType, requests), built without fmt.
+	name := make([]byte, 0, 64+len(requests)*16)
+	name = append(append(append(append(name, c.NodePool...), c.InstanceType...), c.Zone...), c.CapacityType...)
+	name = append(name, '[')
+	for k, r := range requests {
+		if k > 0 {
+			name = append(name, ' ')
+		}
+		name = append(name, r...)
+	}
+	name = append(name, ']')
+	i, ok := ls.shapeIndex[string(name)]
 	if !ok {
 		i = len(ls.shapeIndex)
-		ls.shapeIndex[name] = i
+		ls.shapeIndex[string(name)] = i
 	}
 	return i
 }
@@ -495,7 +526,7 @@ func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Re
 		sub.Pods = append(sub.Pods, ls.fixed[i].Pods...)
 	}
 	for i, n := range ls.fixed {
-		if !slices.Contains(members, i) {
+		if !slices.Contains(members, i) && ls.stands(n) {
 			sub.Nodes = append(sub.Nodes, n)
 		}
 	}
@@ -505,6 +536,51 @@ func (ls *localSearch) solve(members []int, s solver, old float64) scheduling.Re
 	// cheaper plan for their pods: only the others are offered.
 	r, _ := s.prep.WithOptions(opts).SolveBelow(sub, old)
 	return r
+}
+
+// stands reports whether the claim's node stands in a neighbourhood's
+// solve: always, unless the claims stand apart from the neighbourhood's
+// pods, when only those of NodePools with limits do, counting against
+// them. A node that stands takes no pod (its pod count is full), so one
+// that counts for nothing else changes nothing of the solve but its
+// cost: reading the node and its pods.
+func (ls *localSearch) stands(n *scheduling.Node) bool {
+	return !ls.apart || ls.limited[n.NodePool]
+}
+
+// standApart reports whether a neighbourhood's pods are placed the same
+// with or without the rest of the plan's claims standing as full nodes
+// beside them: no pod, to place or bound, has a rule that counts other
+// pods or their nodes (pod affinity or anti-affinity, a spread
+// constraint, or a default spread constraint it would get), nor shares a
+// volume claim or device with another. Only NodePool limits still read
+// those nodes (see stands).
+func standApart(in scheduling.Input) bool {
+	if d := in.Options.DefaultSpread; d != nil && len(d.Constraints) > 0 || in.Options.Devices != nil {
+		return false
+	}
+	apart := func(p *corev1.Pod) bool {
+		if p == nil {
+			return true
+		}
+		if a := p.Spec.Affinity; a != nil && (a.PodAffinity != nil || a.PodAntiAffinity != nil) {
+			return false
+		}
+		if len(p.Spec.TopologySpreadConstraints) > 0 || len(p.Spec.ResourceClaims) > 0 {
+			return false
+		}
+		return !slices.ContainsFunc(p.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil || v.Ephemeral != nil })
+	}
+	for _, n := range in.Nodes {
+		if n != nil && !allOf(n.Pods, apart) {
+			return false
+		}
+	}
+	return allOf(in.Pods, apart)
+}
+
+func allOf(pods []*corev1.Pod, ok func(*corev1.Pod) bool) bool {
+	return !slices.ContainsFunc(pods, func(p *corev1.Pod) bool { return !ok(p) })
 }
 
 // accept replaces the member claims with the new ones, named after the
@@ -548,7 +624,8 @@ func (ls *localSearch) accept(members []int, r scheduling.Result) {
 	}
 	bound := map[string][]*corev1.Pod{}
 	for _, b := range r.Bindings {
-		bound[b.Node] = append(bound[b.Node], ls.pods[b.Pod])
+		p, _ := ls.pod(b.Pod)
+		bound[b.Node] = append(bound[b.Node], p)
 		ls.bindings = append(ls.bindings, b)
 	}
 	for i, n := range ls.existing {

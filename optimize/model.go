@@ -524,7 +524,13 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 	// shapes[si]'s own set (requirements.SameSet), whose answer is
 	// shapes[si]'s: most shapes hold the pool's requirements unchanged.
 	same := make([]int, len(shapes))
+	// changed[si] is what shapes[si]'s requirements in the pool add to
+	// the pool's own (Requirements.ChangedFrom): every type the pool
+	// lists meets the pool's requirements, so a type meets a shape's
+	// when it meets what the shape adds, most often nothing.
+	changed := make([]requirements.Requirements, len(shapes))
 	for pi, pc := range pools {
+		base, baseErr := pc.Requirements(neutralPod)
 		for si := range shapes {
 			same[si] = si
 			for sj := range si {
@@ -532,6 +538,9 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 					same[si] = sj
 					break
 				}
+			}
+			if changed[si] = shapes[si].reqs[pi]; baseErr == nil && shapes[si].ok[pi] {
+				changed[si] = changed[si].ChangedFrom(base)
 			}
 		}
 		compatible := offeringShapes{pool: pi, shapes: shapes}
@@ -556,7 +565,7 @@ func allColumns(pools []scheduling.PoolCapacity, limits []poolLimits, shapes []s
 					}
 					continue
 				}
-				if it.Requirements.IntersectsFast(s.reqs[pi]) {
+				if it.Requirements.IntersectsFast(changed[si]) {
 					typeOK.set(si)
 					anyShape = true
 				}
@@ -698,6 +707,11 @@ func dominates(a, b *column, limits []poolLimits) bool {
 	}
 	return true
 }
+
+// neutralPod is a pod that asks for nothing of a node and tolerates
+// every taint: what a pool requires of its nodes is its requirements for
+// this pod (PoolCapacity.Requirements).
+var neutralPod = &corev1.Pod{Spec: corev1.PodSpec{Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}}}}
 
 // offeringKey is what Offering.CompatibleUnder reads of an offering, and
 // the label rules of its type's cloud.
