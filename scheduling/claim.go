@@ -40,6 +40,11 @@ type claim struct {
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
 	maxRoom resources.Vector
+	// tooBig are the interned requests of the last pod refused because
+	// the claim's requests with its fit no option's room (maxRoom): the
+	// claim's requests only grow and its options only go, so a pod asking
+	// the same is refused again, without adding them up.
+	tooBig *resources.Vector
 	// witness is an option known to hold every pod so far. While the
 	// requirements stay the same and the witness still fits, a pod is
 	// added without filtering the options, which then become stale: they
@@ -138,7 +143,11 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		if topo != nil && topo.rejectsHost(p, c.name) {
 			return checkTopology
 		}
+		if p.requests == c.tooBig && shareWork {
+			return checkInstanceTypes
+		}
 		if !c.requests.Add(*p.requests).Fits(c.maxRoom) {
+			c.tooBig = p.requests
 			return checkInstanceTypes
 		}
 	}
