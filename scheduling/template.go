@@ -79,6 +79,9 @@ type template struct {
 		read bool
 		keys []string
 	}
+	// noReservations says, once read, whether no option has an offering
+	// of a capacity reservation (unreserved).
+	noReservations struct{ read, none bool }
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
 	// volumeLimited is set when some option's type limits the volumes of
