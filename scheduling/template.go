@@ -46,6 +46,9 @@ type template struct {
 	limitList corev1.ResourceList
 	// reserved is set when some option has a reserved offering.
 	reserved bool
+	// noReservations says, once read, whether no option has an offering
+	// of a capacity reservation (unreserved).
+	noReservations struct{ read, none bool }
 	// minValues is set when some requirement asks for minValues;
 	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
 	minValues, bestEffort bool
@@ -79,9 +82,6 @@ type template struct {
 		read bool
 		keys []string
 	}
-	// noReservations says, once read, whether no option has an offering
-	// of a capacity reservation (unreserved).
-	noReservations struct{ read, none bool }
 	// daemonPorts is set when some type's DaemonSet pods use host ports.
 	daemonPorts bool
 	// volumeLimited is set when some option's type limits the volumes of
