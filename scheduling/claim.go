@@ -40,6 +40,19 @@ type claim struct {
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
 	maxRoom resources.Vector
+	// tooBig are the interned requests of the last pod refused because
+	// the claim's requests with its fit no option's room (maxRoom): the
+	// claim's requests only grow and its options only go, so a pod asking
+	// the same is refused again, without adding them up.
+	tooBig *resources.Vector
+	// absorbed are the compiled requirements of a pod that the claim's
+	// requirements, the set in claim, were compatible with and already
+	// narrower than (Intersect handed the claim's set back): a pod of
+	// the same set meets the same set alike. Sets never change once
+	// built, so their identity (SameSet) is the key.
+	absorbed struct {
+		pod, claim requirements.Requirements
+	}
 	// witness is an option known to hold every pod so far. While the
 	// requirements stay the same and the witness still fits, a pod is
 	// added without filtering the options, which then become stale: they
@@ -138,7 +151,11 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		if topo != nil && topo.rejectsHost(p, c.name) {
 			return checkTopology
 		}
+		if p.requests == c.tooBig && shareWork {
+			return checkInstanceTypes
+		}
 		if !c.requests.Add(*p.requests).Fits(c.maxRoom) {
+			c.tooBig = p.requests
 			return checkInstanceTypes
 		}
 	}
@@ -161,11 +178,14 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	reqs, changed := c.requirements, p.reqs.Len() > 0
-	if changed {
+	if changed && !(shareWork && p.reqs.SameSet(c.absorbed.pod) && c.requirements.SameSet(c.absorbed.claim)) {
 		if !c.requirements.CompatibleFast(p.reqs, c.tmpl.undefined) {
 			return refuse(why, checkRequirements, func() error { return c.requirements.Compatible(p.reqs, c.tmpl.undefined) })
 		}
 		reqs = c.requirements.Intersect(p.reqs)
+		if reqs.SameSet(c.requirements) {
+			c.absorbed.pod, c.absorbed.claim = p.reqs, c.requirements
+		}
 	}
 	if topo != nil && topo.constrains(p) {
 		topoReqs, failed := topo.requirements(p, reqs, c.tmpl.taints, c.tmpl.undefined, scratch.topo[:0])
@@ -183,7 +203,12 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 	// that changed need checking, and offerings only if their keys did.
 	var keys []string
 	if changed {
-		keys = c.requirements.ChangedKeys(reqs, scratch.keys[:0])
+		if reqs.SameSet(c.requirements) {
+			// The claim's own set, handed back: nothing changed.
+			keys = scratch.keys[:0]
+		} else {
+			keys = c.requirements.ChangedKeys(reqs, scratch.keys[:0])
+		}
 		scratch.keys = keys
 		changed = len(keys) > 0
 	}

@@ -89,6 +89,9 @@ func (t *template) narrowOptions(from *template, filter requirements.Requirement
 		fromIndex = append(fromIndex, fo.index)
 		t.largest.Raise(&it.Capacity)
 	}
+	if from.noReservations.read && from.noReservations.none {
+		t.noReservations.read, t.noReservations.none = true, true
+	}
 	t.shareWith(from, fromIndex)
 	if len(t.options) == 0 {
 		t.refuseEmpty(catalogSize)

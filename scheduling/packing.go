@@ -381,17 +381,24 @@ func (c *claim) findCheapest() {
 	// same prices, no option cheaper than the last one found (or as
 	// cheap and earlier) holds the requests now, so that one, while it
 	// still holds them, is the cheapest still.
-	last := -1
-	if o := c.lowest; o != nil && shareWork && c.lowestPrices == &c.prices[0] && c.requests.Fits(o.room) {
-		last, _ = slices.BinarySearchFunc(c.options, o.index, compareIndex)
-		if last == len(c.options) || c.options[last] != o {
-			last = -1
+	last, from := -1, 0
+	if o := c.lowest; o != nil && shareWork && c.lowestPrices == &c.prices[0] {
+		at, _ := slices.BinarySearchFunc(c.options, o.index, compareIndex)
+		switch {
+		case at < len(c.options) && c.options[at] == o && c.requests.Fits(o.room):
+			last = at
+		case c.poolOrder:
+			// In pool order every option before the last one found is
+			// as cheap or cheaper, and held the requests no more than
+			// it did: the scan starts where it was.
+			from = at
 		}
 	}
 	if last >= 0 {
 		c.cheapest, c.slack = last, c.lowest.room.Sub(c.requests)
 	} else {
-		for i, o := range c.options {
+		for i := from; i < len(c.options); i++ {
+			o := c.options[i]
 			// The price is compared first: it is cheaper to read than
 			// the fit, and rules most options out once one holds the
 			// requests.

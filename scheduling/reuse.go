@@ -62,6 +62,10 @@ func (m *solveMemo) view(t *template, n int) *templateMemo {
 	if !ok {
 		tm = &templateMemo{priced: map[string]*pricedList{}, prices: map[string]optionPrices{}, meeting: map[string][]*typeOption{}, fresh: map[string]freshOptions{}}
 		for _, o := range t.options[:n] {
+			if t.unreserved() {
+				// No option's offering reserves anything.
+				break
+			}
 			for _, of := range o.it.Offerings {
 				if of.CapacityType != apis.CapacityTypeReserved || of.ReservationID == "" {
 					continue
@@ -155,4 +159,21 @@ func (p *Prepared) LeftOut(maxPrice float64, visit func(pool string, it *instanc
 		}
 	}
 	return true
+}
+
+// unreserved reports whether no option of the template has an offering
+// of a capacity reservation, worked out once; a pool narrowing one
+// without any has none either (narrowOptions).
+func (t *template) unreserved() bool {
+	if !t.noReservations.read {
+		t.noReservations.read, t.noReservations.none = true, true
+		for _, o := range t.options {
+			for i := range o.it.Offerings {
+				if of := &o.it.Offerings[i]; of.CapacityType == apis.CapacityTypeReserved && of.ReservationID != "" {
+					t.noReservations.none = false
+				}
+			}
+		}
+	}
+	return t.noReservations.none
 }

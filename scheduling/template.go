@@ -46,6 +46,9 @@ type template struct {
 	limitList corev1.ResourceList
 	// reserved is set when some option has a reserved offering.
 	reserved bool
+	// noReservations says, once read, whether no option has an offering
+	// of a capacity reservation (unreserved).
+	noReservations struct{ read, none bool }
 	// minValues is set when some requirement asks for minValues;
 	// bestEffort when MinValuesPolicy BestEffort lets claims fall short.
 	minValues, bestEffort bool
