@@ -84,20 +84,32 @@ func byLaunch(a, b *pricedOption) int {
 // those aside, and, under a spot price cap, an offering the rule leaves.
 func (l *pricedList) launchOrder(key launchFilterKey) []*pricedOption {
 	reserved := instancetypes.LaunchRank(apis.CapacityTypeReserved)
-	var order []*pricedOption
-	for i := range l.options {
-		p := &l.options[i]
+	// The options are counted first, so that the order is allocated once,
+	// at its length.
+	offered := func(p *pricedOption) bool {
 		switch {
 		case math.IsInf(p.cheapest, 1),
 			key.hasReserved && p.best[reserved] < 0,
 			key.dropExotic && p.option.exotic:
-			continue
+			return false
 		}
-		p.launch = key.rule.price(p)
-		if !math.IsInf(key.rule.spotCap, 1) && math.IsInf(p.launch, 1) {
-			continue
+		return true
+	}
+	capped := !math.IsInf(key.rule.spotCap, 1)
+	n := 0
+	for i := range l.options {
+		if p := &l.options[i]; offered(p) {
+			p.launch = key.rule.price(p)
+			if !capped || !math.IsInf(p.launch, 1) {
+				n++
+			}
 		}
-		order = append(order, p)
+	}
+	order := make([]*pricedOption, 0, n)
+	for i := range l.options {
+		if p := &l.options[i]; offered(p) && (!capped || !math.IsInf(p.launch, 1)) {
+			order = append(order, p)
+		}
 	}
 	slices.SortFunc(order, func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) })
 	l.orders = append(l.orders, launchOrder{key: key, options: order})
