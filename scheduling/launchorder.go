@@ -75,7 +75,11 @@ func (s *solver) launchSorted(kept []*pricedOption, key launchFilterKey) []*pric
 
 // byLaunch orders options by their launch price, then name.
 func byLaunch(a, b *pricedOption) int {
-	return cmp.Or(cmp.Compare(a.launch, b.launch), cmp.Compare(a.option.it.Name, b.option.it.Name))
+	// The names, dearer to compare, are compared only on a tie.
+	if c := cmp.Compare(a.launch, b.launch); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.option.it.Name, b.option.it.Name)
 }
 
 // launchOrder sorts the list's options the filter key leaves by launch
@@ -119,7 +123,10 @@ func (l *pricedList) launchOrder(key launchFilterKey) []*pricedOption {
 // byLaunchPos is byLaunch, ties by place in the list: a total order, so
 // any sort that uses it gives the same order.
 func byLaunchPos(a, b *pricedOption) int {
-	return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos))
+	if c := byLaunch(a, b); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.pos, b.pos)
 }
 
 // sortLaunch sorts a list's options, in the list's order, by byLaunchPos.
