@@ -75,7 +75,11 @@ func (s *solver) launchSorted(kept []*pricedOption, key launchFilterKey) []*pric
 
 // byLaunch orders options by their launch price, then name.
 func byLaunch(a, b *pricedOption) int {
-	return cmp.Or(cmp.Compare(a.launch, b.launch), cmp.Compare(a.option.it.Name, b.option.it.Name))
+	// The names, dearer to compare, are compared only on a tie.
+	if c := cmp.Compare(a.launch, b.launch); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.option.it.Name, b.option.it.Name)
 }
 
 // launchOrder sorts the list's options the filter key leaves by launch
@@ -111,7 +115,56 @@ func (l *pricedList) launchOrder(key launchFilterKey) []*pricedOption {
 			order = append(order, p)
 		}
 	}
-	slices.SortFunc(order, func(a, b *pricedOption) int { return cmp.Or(byLaunch(a, b), cmp.Compare(a.pos, b.pos)) })
+	order = sortLaunch(order)
 	l.orders = append(l.orders, launchOrder{key: key, options: order})
+	return order
+}
+
+// byLaunchPos is byLaunch, ties by place in the list: a total order, so
+// any sort that uses it gives the same order.
+func byLaunchPos(a, b *pricedOption) int {
+	if c := byLaunch(a, b); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.pos, b.pos)
+}
+
+// sortLaunch sorts a list's options, in the list's order, by byLaunchPos.
+// A list is sorted by its options' cheapest prices, and an option's launch
+// price is mostly its cheapest: those options are mostly in launch order
+// already, and only the others (whose cheapest offering the rule leaves
+// out) are sorted and merged in. When the first are not in order after
+// all, all are sorted.
+func sortLaunch(order []*pricedOption) []*pricedOption {
+	var moved []*pricedOption
+	kept := 0
+	for _, p := range order {
+		if p.launch == p.cheapest {
+			order[kept] = p
+			kept++
+		} else {
+			moved = append(moved, p)
+		}
+	}
+	copy(order[kept:], moved)
+	if !slices.IsSortedFunc(order[:kept], byLaunchPos) {
+		slices.SortFunc(order, byLaunchPos)
+		return order
+	}
+	if len(moved) == 0 {
+		return order
+	}
+	slices.SortFunc(moved, byLaunchPos)
+	// Merged from the back, into the list's own space.
+	i, j := kept-1, len(moved)-1
+	for k := len(order) - 1; j >= 0; k-- {
+		if i >= 0 && byLaunchPos(order[i], moved[j]) > 0 {
+			order[k] = order[i]
+			i--
+		} else {
+			order[k] = moved[j]
+			j--
+		}
+	}
 	return order
 }

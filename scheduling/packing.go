@@ -382,6 +382,10 @@ func (c *claim) findCheapest() {
 	// cheap and earlier) holds the requests now, so that one, while it
 	// still holds them, is the cheapest still.
 	last, from := -1, 0
+	// Out of pool order, the options as cheap as the last one found (or
+	// cheaper, or as cheap and earlier: below the floor) are passed over
+	// without reading their fit.
+	below, floorPrice, floorIndex := false, 0.0, 0
 	if o := c.lowest; o != nil && shareWork && c.lowestPrices == &c.prices[0] {
 		at, _ := slices.BinarySearchFunc(c.options, o.index, compareIndex)
 		switch {
@@ -392,18 +396,28 @@ func (c *claim) findCheapest() {
 			// as cheap or cheaper, and held the requests no more than
 			// it did: the scan starts where it was.
 			from = at
+		default:
+			below, floorPrice, floorIndex = true, c.prices[o.index], o.index
 		}
 	}
 	if last >= 0 {
 		c.cheapest, c.slack = last, c.lowest.room.Sub(c.requests)
 	} else {
+		found, best := c.cheapest < len(c.options), 0.0
+		if found {
+			best = c.prices[c.options[c.cheapest].index]
+		}
 		for i := from; i < len(c.options); i++ {
 			o := c.options[i]
 			// The price is compared first: it is cheaper to read than
 			// the fit, and rules most options out once one holds the
 			// requests.
-			if (c.cheapest == len(c.options) || c.prices[o.index] < c.prices[c.options[c.cheapest].index]) && c.requests.Fits(o.room) {
-				c.cheapest, c.slack = i, o.room.Sub(c.requests)
+			price := c.prices[o.index]
+			if found && price >= best || below && (price < floorPrice || price == floorPrice && o.index <= floorIndex) {
+				continue
+			}
+			if c.requests.Fits(o.room) {
+				c.cheapest, c.slack, found, best = i, o.room.Sub(c.requests), true, price
 				if c.poolOrder {
 					break
 				}
