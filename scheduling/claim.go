@@ -39,7 +39,9 @@ type claim struct {
 	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
-	maxRoom resources.Vector
+	// It points at the witness's room when that is the most (the usual
+	// case), so that the claim stays small.
+	maxRoom *resources.Vector
 	// tooBig are the interned requests of the last pod refused because
 	// the claim's requests with its fit no option's room (maxRoom): the
 	// claim's requests only grow and its options only go, so a pod asking
@@ -154,7 +156,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		if p.requests == c.tooBig && shareWork {
 			return checkInstanceTypes
 		}
-		if !c.requests.Add(*p.requests).Fits(c.maxRoom) {
+		if !c.requests.Add(*p.requests).Fits(*c.maxRoom) {
 			c.tooBig = p.requests
 			return checkInstanceTypes
 		}
@@ -352,7 +354,8 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 		} else {
 			c.keep(remaining, scratch)
 		}
-		c.maxRoom, c.witness, c.stale = room, witness, false
+		c.setMaxRoom(&room, witness)
+		c.witness, c.stale = witness, false
 		c.requests = requests
 		c.commit(p, reqs, s.topo)
 	}
@@ -440,14 +443,28 @@ type requirementMemo struct {
 	found  bool
 	key    string
 	single string
-	req    requirements.Requirement
+	req    *requirements.Requirement // inside the claim's set, read only
+}
+
+// setMaxRoom points maxRoom at room, the most room of the claim's options:
+// at what it points at already or at the witness's room when they are
+// equal, else at a copy of its own.
+func (c *claim) setMaxRoom(room *resources.Vector, witness *typeOption) {
+	switch {
+	case c.maxRoom != nil && c.maxRoom.Equal(*room):
+	case witness != nil && witness.room.Equal(*room):
+		c.maxRoom = &witness.room
+	default:
+		r := *room
+		c.maxRoom = &r
+	}
 }
 
 // requirementOn returns the memo of the claim's requirement on key.
 func (c *claim) requirementOn(key string) *requirementMemo {
 	m := &c.lookup
 	if !m.valid || m.key != key {
-		m.req, m.found = c.requirements.Lookup(key)
+		m.req, m.found = c.requirements.LookupRef(key)
 		m.key, m.valid, m.single = key, true, ""
 		if m.found && m.req.Operator() == corev1.NodeSelectorOpIn && m.req.Len() == 1 {
 			m.single = m.req.Any()
