@@ -176,7 +176,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 			return refuse(why, checkVolumeLimits, func() error { return volumeLimitsError(c.options, attached) })
 		}
 	}
-	if err := portConflict(c.hostPorts, p.hostPorts); err != nil {
+	if err := portConflict(c.hostPorts, p.hostPorts()); err != nil {
 		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	reqs, changed := c.requirements, p.reqs.Len() > 0
@@ -214,7 +214,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		scratch.keys = keys
 		changed = len(keys) > 0
 	}
-	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts) > 0
+	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts()) > 0
 	if !changed && !daemonPorts && attached == nil && c.witness != nil && !s.claimsDevices(p) && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		if why == nil {
 			c.requests, c.stale = requests, true
@@ -259,7 +259,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	var fresh []byte
 	var kept []*typeOption
 	hit := false
-	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
+	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts()) == 0 && (met || len(keys) == 0 && !checkOfferings) {
 		fresh = scratch.fresh[:0]
 		if met {
 			fresh = append(fresh, c.tmpl.memo.key...)
@@ -273,7 +273,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	}
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
-			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
+			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts()) == nil) &&
 			(attached == nil || withinLimits(attached, o.it.VolumeAttachmentLimits)) {
 			if devices {
 				next, topology, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key, c.hostname, s.held, running)
@@ -492,7 +492,7 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	c.requirements, c.lookup.valid, c.cheapest = reqs, false, -1
 	c.version++
 	c.pods = append(c.pods, p)
-	c.hostPorts = append(c.hostPorts, p.hostPorts...)
+	c.hostPorts = append(c.hostPorts, p.hostPorts()...)
 	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
 		if c.volumes == nil {
 			c.volumes = volumeUsage{}

@@ -32,8 +32,7 @@ type podInfo struct {
 	strict requirements.Requirements
 	// topo is what topology asks of the pod, shared with the pods like it;
 	// nil when topology does not concern it.
-	topo      *podTopology
-	hostPorts []hostPort
+	topo *podTopology
 	// relaxations counts the preference relaxations applied so far.
 	relaxations int
 	// more holds what few pods have; nil for most.
@@ -41,8 +40,10 @@ type podInfo struct {
 }
 
 // podMore is what a podInfo holds for the few pods that attach persistent
-// volumes or run as DaemonSets.
+// volumes, ask for host ports or run as DaemonSets.
 type podMore struct {
+	// hostPorts are the host ports the pod's containers ask for.
+	hostPorts []hostPort
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// volumeReqs are the alternatives of requirements of those volumes that
@@ -63,6 +64,25 @@ func (info *podInfo) volumes() []volumeUse {
 		return nil
 	}
 	return info.more.volumes
+}
+
+// hostPorts are the host ports the pod asks for.
+func (info *podInfo) hostPorts() []hostPort {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.hostPorts
+}
+
+// setHostPorts records the host ports the pod asks for.
+func (info *podInfo) setHostPorts(ports []hostPort) {
+	if len(ports) == 0 {
+		return
+	}
+	if info.more == nil {
+		info.more = &podMore{}
+	}
+	info.more.hostPorts = ports
 }
 
 // volumeReqs are the alternatives of requirements the pod's volumes added
@@ -125,7 +145,8 @@ func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences, cache 
 // read sets info to what readPod returns, for a solve that allocates its
 // pods' infos together.
 func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences, cache *podCache) {
-	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
+	*info = podInfo{pod: pod, key: key}
+	info.setHostPorts(podHostPorts(pod))
 	requests, err := resources.PodRequests(pod)
 	info.requests, info.invalid = cache.intern(requests), err
 	if info.invalid != nil {

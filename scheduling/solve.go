@@ -94,7 +94,8 @@ func withoutMatchFields(p *corev1.Pod) *corev1.Pod {
 // karpenter.sh/registered).
 func readDaemon(d *corev1.Pod) *podInfo {
 	pod := withoutMatchFields(d)
-	info := &podInfo{pod: pod, key: apis.PodKey(pod), hostPorts: podHostPorts(pod)}
+	info := &podInfo{pod: pod, key: apis.PodKey(pod)}
+	info.setHostPorts(podHostPorts(pod))
 	requests, err := resources.PodRequests(pod)
 	info.requests, info.invalid = &requests, err
 	if info.invalid == nil {
@@ -111,7 +112,10 @@ func readDaemon(d *corev1.Pod) *podInfo {
 				}
 			}
 			if len(alternatives) > 0 {
-				info.more = &podMore{daemonTerms: alternatives}
+				if info.more == nil {
+					info.more = &podMore{}
+				}
+				info.more.daemonTerms = alternatives
 			}
 		}
 	}

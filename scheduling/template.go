@@ -389,7 +389,7 @@ func (t *template) carries(it *instancetypes.InstanceType, daemons []*podInfo) (
 	for _, d := range daemons {
 		if t.daemonRuns(d, it) {
 			overhead = overhead.Add(*d.requests)
-			ports = append(ports, d.hostPorts...)
+			ports = append(ports, d.hostPorts()...)
 		}
 	}
 	t.daemonPorts = t.daemonPorts || len(ports) > 0
