@@ -33,8 +33,6 @@ type podInfo struct {
 	// topo is what topology asks of the pod, shared with the pods like it;
 	// nil when topology does not concern it.
 	topo *podTopology
-	// relaxations counts the preference relaxations applied so far.
-	relaxations int
 	// more holds what few pods have; nil for most.
 	more *podMore
 }
@@ -44,6 +42,8 @@ type podInfo struct {
 type podMore struct {
 	// hostPorts are the host ports the pod's containers ask for.
 	hostPorts []hostPort
+	// relaxations counts the preference relaxations applied so far.
+	relaxations int
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// volumeReqs are the alternatives of requirements of those volumes that
@@ -64,6 +64,14 @@ func (info *podInfo) volumes() []volumeUse {
 		return nil
 	}
 	return info.more.volumes
+}
+
+// relaxations counts the preference relaxations applied so far.
+func (info *podInfo) relaxations() int {
+	if info.more == nil {
+		return 0
+	}
+	return info.more.relaxations
 }
 
 // hostPorts are the host ports the pod asks for.

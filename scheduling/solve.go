@@ -335,8 +335,12 @@ func (s *solver) try(p *podInfo) error {
 		if next.invalid != nil {
 			return s.reason(current, err)
 		}
-		next.relaxations = current.relaxations + 1
-		next.more = current.more
+		more := podMore{}
+		if current.more != nil {
+			more = *current.more
+		}
+		more.relaxations++
+		next.more = &more
 		if s.topo != nil {
 			s.topo.attach(next)
 		}
