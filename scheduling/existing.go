@@ -114,7 +114,7 @@ func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase 
 	// their room, as far as their requests exceed what is bound.
 	var expected resources.Vector
 	for _, d := range daemons {
-		if d.invalid != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
+		if d.invalid() != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
 		if slices.ContainsFunc(d.daemonReqs(), func(reqs requirements.Requirements) bool {

@@ -21,8 +21,6 @@ type podInfo struct {
 	// pod is the pod being placed: the original, or a relaxed copy.
 	pod *corev1.Pod
 	key string // namespace/name
-	// invalid, when set, says why the pod can never be placed.
-	invalid error
 	// requests are shared with the pods that ask for the same: read, never
 	// changed.
 	requests *resources.Vector
@@ -40,6 +38,8 @@ type podInfo struct {
 // podMore is what a podInfo holds for the few pods that attach persistent
 // volumes, ask for host ports or run as DaemonSets.
 type podMore struct {
+	// invalid, when set, says why the pod can never be placed.
+	invalid error
 	// hostPorts are the host ports the pod's containers ask for.
 	hostPorts []hostPort
 	// relaxations counts the preference relaxations applied so far.
@@ -64,6 +64,27 @@ func (info *podInfo) volumes() []volumeUse {
 		return nil
 	}
 	return info.more.volumes
+}
+
+// invalid, when not nil, says why the pod can never be placed.
+func (info *podInfo) invalid() error {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.invalid
+}
+
+// setInvalid records why the pod can never be placed, or that it can be
+// (nil), and returns err.
+func (info *podInfo) setInvalid(err error) error {
+	if err == nil && info.more == nil {
+		return nil
+	}
+	if info.more == nil {
+		info.more = &podMore{}
+	}
+	info.more.invalid = err
+	return err
 }
 
 // relaxations counts the preference relaxations applied so far.
@@ -156,22 +177,22 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 	*info = podInfo{pod: pod, key: key}
 	info.setHostPorts(podHostPorts(pod))
 	requests, err := resources.PodRequests(pod)
-	info.requests, info.invalid = cache.intern(requests), err
-	if info.invalid != nil {
+	info.requests = cache.intern(requests)
+	if info.setInvalid(err) != nil {
 		return
 	}
 	if reason := pod.Annotations[AnnotationDeferred]; reason != "" {
-		info.invalid = errors.New(reason)
+		info.setInvalid(errors.New(reason))
 		return
 	}
 	if apis.ClaimsDevices(pod) {
-		info.invalid = ErrDRAIgnored
+		info.setInvalid(ErrDRAIgnored)
 		return
 	}
-	if info.invalid = validatePodLabels(pod, cache.labelRules()); info.invalid != nil {
+	if info.setInvalid(validatePodLabels(pod, cache.labelRules())) != nil {
 		return
 	}
-	if info.reqs, info.invalid = cache.fromPod(pod, prefs); info.invalid != nil {
+	if info.reqs, err = cache.fromPod(pod, prefs); info.setInvalid(err) != nil {
 		return
 	}
 	// The domains the pod allows, for topology: read for every pod with
@@ -181,7 +202,8 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 		if prefs == requirements.StrictOnly {
 			info.strict = info.reqs
 		} else {
-			info.strict, info.invalid = cache.fromPod(pod, requirements.StrictOnly)
+			info.strict, err = cache.fromPod(pod, requirements.StrictOnly)
+			info.setInvalid(err)
 		}
 	}
 }

@@ -277,7 +277,7 @@ func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeO
 func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 	var out []*podInfo
 	for _, d := range daemons {
-		if d.invalid != nil {
+		if d.invalid() != nil {
 			continue
 		}
 		taints := slices.DeleteFunc(slices.Clone(t.taints), func(taint corev1.Taint) bool {
