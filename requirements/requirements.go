@@ -133,6 +133,16 @@ func (r Requirements) Lookup(key string) (Requirement, bool) {
 	return Requirement{}, false
 }
 
+// LookupRef is Lookup without the copy: the requirement on key inside the
+// set itself, which never changes once built, and whether there is one. The
+// caller only reads through it.
+func (r Requirements) LookupRef(key string) (*Requirement, bool) {
+	if i, found := r.index(key); found {
+		return &r.items[i], true
+	}
+	return nil, false
+}
+
 // Add returns r with reqs added; a requirement on a key r already has is
 // intersected with it. r itself is unchanged.
 func (r Requirements) Add(reqs ...Requirement) Requirements {

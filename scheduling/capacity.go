@@ -69,8 +69,8 @@ func (c PoolCapacity) Requirements(pod *corev1.Pod) (requirements.Requirements, 
 		return requirements.Requirements{}, errNoPool
 	}
 	info := newPodInfo(pod, requirements.StrictOnly)
-	if info.invalid != nil {
-		return requirements.Requirements{}, info.invalid
+	if err := info.invalid(); err != nil {
+		return requirements.Requirements{}, err
 	}
 	taints := slices.DeleteFunc(slices.Clone(t.taints), func(taint corev1.Taint) bool {
 		return taint.Effect == corev1.TaintEffectPreferNoSchedule

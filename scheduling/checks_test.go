@@ -84,7 +84,7 @@ func (tc checkCase) prepare(t *testing.T) (*solver, *podInfo) {
 	s := newSolver(tc.in)
 	var target *podInfo
 	for _, p := range s.pods {
-		require.NoError(t, p.invalid, p.key)
+		require.NoError(t, p.invalid(), p.key)
 		if p.key == tc.pod {
 			target = p
 			continue

@@ -30,16 +30,17 @@ type claim struct {
 	pods         []*podInfo
 	requests     resources.Vector // the pods' requests, without daemons
 	options      []*typeOption
-	// shared is set while options is the template's own slice, which a new
+	// shared (beside stale, to keep the claim small) is set while options is the template's own slice, which a new
 	// claim starts with rather than a copy, the slice the template's memo
 	// keeps for new claims of the same first pod (freshOptions), or a run
 	// of either: it is read, never changed or handed to the scratch space,
 	// and replaced by a slice of the claim's own once the options kept are
 	// no run of it.
-	shared bool
 	// maxRoom is, per resource, the most room any option has: requests
 	// that do not fit it fit no option.
-	maxRoom resources.Vector
+	// It points at the witness's room when that is the most (the usual
+	// case), so that the claim stays small.
+	maxRoom *resources.Vector
 	// tooBig are the interned requests of the last pod refused because
 	// the claim's requests with its fit no option's room (maxRoom): the
 	// claim's requests only grow and its options only go, so a pod asking
@@ -59,15 +60,16 @@ type claim struct {
 	// may hold types too small for the requests, removed by settle. Since
 	// requests only grow, filtering once at the end removes exactly what
 	// filtering at every step would have.
-	witness   *typeOption
-	stale     bool
-	hostPorts []hostPort
-	// devices are, per option, what the pods hold of its devices when
-	// some pod's claims are allocated on it (DeviceAllocator).
-	devices map[*typeOption]any
-	// volumes are the persistent volumes the claim's pods attach, kept
-	// when some option of its template limits volumes (volumeLimited).
-	volumes volumeUsage
+	witness *typeOption
+	stale   bool
+	shared  bool
+	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
+	// fewer distinct values than a minValues requirement asks for; the
+	// result says so in its warnings.
+	bestEffort bool
+	// more holds what few claims need: their pods' host ports, devices and
+	// volumes.
+	more *claimMore
 	// cheapest is the index in options of the cheapest option that holds
 	// the requests, -1 until priceIndex works it out again (PackCheapest, PackEfficient).
 	cheapest int
@@ -99,10 +101,6 @@ type claim struct {
 	// version counts the changes to what extraPrice reads: a pod joining,
 	// stale options going (claimRanks).
 	version uint64
-	// bestEffort is set when MinValuesPolicy BestEffort let the claim keep
-	// fewer distinct values than a minValues requirement asks for; the
-	// result says so in its warnings.
-	bestEffort bool
 }
 
 // nextClaim returns the placeholder hostname of the template's next claim,
@@ -154,7 +152,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		if p.requests == c.tooBig && shareWork {
 			return checkInstanceTypes
 		}
-		if !c.requests.Add(*p.requests).Fits(c.maxRoom) {
+		if !c.requests.Add(*p.requests).Fits(*c.maxRoom) {
 			c.tooBig = p.requests
 			return checkInstanceTypes
 		}
@@ -167,14 +165,14 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 	// option is left out for them.
 	var attached map[string]int
 	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
-		attached = c.volumes.countWith(p.volumes())
+		attached = c.more.volumeUsage().countWith(p.volumes())
 		if !slices.ContainsFunc(c.options, func(o *typeOption) bool {
 			return c.requests.Fits(o.room) && withinLimits(attached, o.it.VolumeAttachmentLimits)
 		}) {
 			return refuse(why, checkVolumeLimits, func() error { return volumeLimitsError(c.options, attached) })
 		}
 	}
-	if err := portConflict(c.hostPorts, p.hostPorts); err != nil {
+	if err := portConflict(c.more.ports(), p.hostPorts()); err != nil {
 		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	reqs, changed := c.requirements, p.reqs.Len() > 0
@@ -212,7 +210,7 @@ func (c *claim) evaluate(p *podInfo, s *solver, why *error) check {
 		scratch.keys = keys
 		changed = len(keys) > 0
 	}
-	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts) > 0
+	daemonPorts := c.tmpl.daemonPorts && len(p.hostPorts()) > 0
 	if !changed && !daemonPorts && attached == nil && c.witness != nil && !s.claimsDevices(p) && !c.tmpl.minValues && !c.tmpl.reserved && requests.Fits(c.witness.room) {
 		if why == nil {
 			c.requests, c.stale = requests, true
@@ -257,7 +255,7 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	var fresh []byte
 	var kept []*typeOption
 	hit := false
-	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts) == 0 && (met || len(keys) == 0 && !checkOfferings) {
+	if shareWork && len(c.pods) == 0 && c.shared && c.tmpl.memo != nil && len(c.options) == len(c.tmpl.options) && !devices && attached == nil && len(p.hostPorts()) == 0 && (met || len(keys) == 0 && !checkOfferings) {
 		fresh = scratch.fresh[:0]
 		if met {
 			fresh = append(fresh, c.tmpl.memo.key...)
@@ -271,10 +269,10 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 	}
 	for _, o := range options {
 		if requests.Fits(o.room) && (met || ((len(keys) == 0 || o.it.Requirements.IntersectsOn(reqs, keys)) && (!checkOfferings || offerings.hasOffering(o.it)))) &&
-			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts) == nil) &&
+			(len(o.daemonPorts) == 0 || portConflict(o.daemonPorts, p.hostPorts()) == nil) &&
 			(attached == nil || withinLimits(attached, o.it.VolumeAttachmentLimits)) {
 			if devices {
-				next, topology, ok := s.devices.Allocate(c.devices[o], o.it.Name, p.key, c.hostname, s.held, running)
+				next, topology, ok := s.devices.Allocate(c.more.deviceState(o), o.it.Name, p.key, c.hostname, s.held, running)
 				if !ok {
 					unallocated = true
 					continue
@@ -341,9 +339,10 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 		// tried.
 		c.bestEffort = c.bestEffort || short != ""
 		if devices {
-			c.devices = make(map[*typeOption]any, len(remaining))
+			m := c.moreOf()
+			m.devices = make(map[*typeOption]any, len(remaining))
 			for i, o := range remaining {
-				c.devices[o] = states[i]
+				m.devices[o] = states[i]
 			}
 			s.held[c.hostname] = slices.Clone(states)
 		}
@@ -352,7 +351,8 @@ func (c *claim) evaluateOptions(p *podInfo, s *solver, why *error, reqs requirem
 		} else {
 			c.keep(remaining, scratch)
 		}
-		c.maxRoom, c.witness, c.stale = room, witness, false
+		c.setMaxRoom(&room, witness)
+		c.witness, c.stale = witness, false
 		c.requests = requests
 		c.commit(p, reqs, s.topo)
 	}
@@ -435,23 +435,35 @@ func (c *claim) excludes(answers []affinityAnswer) bool {
 // the same key, and most claims are asked again by the next pod.
 type requirementMemo struct {
 	valid bool
-	// found is whether the claim constrains key; single, when req allows
-	// exactly one value, is that value, compared without touching req.
+	// found is whether the claim constrains key; single, whether req
+	// allows exactly one value, its first, compared without Has.
 	found  bool
+	single bool
 	key    string
-	single string
-	req    requirements.Requirement
+	req    *requirements.Requirement // inside the claim's set, read only
+}
+
+// setMaxRoom points maxRoom at room, the most room of the claim's options:
+// at what it points at already or at the witness's room when they are
+// equal, else at a copy of its own.
+func (c *claim) setMaxRoom(room *resources.Vector, witness *typeOption) {
+	switch {
+	case c.maxRoom != nil && c.maxRoom.Equal(*room):
+	case witness != nil && witness.room.Equal(*room):
+		c.maxRoom = &witness.room
+	default:
+		r := *room
+		c.maxRoom = &r
+	}
 }
 
 // requirementOn returns the memo of the claim's requirement on key.
 func (c *claim) requirementOn(key string) *requirementMemo {
 	m := &c.lookup
 	if !m.valid || m.key != key {
-		m.req, m.found = c.requirements.Lookup(key)
-		m.key, m.valid, m.single = key, true, ""
-		if m.found && m.req.Operator() == corev1.NodeSelectorOpIn && m.req.Len() == 1 {
-			m.single = m.req.Any()
-		}
+		m.req, m.found = c.requirements.LookupRef(key)
+		m.key, m.valid = key, true
+		m.single = m.found && m.req.Operator() == corev1.NodeSelectorOpIn && m.req.Len() == 1
 	}
 	return m
 }
@@ -462,8 +474,12 @@ func (m *requirementMemo) allowsAny(values []string) bool {
 	if !m.found {
 		return true
 	}
+	var one string
+	if m.single {
+		one = m.req.Any()
+	}
 	for _, v := range values {
-		if m.single != "" && v == m.single || m.single == "" && m.req.Has(v) {
+		if m.single && v == one || !m.single && m.req.Has(v) {
 			return true
 		}
 	}
@@ -475,12 +491,16 @@ func (c *claim) commit(p *podInfo, reqs requirements.Requirements, topo *topolog
 	c.requirements, c.lookup.valid, c.cheapest = reqs, false, -1
 	c.version++
 	c.pods = append(c.pods, p)
-	c.hostPorts = append(c.hostPorts, p.hostPorts...)
+	if ports := p.hostPorts(); len(ports) > 0 {
+		m := c.moreOf()
+		m.hostPorts = append(m.hostPorts, ports...)
+	}
 	if c.tmpl.volumeLimited && len(p.volumes()) > 0 {
-		if c.volumes == nil {
-			c.volumes = volumeUsage{}
+		m := c.moreOf()
+		if m.volumes == nil {
+			m.volumes = volumeUsage{}
 		}
-		c.volumes.add(p.volumes())
+		m.volumes.add(p.volumes())
 	}
 	if topo != nil {
 		topo.record(p, reqs, c.tmpl.taints, c.tmpl.undefined)

@@ -28,7 +28,7 @@ func TestSkippedClaimsRejectThePod(t *testing.T) {
 		queue := slices.Clone(s.pods)
 		slices.SortStableFunc(queue, comparePods)
 		for _, p := range queue {
-			if p.invalid != nil {
+			if p.invalid() != nil {
 				continue
 			}
 			if s.topo != nil {

@@ -114,7 +114,7 @@ func readNode(n *Node, daemons []*podInfo, known map[*Node]*nodeBase) *nodeBase 
 	// their room, as far as their requests exceed what is bound.
 	var expected resources.Vector
 	for _, d := range daemons {
-		if d.invalid != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
+		if d.invalid() != nil || tolerates(n.Taints, d.pod.Spec.Tolerations) != nil {
 			continue
 		}
 		if slices.ContainsFunc(d.daemonReqs(), func(reqs requirements.Requirements) bool {
@@ -145,7 +145,7 @@ func (e *existingNode) tryAdd(p *podInfo, topo *topology) bool {
 		topo.record(p, e.labels, e.node.Taints, requirements.DenyUndefined)
 	}
 	e.room = e.room.Sub(*p.requests)
-	e.hostPorts = append(e.hostPorts, p.hostPorts...)
+	e.hostPorts = append(e.hostPorts, p.hostPorts()...)
 	e.volumes.add(p.volumes())
 	if e.alloc != nil && e.alloc.Claims(p.key) {
 		e.devices = e.pending
@@ -177,7 +177,7 @@ func (e *existingNode) evaluate(p *podInfo, topo *topology, why *error) check {
 	if err := e.volumeLimitsExceeded(p); err != nil {
 		return refuse(why, checkVolumeLimits, func() error { return err })
 	}
-	if err := portConflict(e.hostPorts, p.hostPorts); err != nil {
+	if err := portConflict(e.hostPorts, p.hostPorts()); err != nil {
 		return refuse(why, checkHostPorts, func() error { return err })
 	}
 	if !p.requests.Fits(e.room) {

@@ -91,7 +91,7 @@ func (s *solver) traces(p *podInfo) bool { return s.trace != nil && p.key == s.t
 
 // traceStart opens the record of a new attempt to place p.
 func (s *solver) traceStart(p *podInfo) *Attempt {
-	s.trace.Attempts = append(s.trace.Attempts, Attempt{Relaxations: p.relaxations, Requirements: p.reqs.String()})
+	s.trace.Attempts = append(s.trace.Attempts, Attempt{Relaxations: p.relaxations(), Requirements: p.reqs.String()})
 	return &s.trace.Attempts[len(s.trace.Attempts)-1]
 }
 

@@ -21,8 +21,6 @@ type podInfo struct {
 	// pod is the pod being placed: the original, or a relaxed copy.
 	pod *corev1.Pod
 	key string // namespace/name
-	// invalid, when set, says why the pod can never be placed.
-	invalid error
 	// requests are shared with the pods that ask for the same: read, never
 	// changed.
 	requests *resources.Vector
@@ -32,17 +30,20 @@ type podInfo struct {
 	strict requirements.Requirements
 	// topo is what topology asks of the pod, shared with the pods like it;
 	// nil when topology does not concern it.
-	topo      *podTopology
-	hostPorts []hostPort
-	// relaxations counts the preference relaxations applied so far.
-	relaxations int
+	topo *podTopology
 	// more holds what few pods have; nil for most.
 	more *podMore
 }
 
 // podMore is what a podInfo holds for the few pods that attach persistent
-// volumes or run as DaemonSets.
+// volumes, ask for host ports or run as DaemonSets.
 type podMore struct {
+	// invalid, when set, says why the pod can never be placed.
+	invalid error
+	// hostPorts are the host ports the pod's containers ask for.
+	hostPorts []hostPort
+	// relaxations counts the preference relaxations applied so far.
+	relaxations int
 	// volumes are the persistent volumes the pod attaches.
 	volumes []volumeUse
 	// volumeReqs are the alternatives of requirements of those volumes that
@@ -63,6 +64,54 @@ func (info *podInfo) volumes() []volumeUse {
 		return nil
 	}
 	return info.more.volumes
+}
+
+// invalid, when not nil, says why the pod can never be placed.
+func (info *podInfo) invalid() error {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.invalid
+}
+
+// setInvalid records why the pod can never be placed, or that it can be
+// (nil), and returns err.
+func (info *podInfo) setInvalid(err error) error {
+	if err == nil && info.more == nil {
+		return nil
+	}
+	if info.more == nil {
+		info.more = &podMore{}
+	}
+	info.more.invalid = err
+	return err
+}
+
+// relaxations counts the preference relaxations applied so far.
+func (info *podInfo) relaxations() int {
+	if info.more == nil {
+		return 0
+	}
+	return info.more.relaxations
+}
+
+// hostPorts are the host ports the pod asks for.
+func (info *podInfo) hostPorts() []hostPort {
+	if info.more == nil {
+		return nil
+	}
+	return info.more.hostPorts
+}
+
+// setHostPorts records the host ports the pod asks for.
+func (info *podInfo) setHostPorts(ports []hostPort) {
+	if len(ports) == 0 {
+		return
+	}
+	if info.more == nil {
+		info.more = &podMore{}
+	}
+	info.more.hostPorts = ports
 }
 
 // volumeReqs are the alternatives of requirements the pod's volumes added
@@ -125,24 +174,25 @@ func readPod(pod *corev1.Pod, key string, prefs requirements.Preferences, cache 
 // read sets info to what readPod returns, for a solve that allocates its
 // pods' infos together.
 func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Preferences, cache *podCache) {
-	*info = podInfo{pod: pod, key: key, hostPorts: podHostPorts(pod)}
+	*info = podInfo{pod: pod, key: key}
+	info.setHostPorts(podHostPorts(pod))
 	requests, err := resources.PodRequests(pod)
-	info.requests, info.invalid = cache.intern(requests), err
-	if info.invalid != nil {
+	info.requests = cache.intern(requests)
+	if info.setInvalid(err) != nil {
 		return
 	}
 	if reason := pod.Annotations[AnnotationDeferred]; reason != "" {
-		info.invalid = errors.New(reason)
+		info.setInvalid(errors.New(reason))
 		return
 	}
 	if apis.ClaimsDevices(pod) {
-		info.invalid = ErrDRAIgnored
+		info.setInvalid(ErrDRAIgnored)
 		return
 	}
-	if info.invalid = validatePodLabels(pod, cache.labelRules()); info.invalid != nil {
+	if info.setInvalid(validatePodLabels(pod, cache.labelRules())) != nil {
 		return
 	}
-	if info.reqs, info.invalid = cache.fromPod(pod, prefs); info.invalid != nil {
+	if info.reqs, err = cache.fromPod(pod, prefs); info.setInvalid(err) != nil {
 		return
 	}
 	// The domains the pod allows, for topology: read for every pod with
@@ -152,7 +202,8 @@ func (info *podInfo) read(pod *corev1.Pod, key string, prefs requirements.Prefer
 		if prefs == requirements.StrictOnly {
 			info.strict = info.reqs
 		} else {
-			info.strict, info.invalid = cache.fromPod(pod, requirements.StrictOnly)
+			info.strict, err = cache.fromPod(pod, requirements.StrictOnly)
+			info.setInvalid(err)
 		}
 	}
 }

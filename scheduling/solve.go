@@ -94,13 +94,15 @@ func withoutMatchFields(p *corev1.Pod) *corev1.Pod {
 // karpenter.sh/registered).
 func readDaemon(d *corev1.Pod) *podInfo {
 	pod := withoutMatchFields(d)
-	info := &podInfo{pod: pod, key: apis.PodKey(pod), hostPorts: podHostPorts(pod)}
+	info := &podInfo{pod: pod, key: apis.PodKey(pod)}
+	info.setHostPorts(podHostPorts(pod))
 	requests, err := resources.PodRequests(pod)
-	info.requests, info.invalid = &requests, err
-	if info.invalid == nil {
-		info.reqs, info.invalid = requirements.FromPod(pod, requirements.StrictOnly)
+	info.requests = &requests
+	if info.setInvalid(err) == nil {
+		info.reqs, err = requirements.FromPod(pod, requirements.StrictOnly)
+		info.setInvalid(err)
 	}
-	if a := pod.Spec.Affinity; info.invalid == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+	if a := pod.Spec.Affinity; info.invalid() == nil && a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 		if terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms; len(terms) > 1 {
 			var alternatives []requirements.Requirements
 			for i := range terms {
@@ -111,7 +113,10 @@ func readDaemon(d *corev1.Pod) *podInfo {
 				}
 			}
 			if len(alternatives) > 0 {
-				info.more = &podMore{daemonTerms: alternatives}
+				if info.more == nil {
+					info.more = &podMore{}
+				}
+				info.more.daemonTerms = alternatives
 			}
 		}
 	}
@@ -244,7 +249,7 @@ func (s *solver) readShared(pods []*corev1.Pod, reads *podReads, key podReadKey,
 			reads.infos[key] = info
 		}
 		out[i] = info
-		own = own || info.invalid == nil && hasTopology(pod, s.prefs)
+		own = own || info.invalid() == nil && hasTopology(pod, s.prefs)
 	}
 	if !own {
 		return out, true
@@ -264,7 +269,7 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 	alts, uses, err := vols.forPod(pod)
 	if err != nil {
 		info.read(pod, apis.PodKey(pod), prefs, shared)
-		info.invalid = err
+		info.setInvalid(err)
 		return
 	}
 	if len(alts) > 0 {
@@ -280,8 +285,8 @@ func readWithVolumes(info *podInfo, pod *corev1.Pod, prefs requirements.Preferen
 func (s *solver) run() {
 	var q queue
 	for _, p := range s.pods {
-		if p.invalid != nil {
-			s.failed[p] = p.invalid
+		if err := p.invalid(); err != nil {
+			s.failed[p] = err
 			continue
 		}
 		q.pods = append(q.pods, p)
@@ -328,11 +333,15 @@ func (s *solver) try(p *podInfo) error {
 			return s.reason(current, err)
 		}
 		next := readPod(relaxed, current.key, s.prefs, s.shared)
-		if next.invalid != nil {
+		if next.invalid() != nil {
 			return s.reason(current, err)
 		}
-		next.relaxations = current.relaxations + 1
-		next.more = current.more
+		more := podMore{}
+		if current.more != nil {
+			more = *current.more
+		}
+		more.relaxations++
+		next.more = &more
 		if s.topo != nil {
 			s.topo.attach(next)
 		}

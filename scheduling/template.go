@@ -277,7 +277,7 @@ func sortByPrice(options []*typeOption, reqs requirements.Requirements) []*typeO
 func (t *template) compatibleDaemons(daemons []*podInfo) []*podInfo {
 	var out []*podInfo
 	for _, d := range daemons {
-		if d.invalid != nil {
+		if d.invalid() != nil {
 			continue
 		}
 		taints := slices.DeleteFunc(slices.Clone(t.taints), func(taint corev1.Taint) bool {
@@ -389,7 +389,7 @@ func (t *template) carries(it *instancetypes.InstanceType, daemons []*podInfo) (
 	for _, d := range daemons {
 		if t.daemonRuns(d, it) {
 			overhead = overhead.Add(*d.requests)
-			ports = append(ports, d.hostPorts...)
+			ports = append(ports, d.hostPorts()...)
 		}
 	}
 	t.daemonPorts = t.daemonPorts || len(ports) > 0

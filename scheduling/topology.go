@@ -83,7 +83,7 @@ func newTopology(s *solver) *topology {
 	}
 	found := len(t.inverse) > 0
 	for _, p := range s.pods {
-		if p.invalid == nil && hasTopology(p.pod, s.prefs) {
+		if p.invalid() == nil && hasTopology(p.pod, s.prefs) {
 			t.attach(p)
 			found = true
 		}
@@ -92,7 +92,7 @@ func newTopology(s *solver) *topology {
 		return nil
 	}
 	for _, p := range s.pods {
-		if p.invalid == nil {
+		if p.invalid() == nil {
 			t.setInverse(p)
 		}
 	}
