@@ -282,9 +282,7 @@ func TestEqualOffersSpareSolves(t *testing.T) {
 				}
 				continue
 			}
-			if EditsKey(got[0].Edits) != EditsKey(want[0].Edits) || got[0].PerHour != want[0].PerHour || !reflect.DeepEqual(got[0].Result, want[0].Result) {
-				t.Errorf("%s, best %v: first plan %q at %v, the whole run's %q at %v", name, best, EditsKey(got[0].Edits), got[0].PerHour, EditsKey(want[0].Edits), want[0].PerHour)
-			}
+			checkFirstPlan(t, name, best, got, want)
 		}
 	}
 	if equal["500 pods of 3.5 vCPUs"] == 0 {

@@ -76,9 +76,7 @@ func TestEditSearchCheapestGivesTheWholeRunsFirstPlan(t *testing.T) {
 				}
 				continue
 			}
-			if EditsKey(got[0].Edits) != EditsKey(want[0].Edits) || got[0].PerHour != want[0].PerHour || !reflect.DeepEqual(got[0].Result, want[0].Result) {
-				t.Errorf("%s, best %v: first plan %q at %v, the whole run's %q at %v", name, best, EditsKey(got[0].Edits), got[0].PerHour, EditsKey(want[0].Edits), want[0].PerHour)
-			}
+			checkFirstPlan(t, name, best, got, want)
 			if tried > wholeTried {
 				t.Errorf("%s, best %v: %d sets solved, the whole run %d", name, best, tried, wholeTried)
 			}
@@ -121,5 +119,14 @@ func TestEditSearchPlansAreKarpentersUnderTheEdits(t *testing.T) {
 	}
 	if combined == 0 {
 		t.Error("no set of several edits was kept: the test weighs only single edits")
+	}
+}
+
+// checkFirstPlan fails the test when a cut-short edit search's first plan
+// is not the whole run's (both non-empty).
+func checkFirstPlan(t *testing.T, name string, best float64, got, want []EditPlan) {
+	t.Helper()
+	if EditsKey(got[0].Edits) != EditsKey(want[0].Edits) || got[0].PerHour != want[0].PerHour || !reflect.DeepEqual(got[0].Result, want[0].Result) {
+		t.Errorf("%s, best %v: first plan %q at %v, the whole run's %q at %v", name, best, EditsKey(got[0].Edits), got[0].PerHour, EditsKey(want[0].Edits), want[0].PerHour)
 	}
 }

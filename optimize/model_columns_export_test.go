@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,7 +24,7 @@ func CheckColumns(in scheduling.Input, r scheduling.Result) (int, error) {
 		return 0, err
 	}
 	pools := prep.Capacity()
-	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return compareStrings(a.Name, b.Name) })
+	slices.SortStableFunc(pools, func(a, b scheduling.PoolCapacity) int { return strings.Compare(a.Name, b.Name) })
 	limits := readLimits(in, pools)
 	// A pod of each shape the model grouped; the other shapes no column
 	// takes.
@@ -86,14 +87,4 @@ func CheckColumns(in scheduling.Input, r scheduling.Result) (int, error) {
 		}
 	}
 	return len(m.every), nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
