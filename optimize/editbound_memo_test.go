@@ -175,20 +175,13 @@ func editBoundInputs(t *testing.T) map[string]scheduling.Input {
 		}
 		inputs[fmt.Sprint("seed ", seed+101)] = snap.Input(scheduling.Options{})
 	}
-	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := snapshot.FromSet(set, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pools, _ := defaultPools(t)
 	var mixed []*corev1.Pod
 	for i := range 40 {
 		mixed = append(mixed, boundTestPod(fmt.Sprintf("web-%d", i), "250m", "512Mi"), boundTestPod(fmt.Sprintf("cache-%d", i), "500m", "6Gi"))
 	}
-	inputs["mixed"] = scheduling.Input{Pods: mixed, NodePools: snap.NodePools}
-	inputs["mixed with a DaemonSet"] = scheduling.Input{Pods: mixed, NodePools: snap.NodePools, DaemonSets: []*corev1.Pod{boundTestPod("daemon", "500m", "1Gi")}}
+	inputs["mixed"] = scheduling.Input{Pods: mixed, NodePools: pools}
+	inputs["mixed with a DaemonSet"] = scheduling.Input{Pods: mixed, NodePools: pools, DaemonSets: []*corev1.Pod{boundTestPod("daemon", "500m", "1Gi")}}
 	return inputs
 }
 

@@ -38,14 +38,7 @@ func TestEditBoundsNeverExceedAKeptPlan(t *testing.T) {
 		}
 		inputs[fmt.Sprint("seed ", seed+101)] = snap.Input(scheduling.Options{})
 	}
-	set, err := manifests.Decode("defaults", snapshot.DefaultManifests())
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := snapshot.FromSet(set, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pools, _ := defaultPools(t)
 	daemon := boundTestPod("daemon", "500m", "1Gi")
 	for _, w := range []struct {
 		n           int
@@ -55,8 +48,8 @@ func TestEditBoundsNeverExceedAKeptPlan(t *testing.T) {
 		for i := range w.n {
 			ps = append(ps, boundTestPod(fmt.Sprintf("app-%d", i), w.cpu, w.memory))
 		}
-		inputs[fmt.Sprintf("%d×%s/%s", w.n, w.cpu, w.memory)] = scheduling.Input{Pods: ps, NodePools: snap.NodePools}
-		inputs[fmt.Sprintf("%d×%s/%s with a DaemonSet", w.n, w.cpu, w.memory)] = scheduling.Input{Pods: ps, NodePools: snap.NodePools, DaemonSets: []*corev1.Pod{daemon}}
+		inputs[fmt.Sprintf("%d×%s/%s", w.n, w.cpu, w.memory)] = scheduling.Input{Pods: ps, NodePools: pools}
+		inputs[fmt.Sprintf("%d×%s/%s with a DaemonSet", w.n, w.cpu, w.memory)] = scheduling.Input{Pods: ps, NodePools: pools, DaemonSets: []*corev1.Pod{daemon}}
 	}
 	checked, bounded := 0, 0
 	for name, in := range inputs {
