@@ -479,13 +479,30 @@ func (t *template) pricesUnder(reqs requirements.Requirements, scratch *scratchS
 	}
 	prices, ok := t.prices[string(key)]
 	if !ok {
-		prices = optionPrices{byIndex: t.optionPrices(string(key), reqs), rising: true}
+		prices = optionPrices{byIndex: t.pricesOf(string(key), reqs), rising: true}
 		for i := 1; i < len(prices.byIndex); i++ {
 			prices.rising = prices.rising && prices.byIndex[i-1] <= prices.byIndex[i]
 		}
 		t.prices[string(key)] = prices
 	}
 	return prices.byIndex, prices.rising
+}
+
+// pricesOf is optionPrices, read from the options' priced list under the
+// same offering filter when a launch made it already (priceClaim): the
+// list holds every option with the cheapest offering the filter allows,
+// worked out as optionPrices would, only sorted.
+func (t *template) pricesOf(key string, reqs requirements.Requirements) []float64 {
+	list, ok := t.priced[key]
+	if !ok || !shareWork || len(list.options) != len(t.options) {
+		return t.optionPrices(key, reqs)
+	}
+	out := make([]float64, len(t.options))
+	for i := range list.options {
+		p := &list.options[i]
+		out[p.option.index] = p.cheapest
+	}
+	return out
 }
 
 // optionPrices are a pool's options' prices under one offering filter.
