@@ -591,6 +591,9 @@ type scratchSpace struct {
 	// cheapest are priceCheapest's answers for claims that share their
 	// options and prices.
 	cheapest map[cheapestKey][]cheapestAnswer
+	// efficient are efficientOption's answers for new claims that share
+	// their options and prices.
+	efficient map[efficientKey][]efficientAnswer
 	// fresh is evaluateOptions' key of a new claim's first pod
 	// (freshOptions).
 	fresh []byte

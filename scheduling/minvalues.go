@@ -16,6 +16,11 @@ import (
 // a description of the first requirement they fall short of, or "" when
 // all are met.
 func minValuesShortfall(reqs requirements.Requirements, options []*typeOption, buf []string) string {
+	// Most claims ask for no minValues: their requirements are not copied
+	// to find that out (finalize asks of every truncated claim).
+	if !reqs.HasMinValues() {
+		return ""
+	}
 	for _, r := range reqs.Items() {
 		need := r.MinValues()
 		if need == 0 {

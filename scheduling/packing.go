@@ -447,6 +447,42 @@ func compareIndex(o *typeOption, index int) int { return cmp.Compare(o.index, in
 // cheaply, rather than the cheapest that holds it alone.
 func (c *claim) efficientOption(p *podInfo, scratch *scratchSpace) *typeOption {
 	prices, _ := c.tmpl.pricesUnder(c.requirements, scratch)
+	// New claims of pods alike start with the same shared options under
+	// the same prices, and find the same type.
+	options, ok := keyOf(c.options)
+	if !c.shared || !ok || len(prices) == 0 || !shareWork {
+		return c.efficientScan(p, prices)
+	}
+	key := efficientKey{options: options, prices: &prices[0], requests: p.requests.Slots()}
+	for _, a := range scratch.efficient[key] {
+		if a.requests.Equal(*p.requests) {
+			return a.option
+		}
+	}
+	best := c.efficientScan(p, prices)
+	if scratch.efficient == nil {
+		scratch.efficient = map[efficientKey][]efficientAnswer{}
+	}
+	scratch.efficient[key] = append(scratch.efficient[key], efficientAnswer{requests: *p.requests, option: best})
+	return best
+}
+
+// efficientKey is what efficientScan reads of a claim and its prices but
+// the pod's requests.
+type efficientKey struct {
+	options  optionsKey
+	prices   *float64
+	requests resources.Slots
+}
+
+// efficientAnswer is what efficientScan found for a pod with the requests.
+type efficientAnswer struct {
+	requests resources.Vector
+	option   *typeOption
+}
+
+// efficientScan is efficientOption worked out, under the prices.
+func (c *claim) efficientScan(p *podInfo, prices []float64) *typeOption {
 	var best *typeOption
 	bestRate := math.Inf(1)
 	for _, o := range c.options {
@@ -479,13 +515,30 @@ func (t *template) pricesUnder(reqs requirements.Requirements, scratch *scratchS
 	}
 	prices, ok := t.prices[string(key)]
 	if !ok {
-		prices = optionPrices{byIndex: t.optionPrices(string(key), reqs), rising: true}
+		prices = optionPrices{byIndex: t.pricesOf(string(key), reqs), rising: true}
 		for i := 1; i < len(prices.byIndex); i++ {
 			prices.rising = prices.rising && prices.byIndex[i-1] <= prices.byIndex[i]
 		}
 		t.prices[string(key)] = prices
 	}
 	return prices.byIndex, prices.rising
+}
+
+// pricesOf is optionPrices, read from the options' priced list under the
+// same offering filter when a launch made it already (priceClaim): the
+// list holds every option with the cheapest offering the filter allows,
+// worked out as optionPrices would, only sorted.
+func (t *template) pricesOf(key string, reqs requirements.Requirements) []float64 {
+	list, ok := t.priced[key]
+	if !ok || !shareWork || len(list.options) != len(t.options) {
+		return t.optionPrices(key, reqs)
+	}
+	out := make([]float64, len(t.options))
+	for i := range list.options {
+		p := &list.options[i]
+		out[p.option.index] = p.cheapest
+	}
+	return out
 }
 
 // optionPrices are a pool's options' prices under one offering filter.
