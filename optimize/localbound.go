@@ -13,11 +13,13 @@ import (
 // for them). When that is no cheaper than the claims the neighbourhood
 // would replace, its solve cannot improve the plan, and is not run: the
 // search goes on as if it had failed, so its plan is the same either
-// way.
+// way. A neighbourhood whose pods ask for different things is weighed
+// the same way by a looser bound (weightBound).
 
 // cannotImprove reports whether the member claims' pods certainly cost
-// no less than old however the solver places them: they all ask for the
-// same, and the cheapest nodes with room for them all cost at least old.
+// no less than old however the solver places them: when they all ask for
+// the same, the cheapest nodes with room for them all cost at least old;
+// when they do not, their weight bound (weightBound) is at least old.
 // It answers false when it cannot tell: the solver has no model, some
 // pod is not in it, or the input has nodes, on which pods go for
 // nothing.
@@ -28,6 +30,10 @@ func (ls *localSearch) cannotImprove(members []int, s solver, old float64) bool 
 	}
 	var shapes []int
 	var req []float64
+	// groups and counts are the pods' groups, in order of first pod, and
+	// how many pods each has.
+	var groups, counts []int
+	uniform := true
 	pods := 0
 	for _, i := range members {
 		for _, p := range ls.fixed[i].Pods {
@@ -38,17 +44,28 @@ func (ls *localSearch) cannotImprove(members []int, s solver, old float64) bool 
 			g := &m.groups[gi]
 			if req == nil {
 				req = g.req
-			} else if !slices.Equal(req, g.req) {
-				return false
+			} else if uniform && !slices.Equal(req, g.req) {
+				uniform = false
 			}
 			if !slices.Contains(shapes, g.shape) {
 				shapes = append(shapes, g.shape)
+			}
+			if k := slices.Index(groups, gi); k >= 0 {
+				counts[k]++
+			} else {
+				groups, counts = append(groups, gi), append(counts, 1)
 			}
 			pods++
 		}
 	}
 	if pods == 0 {
 		return false
+	}
+	if !uniform {
+		// The bound is summed in another order than the plan's price: a
+		// margin far below the search's own keeps rounding out of the
+		// answer.
+		return weightBound(m, groups, counts)*(1-1e-12) >= old*(1-1e-9)
 	}
 	// A node of a column any pod may go on holds as many as fit.
 	best := map[int]float64{} // by how many pods fit, the cheapest column

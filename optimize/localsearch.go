@@ -38,9 +38,10 @@ type localSearch struct {
 	in    scheduling.Input
 	pods  map[podName]*corev1.Pod
 	pools map[string]scheduling.Pool
-	// types index each pool's instance types by name (see typeIndex),
-	// and typeRate reads them for podFloor (see readRates).
-	types    map[string]map[string]int
+	// types are, by pool and name, the claims' instance types' indices
+	// (see typeIndex), and typeRate reads them for podFloor (see
+	// readRates).
+	types    map[typeName]int
 	typeRate map[string][]typeRate
 	// claims are the plan's NodeClaims, and fixed the node each stands
 	// as (kept by pointer, which the Prepared remembers nodes by; see
@@ -139,7 +140,7 @@ func newLocalSearch(in scheduling.Input, r scheduling.Result, m *model) (*localS
 // apart from the neighbourhoods' pods (standApart).
 func newLocalSearchApart(in scheduling.Input, r scheduling.Result, m *model, apart bool) (*localSearch, bool) {
 	ls := &localSearch{apart: apart, in: in, pods: make(map[podName]*corev1.Pod, len(in.Pods)), pools: map[string]scheduling.Pool{}, failed: map[string]bool{}, rates: map[rateKey]float64{}, requests: map[*corev1.Pod]podRequests{},
-		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[string]map[string]int{}, typeRate: map[string][]typeRate{}}
+		claims: slices.Clone(r.NodeClaims), bindings: slices.Clone(r.Bindings), warnings: map[string]bool{}, shapeIndex: map[string]int{}, model: m, types: map[typeName]int{}, typeRate: map[string][]typeRate{}}
 	if m != nil {
 		ls.groupRequests, ls.groupRead = make([]podRequests, len(m.groups)), make([]bool, len(m.groups))
 	}
@@ -222,19 +223,26 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	if !ok {
 		return nil, 0, false
 	}
-	i, ok := ls.typeIndex(pool)[c.InstanceType]
+	i, ok := ls.typeIndex(pool, c.InstanceType)
 	if !ok {
 		return nil, 0, false
 	}
 	n := &scheduling.Node{Name: c.Name + fixedSuffix, NodePool: c.NodePool, Pods: make([]*corev1.Pod, 0, len(c.Pods))}
 	floor := 0.0
+	// Pods placed one after another mostly ask for the same: the last
+	// one's floor is read again without a look-up.
+	var last podRequests
+	lastFloor := 0.0
 	for _, key := range c.Pods {
 		p, ok := ls.pod(key)
 		if !ok {
 			return nil, 0, false
 		}
 		n.Pods = append(n.Pods, p)
-		floor += ls.podFloor(pool, p)
+		if r := ls.requestsOf(p); len(n.Pods) == 1 || r.text != last.text {
+			last, lastFloor = r, ls.podFloor(pool, p)
+		}
+		floor += lastFloor
 	}
 	// A node that never stands in a solve is its name and pods only.
 	if ls.stands(n) {
@@ -248,23 +256,19 @@ func (ls *localSearch) fixedNode(c scheduling.NodeClaim) (*scheduling.Node, floa
 	return n, floor, true
 }
 
-// typeIndex is, by name, the index of the pool's first instance type of
-// that name, worked out once per pool.
-func (ls *localSearch) typeIndex(pool scheduling.Pool) map[string]int {
-	if index, ok := ls.types[pool.NodePool.Name]; ok {
-		return index
+// typeName is an instance type's name in a pool.
+type typeName struct{ pool, name string }
+
+// typeIndex is the index of the pool's first instance type of the name,
+// found once per pool and name: a plan launches few of a pool's types.
+func (ls *localSearch) typeIndex(pool scheduling.Pool, name string) (int, bool) {
+	key := typeName{pool.NodePool.Name, name}
+	if i, ok := ls.types[key]; ok {
+		return i, i >= 0
 	}
-	index := make(map[string]int, len(pool.InstanceTypes))
-	for i, it := range pool.InstanceTypes {
-		if it == nil {
-			continue
-		}
-		if _, ok := index[it.Name]; !ok {
-			index[it.Name] = i
-		}
-	}
-	ls.types[pool.NodePool.Name] = index
-	return index
+	i := slices.IndexFunc(pool.InstanceTypes, func(it *instancetypes.InstanceType) bool { return it != nil && it.Name == name })
+	ls.types[key] = i
+	return i, i >= 0
 }
 
 // rateKey is a pod's requests in a pool.
@@ -405,21 +409,39 @@ func (ls *localSearch) requestsOf(p *corev1.Pod) podRequests {
 // claimShape names the claim's NodePool, launch and its pods' requests,
 // by index in ls.shapeIndex.
 func (ls *localSearch) claimShape(c scheduling.NodeClaim, n *scheduling.Node) int {
-	requests := make([]string, 0, len(n.Pods))
-	for _, p := range n.Pods {
-		requests = append(requests, ls.requestsOf(p).text)
+	// The requests are counted, each text with how many pods ask for
+	// it: a claim's pods mostly ask for few.
+	type counted struct {
+		text string
+		n    int
 	}
-	slices.Sort(requests)
-	// The name is fmt.Sprint(c.NodePool, c.InstanceType, c.Zone,
-	// c.CapacityType, requests), built without fmt.
-	name := make([]byte, 0, 64+len(requests)*16)
+	var requests []counted
+	for _, p := range n.Pods {
+		text := ls.requestsOf(p).text
+		k := len(requests) - 1
+		if k < 0 || requests[k].text != text {
+			k = slices.IndexFunc(requests, func(r counted) bool { return r.text == text })
+		}
+		if k < 0 {
+			requests = append(requests, counted{text, 0})
+			k = len(requests) - 1
+		}
+		requests[k].n++
+	}
+	slices.SortFunc(requests, func(a, b counted) int { return strings.Compare(a.text, b.text) })
+	// The name is the NodePool, launch and each request's text with its
+	// count ("<text>*<n>", texts holding neither '*' nor ' '), built
+	// without fmt.
+	name := make([]byte, 0, 64+len(requests)*32)
 	name = append(append(append(append(name, c.NodePool...), c.InstanceType...), c.Zone...), c.CapacityType...)
 	name = append(name, '[')
 	for k, r := range requests {
 		if k > 0 {
 			name = append(name, ' ')
 		}
-		name = append(name, r...)
+		name = append(name, r.text...)
+		name = append(name, '*')
+		name = strconv.AppendInt(name, int64(r.n), 10)
 	}
 	name = append(name, ']')
 	i, ok := ls.shapeIndex[string(name)]
