@@ -83,16 +83,14 @@ func (c Catalog) WellKnownLabels() []string {
 // well-known when such a catalog is in use.
 func (c Catalog) LabelKeys() []string {
 	seen := map[string]bool{}
-	var keys, buf, last []string
-	for _, it := range c {
-		buf = it.Requirements.AppendKeys(buf[:0])
+	var keys, buf []string
+	for i, it := range c {
 		// Types of a catalog mostly constrain the same keys: skip the
 		// lookups when they repeat the previous type's.
-		if slices.Equal(buf, last) {
+		if i > 0 && it.Requirements.SameKeys(c[i-1].Requirements) {
 			continue
 		}
-		last = append(last[:0], buf...)
-		for _, key := range buf {
+		for _, key := range it.Requirements.AppendKeys(buf[:0]) {
 			if !seen[key] {
 				seen[key] = true
 				keys = append(keys, key)

@@ -95,6 +95,19 @@ func (r Requirements) Len() int { return len(r.items) }
 // Items returns the requirements sorted by key. The caller may keep the slice.
 func (r Requirements) Items() []Requirement { return slices.Clone(r.items) }
 
+// SameKeys reports whether r and o constrain the same keys.
+func (r Requirements) SameKeys(o Requirements) bool {
+	if len(r.items) != len(o.items) {
+		return false
+	}
+	for i := range r.items {
+		if r.items[i].key != o.items[i].key {
+			return false
+		}
+	}
+	return true
+}
+
 // Keys returns the keys, sorted.
 func (r Requirements) Keys() []string {
 	keys := make([]string, len(r.items))
